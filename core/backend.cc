@@ -1,0 +1,66 @@
+#include "core/backend.h"
+
+#include <cstdlib>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "core/error.h"
+
+namespace tessel {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::vector<std::unique_ptr<Backend>> backends;
+};
+
+Registry& GetRegistry() {
+  static Registry* registry = new Registry();
+  return *registry;
+}
+
+}  // namespace
+
+void RegisterBackend(std::unique_ptr<Backend> backend) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.backends.push_back(std::move(backend));
+}
+
+absl::StatusOr<Backend*> GetBackend(Device device) {
+  Backend* found = nullptr;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (const auto& b : r.backends) {
+      if (b->device() == device) found = b.get();
+    }
+  }
+  if (found == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("no ", DeviceName(device), " backend is built into this program"));
+  }
+  absl::Status available = found->Available();
+  if (!available.ok()) return available;
+  return found;
+}
+
+Device default_device() {
+  const char* env = std::getenv("TESSEL_DEVICE");
+  if (env != nullptr && *env != '\0') {
+    const std::string value = env;
+    if (value == "cpu") return Device::kCPU;
+    if (value == "cuda") {
+      auto backend = GetBackend(Device::kCUDA);
+      if (!backend.ok()) {
+        ThrowOpError("default_device", "TESSEL_DEVICE=cuda but ",
+                     backend.status().message());
+      }
+      return Device::kCUDA;
+    }
+    ThrowOpError("default_device", "TESSEL_DEVICE must be cpu or cuda, not '", value, "'");
+  }
+  return GetBackend(Device::kCUDA).ok() ? Device::kCUDA : Device::kCPU;
+}
+
+}  // namespace tessel

@@ -1,0 +1,51 @@
+// Backend: computes a Program (the unrealized part of a graph, in topological order) on one
+// device. realize() -> Backend. The CPU backend (ops/cpu) interprets node by node; the CUDA
+// backend plans fused kernels. Backends register themselves at static initialization.
+#ifndef TESSEL_CORE_BACKEND_H_
+#define TESSEL_CORE_BACKEND_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/buffer.h"
+#include "core/dtype.h"
+#include "core/node.h"
+
+namespace tessel {
+
+struct Program {
+  // Every unrealized node the outputs need, producers before consumers. Inputs of these
+  // nodes are either in this list or realized.
+  std::vector<const Node*> nodes;
+  // Distinct nodes of `nodes` whose values the caller keeps.
+  std::vector<const Node*> outputs;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Device device() const = 0;
+  // Whether this machine can run it (a GPU and driver, for CUDA), and if not, why.
+  virtual absl::Status Available() = 0;
+
+  // One buffer per program output, in order. Each node is computed at most once.
+  virtual absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) = 0;
+  // Host bytes (numel * DTypeSize) to and from this device's memory.
+  virtual absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) = 0;
+  virtual absl::Status Download(const Buffer& buffer, void* host) = 0;
+};
+
+void RegisterBackend(std::unique_ptr<Backend> backend);
+// The registered, available backend for `device`, or an error that says why there is none.
+absl::StatusOr<Backend*> GetBackend(Device device);
+
+// kCUDA when a CUDA backend is registered and available, else kCPU; TESSEL_DEVICE=cpu|cuda
+// overrides it (an unknown value, or cuda without a usable GPU, throws Error).
+Device default_device();
+
+}  // namespace tessel
+
+#endif  // TESSEL_CORE_BACKEND_H_

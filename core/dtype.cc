@@ -1,0 +1,90 @@
+#include "core/dtype.h"
+
+#include <cmath>
+
+namespace tessel {
+
+absl::string_view DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "f32";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kI32:
+      return "i32";
+    case DType::kBool:
+      return "bool";
+  }
+  return "?";
+}
+
+bool ParseDType(absl::string_view name, DType* dtype) {
+  for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kI32, DType::kBool}) {
+    if (DTypeName(d) == name) {
+      *dtype = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::string_view DeviceName(Device device) {
+  return device == Device::kCPU ? "cpu" : "cuda";
+}
+
+int64_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+    case DType::kI32:
+      return 4;
+    case DType::kF16:
+    case DType::kBF16:
+      return 2;
+    case DType::kBool:
+      return 1;
+  }
+  return 0;
+}
+
+bool IsFloating(DType dtype) {
+  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16;
+}
+
+namespace {
+int Rank(DType d) {
+  switch (d) {
+    case DType::kBool:
+      return 0;
+    case DType::kI32:
+      return 1;
+    case DType::kF16:
+    case DType::kBF16:
+      return 2;
+    case DType::kF32:
+      return 3;
+  }
+  return 0;
+}
+}  // namespace
+
+DType Promote(DType a, DType b) {
+  if (a == b) return a;
+  if ((a == DType::kF16 && b == DType::kBF16) || (a == DType::kBF16 && b == DType::kF16)) {
+    return DType::kF32;
+  }
+  return Rank(a) >= Rank(b) ? a : b;
+}
+
+DType PromoteWithScalar(DType tensor_dtype, double scalar) {
+  if (IsFloating(tensor_dtype)) return tensor_dtype;
+  const bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar;
+  if (!integral) return DType::kF32;
+  return tensor_dtype == DType::kBool ? DType::kI32 : tensor_dtype;
+}
+
+std::ostream& operator<<(std::ostream& os, DType dtype) { return os << DTypeName(dtype); }
+std::ostream& operator<<(std::ostream& os, Device device) { return os << DeviceName(device); }
+
+}  // namespace tessel

@@ -1,0 +1,182 @@
+#include "core/graph_text.h"
+
+#include <cstdlib>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/status_macros.h"
+#include "core/topo_order.h"
+
+namespace tessel {
+namespace {
+
+std::string TypeText(DType dtype, const Shape& shape) {
+  return absl::StrCat(DTypeName(dtype), shape.ToString());
+}
+
+// " value=1.5", " axes=[0,1]", " axis=1 start=0 end=4" per the op table's attribute spec.
+std::string AttrText(const Node& node) {
+  const absl::string_view spec = GetOpInfo(node.op()).attrs;
+  if (spec.empty()) return "";
+  if (spec == "value") return absl::StrFormat(" value=%.17g", node.attrs().value);
+  std::string text;
+  size_t next_int = 0;
+  for (absl::string_view name : absl::StrSplit(spec, ' ')) {
+    if (absl::ConsumePrefix(&name, "[")) {
+      absl::ConsumeSuffix(&name, "]");
+      absl::StrAppend(&text, " ", name, "=[", absl::StrJoin(node.attrs().ints, ","), "]");
+      next_int = node.attrs().ints.size();
+    } else if (next_int < node.attrs().ints.size()) {
+      absl::StrAppend(&text, " ", name, "=", node.attrs().ints[next_int++]);
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string PrintGraph(const std::vector<Tensor>& outputs) {
+  std::vector<const Node*> roots;
+  for (const Tensor& t : outputs) roots.push_back(CheckedNode(t, "PrintGraph").get());
+  absl::flat_hash_map<const Node*, int> number;
+  std::string text;
+  for (const Node* node : TopologicalOrder(roots, /*include_realized=*/true)) {
+    const int n = static_cast<int>(number.size());
+    number[node] = n;
+    const bool leaf = node->realized() || node->op() == OpKind::kInput;
+    absl::StrAppend(&text, "%", n, " = ", leaf ? "input" : OpName(node->op()), " ",
+                    TypeText(node->dtype(), node->shape()));
+    if (leaf) {
+      absl::StrAppend(&text, "\n");
+      continue;
+    }
+    for (size_t i = 0; i < node->inputs().size(); ++i) {
+      absl::StrAppend(&text, i == 0 ? " %" : ", %", number.at(node->inputs()[i].get()));
+    }
+    absl::StrAppend(&text, AttrText(*node), "\n");
+  }
+  std::vector<std::string> names;
+  for (const Node* root : roots) names.push_back(absl::StrCat("%", number.at(root)));
+  absl::StrAppend(&text, "return ", absl::StrJoin(names, ", "), "\n");
+  return text;
+}
+
+Tensor ParsedGraph::Value(absl::string_view name) const {
+  for (const auto& [n, t] : values) {
+    if (n == name) return t;
+  }
+  return Tensor();
+}
+
+namespace {
+
+absl::Status LineError(int line, absl::string_view msg) {
+  return absl::InvalidArgumentError(absl::StrCat("graph text line ", line, ": ", msg));
+}
+
+absl::StatusOr<std::pair<DType, Shape>> ParseType(absl::string_view text) {
+  const size_t open = text.find('[');
+  DType dtype;
+  if (open == absl::string_view::npos || text.back() != ']' ||
+      !ParseDType(text.substr(0, open), &dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat("bad type '", text, "'"));
+  }
+  Shape::Dims dims;
+  absl::string_view inner = text.substr(open + 1, text.size() - open - 2);
+  for (absl::string_view d : absl::StrSplit(inner, ',', absl::SkipEmpty())) {
+    int64_t v;
+    if (!absl::SimpleAtoi(d, &v) || v < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("bad dimension '", d, "'"));
+    }
+    dims.push_back(v);
+  }
+  return std::make_pair(dtype, Shape(dims));
+}
+
+absl::Status ParseAttr(OpKind op, absl::string_view token, Attrs* attrs) {
+  std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(token, '=');
+  if (kv.first == "value") {
+    return absl::SimpleAtod(kv.second, &attrs->value)
+               ? absl::OkStatus()
+               : absl::InvalidArgumentError(absl::StrCat("bad value '", kv.second, "'"));
+  }
+  absl::string_view list = kv.second;
+  const bool is_list = absl::ConsumePrefix(&list, "[") && absl::ConsumeSuffix(&list, "]");
+  const std::string spec_name = is_list ? absl::StrCat("[", kv.first, "]") : std::string(kv.first);
+  if (!absl::StrContains(GetOpInfo(op).attrs, spec_name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(OpName(op), " takes no attribute '", kv.first, "'"));
+  }
+  for (absl::string_view v : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+    int64_t i;
+    if (!absl::SimpleAtoi(v, &i)) {
+      return absl::InvalidArgumentError(absl::StrCat("bad integer '", v, "'"));
+    }
+    attrs->ints.push_back(i);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ParsedGraph> ParseGraph(absl::string_view text, Device device) {
+  ParsedGraph graph;
+  absl::flat_hash_map<std::string, NodePtr> values;
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || absl::StartsWith(line, "//")) continue;
+    std::vector<absl::string_view> tokens = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (tokens[0] == "return") {
+      for (size_t i = 1; i < tokens.size(); ++i) {
+        absl::string_view name = absl::StripSuffix(tokens[i], ",");
+        auto it = values.find(absl::StripPrefix(name, "%"));
+        if (it == values.end()) return LineError(line_no, absl::StrCat("unknown ", name));
+        graph.outputs.push_back(Tensor(it->second));
+      }
+      continue;
+    }
+    if (tokens.size() < 4 || tokens[1] != "=" || !absl::StartsWith(tokens[0], "%")) {
+      return LineError(line_no, "expected '%name = op type operands attributes'");
+    }
+    OpKind op;
+    if (!ParseOpKind(tokens[2], &op)) {
+      return LineError(line_no, absl::StrCat("unknown operation '", tokens[2], "'"));
+    }
+    auto type = ParseType(tokens[3]);
+    if (!type.ok()) return LineError(line_no, type.status().message());
+    std::vector<NodePtr> inputs;
+    Attrs attrs;
+    for (size_t i = 4; i < tokens.size(); ++i) {
+      absl::string_view tok = absl::StripSuffix(tokens[i], ",");
+      if (absl::ConsumePrefix(&tok, "%")) {
+        auto it = values.find(tok);
+        if (it == values.end()) return LineError(line_no, absl::StrCat("unknown %", tok));
+        inputs.push_back(it->second);
+      } else if (absl::Status s = ParseAttr(op, tok, &attrs); !s.ok()) {
+        return LineError(line_no, s.message());
+      }
+    }
+    const int arity = GetOpInfo(op).arity;
+    if (arity >= 0 && static_cast<int>(inputs.size()) != arity) {
+      return LineError(line_no, absl::StrCat(OpName(op), " takes ", arity, " operands, not ",
+                                             inputs.size()));
+    }
+    auto [dtype, shape] = *type;
+    NodePtr node = op == OpKind::kInput
+                       ? MakeInputNode(dtype, device, shape, nullptr)
+                       : MakeNode(op, dtype, device, shape, std::move(inputs), std::move(attrs));
+    std::string name(absl::StripPrefix(tokens[0], "%"));
+    graph.values.emplace_back(name, Tensor(node));
+    values[name] = std::move(node);
+  }
+  return graph;
+}
+
+}  // namespace tessel

@@ -1,0 +1,98 @@
+// Node: one operation in the lazily recorded expression graph. Tensor -> Graph.
+//
+// Nodes are hash-consed: recording an operation whose kind, type, shape, attributes and
+// inputs equal those of a live node returns that node, so an equal subexpression recorded
+// twice is one node and is computed once. Nodes are identified by a process-wide id that
+// never appears in printed or hashed output (the text form renumbers).
+#ifndef TESSEL_CORE_NODE_H_
+#define TESSEL_CORE_NODE_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/base/casts.h"
+#include "core/buffer.h"
+#include "core/dtype.h"
+#include "core/op_kind.h"
+#include "core/shape.h"
+
+namespace tessel {
+
+// Operation parameters, interpreted per OpKind (see ops/op_table.def): reduction axes,
+// a permutation, {axis, start, end} of a slice, the concat axis, a generator seed, or the
+// value of `full`.
+struct Attrs {
+  std::vector<int64_t> ints;
+  double value = 0;
+
+  friend bool operator==(const Attrs& a, const Attrs& b);
+  template <typename H>
+  friend H AbslHashValue(H h, const Attrs& a);
+};
+
+class Node;
+using NodePtr = std::shared_ptr<Node>;
+
+class Node {
+ public:
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  uint64_t id() const { return id_; }
+  OpKind op() const { return op_; }
+  DType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  const Shape& shape() const { return shape_; }
+  const Attrs& attrs() const { return attrs_; }
+
+  // The producers; empty once the node is realized.
+  const std::vector<NodePtr>& inputs() const { return inputs_; }
+  const Node& input(int i) const { return *inputs_[i]; }
+
+  // A realized node holds its value and acts as a leaf of any graph that uses it.
+  bool realized() const { return buffer_ != nullptr; }
+  const BufferPtr& buffer() const { return buffer_; }
+
+  // Stores the value and drops the producers (they may then be freed).
+  void SetRealized(BufferPtr buffer);
+
+ private:
+  friend class NodeTable;
+  Node(uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
+       std::vector<NodePtr> inputs, BufferPtr buffer);
+
+  const uint64_t id_;
+  const OpKind op_;
+  const DType dtype_;
+  const Device device_;
+  const Shape shape_;
+  const Attrs attrs_;
+  // Ids of the inputs at recording time: the hash-consing key outlives `inputs_`.
+  std::vector<uint64_t> input_ids_;
+  std::vector<NodePtr> inputs_;
+  BufferPtr buffer_;
+};
+
+// Records an operation: returns the live node equal to it, or a new one. No checks: ops/
+// validates shapes and dtypes before calling this.
+NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape,
+                 std::vector<NodePtr> inputs, Attrs attrs = {});
+
+// A new leaf that holds `buffer` (never merged with another). A null buffer makes a
+// placeholder without data (graphs parsed from text): realizing what needs it fails.
+NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer);
+
+// How many nodes are alive (tests check that realized graphs are freed).
+int64_t LiveNodeCount();
+
+template <typename H>
+H AbslHashValue(H h, const Attrs& a) {
+  // By bits: full(-0.0) and full(0.0) are different values.
+  return H::combine(std::move(h), a.ints, absl::bit_cast<uint64_t>(a.value));
+}
+
+}  // namespace tessel
+
+#endif  // TESSEL_CORE_NODE_H_

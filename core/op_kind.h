@@ -1,0 +1,41 @@
+// OpKind: the graph's operations, generated from ops/op_table.def (one row per operation).
+#ifndef TESSEL_CORE_OP_KIND_H_
+#define TESSEL_CORE_OP_KIND_H_
+
+#include <ostream>
+
+#include "absl/strings/string_view.h"
+
+namespace tessel {
+
+enum class OpKind {
+#define TESSEL_OP(kind, text, arity, category, attrs) kind,
+#include "ops/op_table.def"
+#undef TESSEL_OP
+};
+
+enum class OpCategory {
+  kSource,       // no inputs: data, constants, generators
+  kElementwise,  // one output element from the same position of each (broadcast) input
+  kReduce,       // over a set of axes
+  kView,         // moves or repeats elements without arithmetic
+  kConcat,
+  kMatmul,
+};
+
+struct OpInfo {
+  absl::string_view name;
+  int arity;  // -1: any number of inputs
+  OpCategory category;
+  absl::string_view attrs;  // see ops/op_table.def
+};
+
+const OpInfo& GetOpInfo(OpKind op);
+inline absl::string_view OpName(OpKind op) { return GetOpInfo(op).name; }
+// False when `name` names no operation.
+bool ParseOpKind(absl::string_view name, OpKind* op);
+inline std::ostream& operator<<(std::ostream& os, OpKind op) { return os << OpName(op); }
+
+}  // namespace tessel
+
+#endif  // TESSEL_CORE_OP_KIND_H_

@@ -1,0 +1,63 @@
+// Shapes and NumPy broadcasting. Tensor -> Graph: every node has one; ops/ checks them
+// with these helpers when an operation is recorded.
+#ifndef TESSEL_CORE_SHAPE_H_
+#define TESSEL_CORE_SHAPE_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace tessel {
+
+class Shape {
+ public:
+  using Dims = absl::InlinedVector<int64_t, 6>;
+
+  Shape() = default;  // rank 0: a scalar
+  Shape(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  explicit Shape(absl::Span<const int64_t> dims) : dims_(dims.begin(), dims.end()) {}
+
+  int rank() const { return static_cast<int>(dims_.size()); }
+  int64_t operator[](int axis) const { return dims_[axis]; }
+  int64_t& operator[](int axis) { return dims_[axis]; }
+  const Dims& dims() const { return dims_; }
+  int64_t numel() const;
+
+  // Row-major strides in elements.
+  Dims Strides() const;
+
+  // "[8,128]"; "[]" for a scalar.
+  std::string ToString() const;
+
+  friend bool operator==(const Shape& a, const Shape& b) { return a.dims_ == b.dims_; }
+  friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
+  template <typename H>
+  friend H AbslHashValue(H h, const Shape& s) {
+    return H::combine(std::move(h), s.dims_);
+  }
+
+ private:
+  Dims dims_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape);
+
+// NumPy broadcasting of two shapes; an InvalidArgument status when they do not broadcast.
+absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
+
+// Strides (in elements) with which an output of `out` reads a row-major input of `in` that
+// broadcasts to it: 0 on broadcast axes. `in` must broadcast to `out`.
+Shape::Dims BroadcastStrides(const Shape& in, const Shape& out);
+
+// Maps a possibly negative axis into [0, rank); false when out of range.
+bool NormalizeAxis(int64_t axis, int rank, int* normalized);
+
+}  // namespace tessel
+
+#endif  // TESSEL_CORE_SHAPE_H_

@@ -19,11 +19,21 @@ std::string TypeText(DType dtype, const Shape& shape) {
   return absl::StrCat(DTypeName(dtype), shape.ToString());
 }
 
+// The shortest decimal that reads back as exactly `v`.
+std::string ShortestDouble(double v) {
+  for (int digits = 6; digits < 17; ++digits) {
+    std::string text = absl::StrFormat("%.*g", digits, v);
+    double back;
+    if (absl::SimpleAtod(text, &back) && back == v) return text;
+  }
+  return absl::StrFormat("%.17g", v);
+}
+
 // " value=1.5", " axes=[0,1]", " axis=1 start=0 end=4" per the op table's attribute spec.
 std::string AttrText(const Node& node) {
   const absl::string_view spec = GetOpInfo(node.op()).attrs;
   if (spec.empty()) return "";
-  if (spec == "value") return absl::StrFormat(" value=%.17g", node.attrs().value);
+  if (spec == "value") return absl::StrCat(" value=", ShortestDouble(node.attrs().value));
   std::string text;
   size_t next_int = 0;
   for (absl::string_view name : absl::StrSplit(spec, ' ')) {

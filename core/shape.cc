@@ -36,9 +36,8 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
     const int64_t da = ia >= 0 ? a[ia] : 1;
     const int64_t db = ib >= 0 ? b[ib] : 1;
     if (da != db && da != 1 && db != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "shapes ", a.ToString(), " and ", b.ToString(), " do not broadcast (axis ", i,
-          ": ", da, " vs ", db, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension ", i, " of the result: ", da, " vs ", db));
     }
     dims[i] = da == 1 ? db : da;
   }

@@ -48,7 +48,8 @@ class Shape {
 
 std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
-// NumPy broadcasting of two shapes; an InvalidArgument status when they do not broadcast.
+// NumPy broadcasting of two shapes. When they do not broadcast: InvalidArgument whose
+// message names the conflict ("dimension 1 of the result: 3 vs 4").
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
 
 // Strides (in elements) with which an output of `out` reads a row-major input of `in` that

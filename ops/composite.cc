@@ -1,0 +1,112 @@
+#include "ops/composite.h"
+
+#include <cmath>
+
+#include "ops/matmul.h"
+#include "ops/pointwise.h"
+#include "ops/record.h"
+#include "ops/reduce.h"
+
+namespace tessel {
+namespace {
+
+using ops_internal::CheckedAxis;
+using ops_internal::CommonDevice;
+using ops_internal::Describe;
+
+// Integer inputs become f32 and half inputs compute in f32; ToOutput undoes the latter.
+Tensor ToCompute(const Tensor& x) {
+  return x.dtype() == DType::kF32 ? x : cast(x, DType::kF32);
+}
+Tensor ToOutput(const Tensor& y, DType input) {
+  return IsFloating(input) ? cast(y, input) : y;
+}
+
+Tensor CheckedFloating(absl::string_view op, const Tensor& x) {
+  CommonDevice(op, {&x});
+  if (x.dtype() == DType::kBool) ThrowOpError(op, "does not take ", Describe(x));
+  return x;
+}
+
+// The normalization parameter `p` (weight or bias) must match x's last axis.
+void CheckLastAxisParam(absl::string_view op, absl::string_view what, const Tensor& x,
+                        const Tensor& p) {
+  if (!p.defined()) return;
+  CommonDevice(op, {&x, &p});
+  const int64_t n = x.shape()[x.rank() - 1];
+  if (p.shape() != Shape{n}) {
+    ThrowOpError(op, what, " ", Describe(p), " does not match the last axis of ",
+                 Describe(x), " (expected [", n, "])");
+  }
+}
+
+void CheckNormInput(absl::string_view op, const Tensor& x) {
+  CheckedFloating(op, x);
+  if (x.rank() == 0) ThrowOpError(op, "needs rank >= 1, got ", Describe(x));
+}
+
+}  // namespace
+
+Tensor gelu(const Tensor& x) {
+  CheckedFloating("gelu", x);
+  const Tensor v = ToCompute(x);
+  const double k = std::sqrt(2.0 / M_PI);
+  const Tensor inner = k * (v + 0.044715 * v * v * v);
+  return ToOutput(0.5 * v * (1.0 + tanh(inner)), x.dtype());
+}
+
+Tensor gelu_erf(const Tensor& x) {
+  CheckedFloating("gelu_erf", x);
+  const Tensor v = ToCompute(x);
+  return ToOutput(0.5 * v * (1.0 + erf(v * M_SQRT1_2)), x.dtype());
+}
+
+Tensor silu(const Tensor& x) {
+  CheckedFloating("silu", x);
+  const Tensor v = ToCompute(x);
+  return ToOutput(v * sigmoid(v), x.dtype());
+}
+
+Tensor softmax(const Tensor& x, int axis) {
+  CheckedFloating("softmax", x);
+  const int a = CheckedAxis("softmax", x, axis);
+  const Tensor v = ToCompute(x);
+  const Tensor e = exp(v - max(v, {a}, true));
+  return ToOutput(e / sum(e, {a}, true), x.dtype());
+}
+
+Tensor log_softmax(const Tensor& x, int axis) {
+  CheckedFloating("log_softmax", x);
+  const int a = CheckedAxis("log_softmax", x, axis);
+  const Tensor v = ToCompute(x);
+  const Tensor shifted = v - max(v, {a}, true);
+  return ToOutput(shifted - log(sum(exp(shifted), {a}, true)), x.dtype());
+}
+
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+  CheckNormInput("layer_norm", x);
+  CheckLastAxisParam("layer_norm", "weight", x, weight);
+  CheckLastAxisParam("layer_norm", "bias", x, bias);
+  const Tensor v = ToCompute(x);
+  const Tensor centered = v - mean(v, {-1}, true);
+  Tensor y = centered * rsqrt(mean(centered * centered, {-1}, true) + eps);
+  if (weight.defined()) y = y * weight;
+  if (bias.defined()) y = y + bias;
+  return ToOutput(y, x.dtype());
+}
+
+Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
+  CheckNormInput("rms_norm", x);
+  CheckLastAxisParam("rms_norm", "weight", x, weight);
+  const Tensor v = ToCompute(x);
+  Tensor y = v * rsqrt(mean(v * v, {-1}, true) + eps);
+  if (weight.defined()) y = y * weight;
+  return ToOutput(y, x.dtype());
+}
+
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  Tensor y = matmul(x, w);
+  return b.defined() ? y + b : y;
+}
+
+}  // namespace tessel

@@ -1,0 +1,44 @@
+// Matmul through Eigen's GEMM, one call per batch entry; operands are converted to float
+// once (f16/bf16 accumulate in float) and broadcast batch entries are shared, not copied.
+#include "ops/cpu/kernels.h"
+#include "ops/cpu/strided.h"
+
+namespace tessel::cpu {
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+Shape BatchOf(const Shape& s) {
+  return Shape(absl::MakeConstSpan(s.dims()).subspan(0, s.rank() - 2));
+}
+
+// For every output batch entry, the index of the operand's matrix that feeds it.
+std::vector<int64_t> BatchIndices(const Shape& operand, const Shape& out) {
+  const Shape batch = BatchOf(out);
+  std::vector<int64_t> indices(batch.numel());
+  ForEachStrided(batch, BroadcastStrides(BatchOf(operand), batch), 0,
+                 [&](int64_t o, int64_t i) { indices[o] = i; });
+  return indices;
+}
+
+}  // namespace
+
+absl::StatusOr<BufferPtr> RunMatmul(const Node& node, const InputBuffers& inputs) {
+  const Shape& sa = node.input(0).shape();
+  const Shape& sb = node.input(1).shape();
+  const int64_t m = sa[sa.rank() - 2], k = sa[sa.rank() - 1], n = sb[sb.rank() - 1];
+  const std::vector<float> a = LoadBroadcast<float>(*inputs[0], sa, sa);
+  const std::vector<float> b = LoadBroadcast<float>(*inputs[1], sb, sb);
+  const std::vector<int64_t> ia = BatchIndices(sa, node.shape());
+  const std::vector<int64_t> ib = BatchIndices(sb, node.shape());
+  std::vector<float> c(node.shape().numel());
+  for (size_t batch = 0; batch < ia.size(); ++batch) {
+    Eigen::Map<const RowMatrix> ma(a.data() + ia[batch] * m * k, m, k);
+    Eigen::Map<const RowMatrix> mb(b.data() + ib[batch] * k * n, k, n);
+    Eigen::Map<RowMatrix> mc(c.data() + batch * m * n, m, n);
+    mc.noalias() = ma * mb;
+  }
+  return StoreAs<float>(node.dtype(), c.data(), static_cast<int64_t>(c.size()));
+}
+
+}  // namespace tessel::cpu

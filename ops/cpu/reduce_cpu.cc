@@ -1,0 +1,81 @@
+// Reductions: the input is read transposed to (kept axes, reduced axes) so that each output
+// is one contiguous row, then reduced with Eigen. Sums accumulate in double (int64 for
+// integers); max and min propagate NaN as PyTorch does.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "ops/cpu/kernels.h"
+#include "ops/cpu/strided.h"
+
+namespace tessel::cpu {
+namespace {
+
+template <typename C>
+using RowMatrix = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The input's elements ordered (kept axes..., reduced axes...), and the two extents.
+template <typename C>
+std::vector<C> LoadRows(const Node& node, const Buffer& in, int64_t* rows, int64_t* cols) {
+  const Shape& shape = node.input(0).shape();
+  const std::vector<int64_t>& axes = node.attrs().ints;
+  const Shape::Dims in_strides = shape.Strides();
+  Shape::Dims order_dims, order_strides;
+  *rows = 1;
+  *cols = 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int d = 0; d < shape.rank(); ++d) {
+      const bool reduced = std::binary_search(axes.begin(), axes.end(), d);
+      if (reduced != (pass == 1)) continue;
+      order_dims.push_back(shape[d]);
+      order_strides.push_back(in_strides[d]);
+      (reduced ? *cols : *rows) *= shape[d];
+    }
+  }
+  std::vector<C> values(shape.numel());
+  VisitDType(in.dtype(), [&](auto zero) {
+    using S = decltype(zero);
+    const S* src = static_cast<const S*>(in.data());
+    ForEachStrided(Shape(order_dims), order_strides, 0,
+                   [&](int64_t o, int64_t i) { values[o] = ToCompute<C>(src[i]); });
+  });
+  return values;
+}
+
+template <typename C>
+absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
+  int64_t rows, cols;
+  std::vector<C> values = LoadRows<C>(node, in, &rows, &cols);
+  Eigen::Map<const RowMatrix<C>> m(values.data(), rows, cols);
+  Eigen::Matrix<C, Eigen::Dynamic, 1> out(rows);
+  switch (node.op()) {
+    case OpKind::kSum:
+      out = m.rowwise().sum();
+      break;
+    case OpKind::kMean:
+      out = m.rowwise().sum() / static_cast<C>(cols);
+      break;
+    case OpKind::kMax:
+      for (int64_t r = 0; r < rows; ++r) out[r] = m.row(r).template maxCoeff<Eigen::PropagateNaN>();
+      break;
+    case OpKind::kMin:
+      for (int64_t r = 0; r < rows; ++r) out[r] = m.row(r).template minCoeff<Eigen::PropagateNaN>();
+      break;
+    default:
+      return absl::InternalError(absl::StrCat("not a reduction: ", OpName(node.op())));
+  }
+  return StoreAs<C>(node.dtype(), out.data(), rows);
+}
+
+}  // namespace
+
+absl::StatusOr<BufferPtr> RunReduce(const Node& node, const InputBuffers& inputs) {
+  const DType in = node.input(0).dtype();
+  if (!IsFloating(in)) return Reduce<int64_t>(node, *inputs[0]);
+  // Max and min are exact in the input's precision; sums want the headroom of double.
+  if (node.op() == OpKind::kMax || node.op() == OpKind::kMin) {
+    return Reduce<float>(node, *inputs[0]);
+  }
+  return Reduce<double>(node, *inputs[0]);
+}
+
+}  // namespace tessel::cpu

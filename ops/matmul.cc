@@ -1,0 +1,63 @@
+#include "ops/matmul.h"
+
+#include "ops/record.h"
+#include "ops/structure.h"
+
+namespace tessel {
+namespace {
+
+using ops_internal::CommonDevice;
+using ops_internal::Describe;
+using ops_internal::Record;
+
+Tensor MatmulOfMatrices(const Tensor& a, const Tensor& b) {
+  const int64_t k = a.shape()[a.rank() - 1];
+  if (b.shape()[b.rank() - 2] != k) {
+    ThrowOpError("matmul", "inner sizes differ: ", Describe(a), " x ", Describe(b), " (", k,
+                 " vs ", b.shape()[b.rank() - 2], ")");
+  }
+  const Shape batch_a(absl::MakeConstSpan(a.shape().dims()).subspan(0, a.rank() - 2));
+  const Shape batch_b(absl::MakeConstSpan(b.shape().dims()).subspan(0, b.rank() - 2));
+  absl::StatusOr<Shape> batch = BroadcastShapes(batch_a, batch_b);
+  if (!batch.ok()) {
+    ThrowOpError("matmul", "batch dimensions of ", Describe(a), " and ", Describe(b),
+                 " do not broadcast (", batch.status().message(), ")");
+  }
+  Shape::Dims dims = batch->dims();
+  dims.push_back(a.shape()[a.rank() - 2]);
+  dims.push_back(b.shape()[b.rank() - 1]);
+  return Record(OpKind::kMatmul, Promote(a.dtype(), b.dtype()), a.device(), Shape(dims),
+                {a.node_ptr(), b.node_ptr()});
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  CommonDevice("matmul", {&a, &b});
+  if (!IsFloating(a.dtype()) || !IsFloating(b.dtype())) {
+    ThrowOpError("matmul", "takes floating operands, got ", Describe(a), " x ", Describe(b));
+  }
+  if (a.rank() == 0 || b.rank() == 0) {
+    ThrowOpError("matmul", "does not take scalars: ", Describe(a), " x ", Describe(b));
+  }
+  // NumPy: a vector on the left is a row, on the right a column; the added axis is dropped.
+  if (a.rank() == 1 && b.rank() == 1) {
+    return reshape(MatmulOfMatrices(reshape(a, {1, a.numel()}), reshape(b, {b.numel(), 1})),
+                   {});
+  }
+  if (a.rank() == 1) {
+    Tensor out = MatmulOfMatrices(reshape(a, {1, a.numel()}), b);
+    Shape::Dims dims = out.shape().dims();
+    dims.erase(dims.end() - 2);
+    return reshape(out, Shape(dims));
+  }
+  if (b.rank() == 1) {
+    Tensor out = MatmulOfMatrices(a, reshape(b, {b.numel(), 1}));
+    Shape::Dims dims = out.shape().dims();
+    dims.pop_back();
+    return reshape(out, Shape(dims));
+  }
+  return MatmulOfMatrices(a, b);
+}
+
+}  // namespace tessel

@@ -1,0 +1,66 @@
+#include "ops/record.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tessel::ops_internal {
+
+std::string Describe(const Tensor& t) {
+  return absl::StrCat(DTypeName(t.dtype()), t.shape().ToString());
+}
+
+Device CommonDevice(absl::string_view op, std::initializer_list<const Tensor*> operands) {
+  const Tensor* first = nullptr;
+  for (const Tensor* t : operands) {
+    CheckedNode(*t, op);
+    if (first == nullptr) {
+      first = t;
+    } else if (t->device() != first->device()) {
+      ThrowOpError(op, "operands are on different devices: ", Describe(*first), " on ",
+                   DeviceName(first->device()), ", ", Describe(*t), " on ",
+                   DeviceName(t->device()));
+    }
+  }
+  return first->device();
+}
+
+int CheckedAxis(absl::string_view op, const Tensor& t, int64_t axis) {
+  int normalized;
+  if (!NormalizeAxis(axis, t.rank(), &normalized)) {
+    ThrowOpError(op, "axis ", axis, " is out of range for ", Describe(t), " (rank ",
+                 t.rank(), ")");
+  }
+  return normalized;
+}
+
+std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
+                                 const std::vector<int>& axes) {
+  std::vector<int64_t> out;
+  if (axes.empty()) {
+    for (int i = 0; i < t.rank(); ++i) out.push_back(i);
+    return out;
+  }
+  for (int axis : axes) out.push_back(CheckedAxis(op, t, axis));
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
+    ThrowOpError(op, "axes [", absl::StrJoin(axes, ","), "] name an axis twice for ",
+                 Describe(t));
+  }
+  return out;
+}
+
+Tensor ScalarTensor(double value, DType dtype, Device device) {
+  Attrs attrs;
+  attrs.value = value;
+  return Tensor(MakeNode(OpKind::kFull, dtype, device, Shape{}, {}, std::move(attrs)));
+}
+
+Tensor Record(OpKind op, DType dtype, Device device, Shape shape,
+              std::vector<NodePtr> inputs, Attrs attrs) {
+  return Tensor(
+      MakeNode(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs)));
+}
+
+}  // namespace tessel::ops_internal

@@ -1,0 +1,39 @@
+// Shared checks for recording operations: Tensor -> Graph. Every API function in ops/
+// validates its operands with these and throws tessel::Error naming itself.
+#ifndef TESSEL_OPS_RECORD_H_
+#define TESSEL_OPS_RECORD_H_
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "core/error.h"
+#include "core/node.h"
+#include "core/tensor.h"
+
+namespace tessel::ops_internal {
+
+// "f32[2,3]" for messages.
+std::string Describe(const Tensor& t);
+
+// The common device of the operands; Error when one is empty or they differ.
+Device CommonDevice(absl::string_view op, std::initializer_list<const Tensor*> operands);
+
+// `axis` (negative counts from the end) as an index into t's dimensions, or Error.
+int CheckedAxis(absl::string_view op, const Tensor& t, int64_t axis);
+
+// Sorted, distinct, normalized axes; empty `axes` means every axis.
+std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
+                                 const std::vector<int>& axes);
+
+// A rank-0 constant for a scalar operand.
+Tensor ScalarTensor(double value, DType dtype, Device device);
+
+// The node for `t`, recorded as an operation `op` with the given result.
+Tensor Record(OpKind op, DType dtype, Device device, Shape shape,
+              std::vector<NodePtr> inputs, Attrs attrs = {});
+
+}  // namespace tessel::ops_internal
+
+#endif  // TESSEL_OPS_RECORD_H_

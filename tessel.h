@@ -1,0 +1,19 @@
+// tessel: a C++ array framework for NVIDIA GPUs with just-in-time kernel fusion.
+// The umbrella header of the public API (docs: README.md; contract: api.md).
+#ifndef TESSEL_TESSEL_H_
+#define TESSEL_TESSEL_H_
+
+#include "core/backend.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/realize.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+#include "ops/composite.h"
+#include "ops/creation.h"
+#include "ops/matmul.h"
+#include "ops/pointwise.h"
+#include "ops/reduce.h"
+#include "ops/structure.h"
+
+#endif  // TESSEL_TESSEL_H_

@@ -1,0 +1,202 @@
+// Every elementwise op against std:: reference math on the same (rounded) inputs, for every
+// dtype, with broadcasting of size-1 and rank-0 operands.
+#include <cmath>
+#include <functional>
+
+#include "gtest/gtest.h"
+#include "tessel.h"
+#include "tests/test_util.h"
+
+namespace tessel {
+namespace {
+
+using testing::ExpectClose;
+using testing::RandomTensor;
+using testing::ReferenceBinary;
+using testing::Tolerance;
+
+constexpr DType kFloats[] = {DType::kF32, DType::kF16, DType::kBF16};
+
+// Math in float registers differs from double by a few float ulps.
+double MathTolerance(DType d) { return std::max(Tolerance(d), 1e-5); }
+
+struct UnaryCase {
+  const char* name;
+  std::function<Tensor(const Tensor&)> op;
+  std::function<double(double)> ref;
+  float lo, hi;
+};
+
+std::vector<UnaryCase> UnaryCases() {
+  return {
+      {"neg", [](const Tensor& x) { return neg(x); }, [](double v) { return -v; }, -3, 3},
+      {"abs", [](const Tensor& x) { return abs(x); }, [](double v) { return std::abs(v); }, -3, 3},
+      {"exp", [](const Tensor& x) { return exp(x); }, [](double v) { return std::exp(v); }, -5, 5},
+      {"log", [](const Tensor& x) { return log(x); }, [](double v) { return std::log(v); }, 0.1f, 9},
+      {"sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0, 9},
+      {"rsqrt", [](const Tensor& x) { return rsqrt(x); },
+       [](double v) { return 1 / std::sqrt(v); }, 0.1f, 9},
+      {"sin", [](const Tensor& x) { return sin(x); }, [](double v) { return std::sin(v); }, -3, 3},
+      {"cos", [](const Tensor& x) { return cos(x); }, [](double v) { return std::cos(v); }, -3, 3},
+      {"tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -4, 4},
+      {"erf", [](const Tensor& x) { return erf(x); }, [](double v) { return std::erf(v); }, -3, 3},
+      {"sigmoid", [](const Tensor& x) { return sigmoid(x); },
+       [](double v) { return 1 / (1 + std::exp(-v)); }, -8, 8},
+      {"relu", [](const Tensor& x) { return relu(x); },
+       [](double v) { return v < 0 ? 0 : v; }, -3, 3},
+  };
+}
+
+TEST(PointwiseTest, UnaryOpsMatchReferenceMath) {
+  for (const UnaryCase& c : UnaryCases()) {
+    for (DType dtype : kFloats) {
+      SCOPED_TRACE(std::string(c.name) + " " + std::string(DTypeName(dtype)));
+      auto x = RandomTensor({3, 37}, dtype, 11, c.lo, c.hi);
+      Tensor y = c.op(x.tensor);
+      EXPECT_EQ(y.dtype(), dtype);
+      std::vector<double> want;
+      for (double v : x.values) want.push_back(c.ref(v));
+      ExpectClose(y.to_vector<float>(), want, MathTolerance(dtype), 1e-6);
+    }
+  }
+}
+
+struct BinaryCase {
+  const char* name;
+  std::function<Tensor(const Tensor&, const Tensor&)> op;
+  std::function<double(double, double)> ref;
+};
+
+std::vector<BinaryCase> BinaryCases() {
+  return {
+      {"add", [](auto& a, auto& b) { return a + b; }, [](double a, double b) { return a + b; }},
+      {"sub", [](auto& a, auto& b) { return a - b; }, [](double a, double b) { return a - b; }},
+      {"mul", [](auto& a, auto& b) { return a * b; }, [](double a, double b) { return a * b; }},
+      {"div", [](auto& a, auto& b) { return a / b; }, [](double a, double b) { return a / b; }},
+      {"pow", [](auto& a, auto& b) { return pow(abs(a), b); },
+       [](double a, double b) { return std::pow(std::abs(a), b); }},
+      {"maximum", [](auto& a, auto& b) { return maximum(a, b); },
+       [](double a, double b) { return std::max(a, b); }},
+      {"minimum", [](auto& a, auto& b) { return minimum(a, b); },
+       [](double a, double b) { return std::min(a, b); }},
+  };
+}
+
+// Shape pairs covering equal shapes, size-1 axes on either side, rank-0 and rank growth.
+const std::vector<std::pair<Shape, Shape>>& BroadcastPairs() {
+  static const auto* pairs = new std::vector<std::pair<Shape, Shape>>{
+      {{4, 5}, {4, 5}}, {{4, 5}, {5}},       {{4, 1}, {1, 5}},
+      {{}, {3, 2}},     {{2, 3, 1}, {3, 4}}, {{1}, {6}},
+  };
+  return *pairs;
+}
+
+TEST(PointwiseTest, BinaryOpsBroadcastAndMatchReference) {
+  for (const BinaryCase& c : BinaryCases()) {
+    for (DType dtype : kFloats) {
+      for (const auto& [sa, sb] : BroadcastPairs()) {
+        SCOPED_TRACE(std::string(c.name) + " " + std::string(DTypeName(dtype)) + " " +
+                     sa.ToString() + " " + sb.ToString());
+        auto a = RandomTensor(sa, dtype, 1, 0.5f, 3);
+        auto b = RandomTensor(sb, dtype, 2, 0.5f, 3);
+        Tensor y = c.op(a.tensor, b.tensor);
+        EXPECT_EQ(y.shape(), *BroadcastShapes(sa, sb));
+        ExpectClose(y.to_vector<float>(), ReferenceBinary(a.values, sa, b.values, sb, c.ref),
+                    MathTolerance(dtype));
+      }
+    }
+  }
+}
+
+TEST(PointwiseTest, ScalarsOnEitherSide) {
+  auto x = RandomTensor({5}, DType::kBF16, 3);
+  Tensor y = 2.0 - x.tensor * 0.5 + 1.0 / (x.tensor + 10.0);
+  EXPECT_EQ(y.dtype(), DType::kBF16);  // the scalar takes the tensor's dtype
+  std::vector<double> want;
+  for (double v : x.values) want.push_back(2 - v * 0.5 + 1 / (v + 10));
+  ExpectClose(y.to_vector<float>(), want, 3 * Tolerance(DType::kBF16));
+}
+
+TEST(PointwiseTest, MixedDtypesPromote) {
+  Tensor i = from_vector(std::vector<int32_t>{1, 2, 3}, {3}, DType::kI32, Device::kCPU);
+  Tensor h = from_vector({0.5f, 0.25f, 2}, {3}, DType::kBF16, Device::kCPU);
+  Tensor f = from_vector({1, 1, 1}, {3}, DType::kF32, Device::kCPU);
+  EXPECT_EQ((i + h).dtype(), DType::kBF16);
+  EXPECT_EQ((h + f).dtype(), DType::kF32);
+  EXPECT_EQ((i * 0.5).dtype(), DType::kF32);
+  EXPECT_EQ((i / i).dtype(), DType::kF32);
+  EXPECT_EQ(exp(i).dtype(), DType::kF32);
+  EXPECT_EQ((i + h).to_vector<float>(), (std::vector<float>{1.5f, 2.25f, 5}));
+  EXPECT_EQ((i * 0.5).to_vector<float>(), (std::vector<float>{0.5f, 1, 1.5f}));
+  EXPECT_EQ((i / (i + 1)).to_vector<float>(), (std::vector<float>{0.5f, 2 / 3.0f, 0.75f}));
+}
+
+TEST(PointwiseTest, IntegerArithmeticStaysInteger) {
+  Tensor a = from_vector(std::vector<int32_t>{-7, 3, 2147483647, 5}, {4}, DType::kI32,
+                         Device::kCPU);
+  Tensor b = from_vector(std::vector<int32_t>{2, -3, 1, 3}, {4}, DType::kI32, Device::kCPU);
+  EXPECT_EQ((a + b).dtype(), DType::kI32);
+  EXPECT_EQ((a + b).to_vector<int32_t>(),
+            (std::vector<int32_t>{-5, 0, -2147483647 - 1, 8}));  // wraps as int32 does
+  EXPECT_EQ((a * b).to_vector<int32_t>(), (std::vector<int32_t>{-14, -9, 2147483647, 15}));
+  EXPECT_EQ(pow(a, b).to_vector<int32_t>(), (std::vector<int32_t>{49, 0, 2147483647, 125}));
+  EXPECT_EQ(maximum(a, b).to_vector<int32_t>(), (std::vector<int32_t>{2, 3, 2147483647, 5}));
+  EXPECT_EQ(abs(a).to_vector<int32_t>()[0], 7);
+  EXPECT_EQ(relu(a).to_vector<int32_t>()[0], 0);
+  EXPECT_EQ((-a).to_vector<int32_t>()[1], -3);
+}
+
+TEST(PointwiseTest, ComparisonsGiveBool) {
+  Tensor a = from_vector({1, 2, 3, NAN}, {4}, DType::kF32, Device::kCPU);
+  Tensor b = from_vector({2, 2, 2, 2}, {4}, DType::kF16, Device::kCPU);
+  using V = std::vector<bool>;
+  EXPECT_EQ(eq(a, b).dtype(), DType::kBool);
+  EXPECT_EQ(eq(a, b).to_vector<bool>(), (V{false, true, false, false}));
+  EXPECT_EQ(ne(a, b).to_vector<bool>(), (V{true, false, true, true}));
+  EXPECT_EQ(lt(a, b).to_vector<bool>(), (V{true, false, false, false}));
+  EXPECT_EQ(le(a, b).to_vector<bool>(), (V{true, true, false, false}));
+  EXPECT_EQ(gt(a, b).to_vector<bool>(), (V{false, false, true, false}));
+  EXPECT_EQ(ge(a, b).to_vector<bool>(), (V{false, true, true, false}));
+}
+
+TEST(PointwiseTest, WhereSelectsAndBroadcasts) {
+  Tensor cond = from_vector(std::vector<bool>{true, false, true}, {3, 1}, DType::kBool,
+                            Device::kCPU);
+  Tensor a = from_vector({1, 2}, {1, 2}, DType::kF32, Device::kCPU);
+  Tensor b = full({}, -1, DType::kBF16, Device::kCPU);
+  Tensor y = where(cond, a, b);
+  EXPECT_EQ(y.shape(), (Shape{3, 2}));
+  EXPECT_EQ(y.dtype(), DType::kF32);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{1, 2, -1, -1, 1, 2}));
+  Tensor x = from_vector({-2, 0.5f, 3}, {3}, DType::kF32, Device::kCPU);
+  EXPECT_EQ(where(gt(x, zeros({}, DType::kF32, Device::kCPU)), x, x * 0.1).to_vector<float>(),
+            (std::vector<float>{-0.2f, 0.5f, 3}));
+}
+
+TEST(PointwiseTest, CastsRoundAndSaturate) {
+  Tensor x = from_vector({1.7f, -2.5f, 1e10f, 0, 3.14159f}, {5}, DType::kF32, Device::kCPU);
+  EXPECT_EQ(cast(x, DType::kI32).to_vector<int32_t>(),
+            (std::vector<int32_t>{1, -2, 2147483647, 0, 3}));
+  EXPECT_EQ(cast(x, DType::kBool).to_vector<bool>(),
+            (std::vector<bool>{true, true, true, false, true}));
+  EXPECT_EQ(cast(x, DType::kBF16).to_vector<float>()[4], 3.140625f);
+  EXPECT_EQ(cast(x, DType::kF16).to_vector<float>()[4], 3.140625f);
+  EXPECT_EQ(cast(x, DType::kF16).to_vector<float>()[2], INFINITY);  // past f16's range
+  EXPECT_EQ(cast(x, DType::kF32).node_ptr(), x.node_ptr());
+}
+
+TEST(PointwiseTest, SpecialValuesPropagate) {
+  Tensor x = from_vector({NAN, INFINITY, -INFINITY, -100, 100}, {5}, DType::kF32, Device::kCPU);
+  std::vector<float> s = sigmoid(x).to_vector<float>();
+  EXPECT_TRUE(std::isnan(s[0]));
+  EXPECT_EQ(s[1], 1);
+  EXPECT_EQ(s[2], 0);
+  EXPECT_EQ(s[3], 0);
+  EXPECT_EQ(s[4], 1);
+  EXPECT_TRUE(std::isnan(relu(x).to_vector<float>()[0]));
+  EXPECT_TRUE(std::isnan(maximum(x, x * 0.0).to_vector<float>()[0]));
+  EXPECT_TRUE(std::isnan(minimum(zeros({5}, DType::kF32, Device::kCPU), x).to_vector<float>()[0]));
+}
+
+}  // namespace
+}  // namespace tessel

@@ -6,6 +6,7 @@
 #include "core/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/graph_text.h"
 #include "core/realize.h"
 #include "core/shape.h"
 #include "core/tensor.h"

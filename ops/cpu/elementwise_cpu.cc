@@ -15,6 +15,8 @@ template <typename C>
 using Array = Eigen::Array<C, Eigen::Dynamic, 1>;
 template <typename C>
 using ConstMap = Eigen::Map<const Array<C>>;
+template <typename C>
+using OutMap = Eigen::Map<Array<C>>;
 
 template <typename C>
 C NanOr(C a, C b, C value) {
@@ -37,37 +39,49 @@ int64_t IntPow(int64_t base, int64_t exponent) {
 }
 
 template <typename C>
-absl::StatusOr<Array<C>> Unary(OpKind op, const ConstMap<C>& a) {
+absl::Status Unary(OpKind op, const ConstMap<C>& a, OutMap<C> out) {
   switch (op) {
     case OpKind::kNeg:
-      return Array<C>(-a);
+      out = -a;
+      return absl::OkStatus();
     case OpKind::kAbs:
-      return Array<C>(a.abs());
+      out = a.abs();
+      return absl::OkStatus();
     case OpKind::kRelu:
-      return Array<C>(a.unaryExpr([](C v) { return v < 0 ? C(0) : v; }));
+      out = a.unaryExpr([](C v) { return v < 0 ? C(0) : v; });
+      return absl::OkStatus();
     default:
       break;
   }
   if constexpr (std::is_floating_point_v<C>) {
     switch (op) {
       case OpKind::kExp:
-        return Array<C>(a.exp());
+        out = a.exp();
+        return absl::OkStatus();
       case OpKind::kLog:
-        return Array<C>(a.log());
+        out = a.log();
+        return absl::OkStatus();
       case OpKind::kSqrt:
-        return Array<C>(a.sqrt());
+        out = a.sqrt();
+        return absl::OkStatus();
       case OpKind::kRsqrt:
-        return Array<C>(a.rsqrt());
+        out = a.rsqrt();
+        return absl::OkStatus();
       case OpKind::kSin:
-        return Array<C>(a.sin());
+        out = a.sin();
+        return absl::OkStatus();
       case OpKind::kCos:
-        return Array<C>(a.cos());
+        out = a.cos();
+        return absl::OkStatus();
       case OpKind::kTanh:
-        return Array<C>(a.tanh());
+        out = a.tanh();
+        return absl::OkStatus();
       case OpKind::kErf:
-        return Array<C>(a.unaryExpr([](C v) { return std::erf(v); }));
+        out = a.unaryExpr([](C v) { return std::erf(v); });
+        return absl::OkStatus();
       case OpKind::kSigmoid:
-        return Array<C>(a.unaryExpr([](C v) { return C(1) / (C(1) + std::exp(-v)); }));
+        out = a.unaryExpr([](C v) { return C(1) / (C(1) + std::exp(-v)); });
+        return absl::OkStatus();
       default:
         break;
     }
@@ -76,38 +90,52 @@ absl::StatusOr<Array<C>> Unary(OpKind op, const ConstMap<C>& a) {
 }
 
 template <typename C>
-absl::StatusOr<Array<C>> Binary(OpKind op, const ConstMap<C>& a, const ConstMap<C>& b) {
+absl::Status Binary(OpKind op, const ConstMap<C>& a, const ConstMap<C>& b, OutMap<C> out) {
   switch (op) {
     case OpKind::kAdd:
-      return Array<C>(a + b);
+      out = a + b;
+      return absl::OkStatus();
     case OpKind::kSub:
-      return Array<C>(a - b);
+      out = a - b;
+      return absl::OkStatus();
     case OpKind::kMul:
-      return Array<C>(a * b);
+      out = a * b;
+      return absl::OkStatus();
     case OpKind::kDiv:
-      return Array<C>(a / b);
+      out = a / b;
+      return absl::OkStatus();
     case OpKind::kPow:
       if constexpr (std::is_floating_point_v<C>) {
-        return Array<C>(a.binaryExpr(b, [](C x, C y) { return std::pow(x, y); }));
+        out = a.binaryExpr(b, [](C x, C y) { return std::pow(x, y); });
+        return absl::OkStatus();
       } else {
-        return Array<C>(a.binaryExpr(b, [](C x, C y) { return IntPow(x, y); }));
+        out = a.binaryExpr(b, [](C x, C y) { return IntPow(x, y); });
+        return absl::OkStatus();
       }
     case OpKind::kMaximum:
-      return Array<C>(a.binaryExpr(b, [](C x, C y) { return NanOr(x, y, x > y ? x : y); }));
+      out = a.binaryExpr(b, [](C x, C y) { return NanOr(x, y, x > y ? x : y); });
+      return absl::OkStatus();
     case OpKind::kMinimum:
-      return Array<C>(a.binaryExpr(b, [](C x, C y) { return NanOr(x, y, x < y ? x : y); }));
+      out = a.binaryExpr(b, [](C x, C y) { return NanOr(x, y, x < y ? x : y); });
+      return absl::OkStatus();
     case OpKind::kEq:
-      return Array<C>((a == b).template cast<C>());
+      out = (a == b).template cast<C>();
+      return absl::OkStatus();
     case OpKind::kNe:
-      return Array<C>((a != b).template cast<C>());
+      out = (a != b).template cast<C>();
+      return absl::OkStatus();
     case OpKind::kLt:
-      return Array<C>((a < b).template cast<C>());
+      out = (a < b).template cast<C>();
+      return absl::OkStatus();
     case OpKind::kLe:
-      return Array<C>((a <= b).template cast<C>());
+      out = (a <= b).template cast<C>();
+      return absl::OkStatus();
     case OpKind::kGt:
-      return Array<C>((a > b).template cast<C>());
+      out = (a > b).template cast<C>();
+      return absl::OkStatus();
     case OpKind::kGe:
-      return Array<C>((a >= b).template cast<C>());
+      out = (a >= b).template cast<C>();
+      return absl::OkStatus();
     default:
       return absl::InternalError(absl::StrCat("no CPU kernel for binary ", OpName(op)));
   }
@@ -129,25 +157,45 @@ DType ComputeDType(const Node& node) {
   }
 }
 
+// Operand i as n compute values: the buffer itself when it already holds them in order,
+// else a converted, broadcast copy kept in `scratch`.
+template <typename C>
+const C* OperandValues(const Node& node, const InputBuffers& inputs, size_t i,
+                       std::vector<std::vector<C>>* scratch) {
+  const Buffer& in = *inputs[i];
+  const bool same_layout = node.input(i).shape() == node.shape();
+  if constexpr (std::is_same_v<C, float>) {
+    if (same_layout && in.dtype() == DType::kF32) return static_cast<const float*>(in.data());
+  }
+  scratch->push_back(LoadBroadcast<C>(in, node.input(i).shape(), node.shape()));
+  return scratch->back().data();
+}
+
 template <typename C>
 absl::StatusOr<BufferPtr> Compute(const Node& node, const InputBuffers& inputs) {
-  const Shape& shape = node.shape();
-  std::vector<std::vector<C>> values;
+  const int64_t n = node.shape().numel();
+  std::vector<std::vector<C>> scratch;
+  scratch.reserve(inputs.size());
+  std::vector<ConstMap<C>> operands;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    values.push_back(LoadBroadcast<C>(*inputs[i], node.input(i).shape(), shape));
+    operands.emplace_back(OperandValues<C>(node, inputs, i, &scratch), n);
   }
-  const int64_t n = shape.numel();
-  auto map = [n](const std::vector<C>& v) { return ConstMap<C>(v.data(), n); };
-  absl::StatusOr<Array<C>> result;
+  // Results in the compute type are written straight into the output buffer.
+  const bool direct = std::is_same_v<C, float> && node.dtype() == DType::kF32;
+  std::shared_ptr<HostBuffer> out = direct ? NewHostBuffer(DType::kF32, n) : nullptr;
+  Array<C> temp(direct ? 0 : n);
+  OutMap<C> result(direct ? static_cast<C*>(out->data()) : temp.data(), n);
+  absl::Status status;
   if (node.op() == OpKind::kWhere) {
-    result = Array<C>((map(values[0]) != C(0)).select(map(values[1]), map(values[2])));
+    result = (operands[0] != C(0)).select(operands[1], operands[2]);
   } else if (inputs.size() == 1) {
-    result = Unary<C>(node.op(), map(values[0]));
+    status = Unary<C>(node.op(), operands[0], result);
   } else {
-    result = Binary<C>(node.op(), map(values[0]), map(values[1]));
+    status = Binary<C>(node.op(), operands[0], operands[1], result);
   }
-  if (!result.ok()) return result.status();
-  return StoreAs<C>(node.dtype(), result->data(), n);
+  if (!status.ok()) return status;
+  if (direct) return BufferPtr(out);
+  return StoreAs<C>(node.dtype(), temp.data(), n);
 }
 
 // Conversion between any two dtypes, element by element.

@@ -3,6 +3,10 @@
 //
 //   bazel run -c opt //bench:cpu_bench
 #include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <Eigen/Core>
 
 #include "benchmark/benchmark.h"
 #include "tessel.h"
@@ -27,6 +31,20 @@ void BM_MatmulF32(benchmark::State& state) {
 }
 BENCHMARK(BM_MatmulF32)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Baseline: the same product with Eigen called directly, in this binary.
+void BM_BaselineEigenGemmF32(benchmark::State& state) {
+  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int64_t n = state.range(0);
+  Matrix a = Matrix::Random(n, n), b = Matrix::Random(n, n), c(n, n);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_BaselineEigenGemmF32)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // Ten elementwise operations on one input (mul, add, tanh, mul, sub, relu, abs, add, div,
 // mul). GB/s counts the bytes a fused kernel must move: the input read and output written.
 Tensor TenOpChain(const Tensor& x) {
@@ -47,6 +65,37 @@ void BM_Pointwise10Ops(benchmark::State& state) {
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Pointwise10Ops)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Baseline: the same ten operations fused by hand into one loop (what a fusing CPU
+// backend could reach), and a plain copy of the same bytes.
+void BM_BaselineHandFused10Ops(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  std::vector<float> x = randn({n}, 1, DType::kF32, Device::kCPU).to_vector<float>();
+  std::vector<float> y(n);
+  for (auto _ : state) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i];
+      const float t = std::max(std::tanh(v * 1.5f + 0.25f) * v - 0.5f, 0.0f);
+      y[i] = t / (std::abs(v) + 1.0f) * 2.0f;
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter(2.0 * 4 * n * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_BaselineHandFused10Ops)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_BaselineMemcpy(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  std::vector<float> x(n, 1.0f), y(n);
+  for (auto _ : state) {
+    std::memcpy(y.data(), x.data(), n * sizeof(float));
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter(2.0 * 4 * n * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_BaselineMemcpy)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Host cost of recording a 10-op graph on 1K elements and realizing it: per-op overhead
 // dominates at this size.

@@ -2,11 +2,10 @@
 // figures track its cost and the host overhead of recording and realizing graphs.
 //
 //   bazel run -c opt //bench:cpu_bench
+#include <Eigen/Core>
 #include <cmath>
 #include <cstring>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "benchmark/benchmark.h"
 #include "tessel.h"
@@ -26,8 +25,8 @@ void BM_MatmulF32(benchmark::State& state) {
     realize({c});
     benchmark::DoNotOptimize(c.node().buffer()->data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * 1e-9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_MatmulF32)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -40,8 +39,8 @@ void BM_BaselineEigenGemmF32(benchmark::State& state) {
     c.noalias() = a * b;
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * 1e-9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_BaselineEigenGemmF32)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -61,8 +60,8 @@ void BM_Pointwise10Ops(benchmark::State& state) {
     realize({y});
     benchmark::DoNotOptimize(y.node().buffer()->data());
   }
-  state.counters["GB/s"] = benchmark::Counter(2.0 * 4 * n * 1e-9,
-                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(2.0 * 4 * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Pointwise10Ops)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -80,8 +79,8 @@ void BM_BaselineHandFused10Ops(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["GB/s"] = benchmark::Counter(2.0 * 4 * n * 1e-9,
-                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(2.0 * 4 * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_BaselineHandFused10Ops)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -92,8 +91,8 @@ void BM_BaselineMemcpy(benchmark::State& state) {
     std::memcpy(y.data(), x.data(), n * sizeof(float));
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["GB/s"] = benchmark::Counter(2.0 * 4 * n * 1e-9,
-                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(2.0 * 4 * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_BaselineMemcpy)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->UseRealTime();
 

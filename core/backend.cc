@@ -53,8 +53,7 @@ Device default_device() {
     if (value == "cuda") {
       auto backend = GetBackend(Device::kCUDA);
       if (!backend.ok()) {
-        ThrowOpError("default_device", "TESSEL_DEVICE=cuda but ",
-                     backend.status().message());
+        ThrowOpError("default_device", "TESSEL_DEVICE=cuda but ", backend.status().message());
       }
       return Device::kCUDA;
     }

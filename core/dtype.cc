@@ -30,9 +30,7 @@ bool ParseDType(absl::string_view name, DType* dtype) {
   return false;
 }
 
-absl::string_view DeviceName(Device device) {
-  return device == Device::kCPU ? "cpu" : "cuda";
-}
+absl::string_view DeviceName(Device device) { return device == Device::kCPU ? "cpu" : "cuda"; }
 
 int64_t DTypeSize(DType dtype) {
   switch (dtype) {

@@ -3,11 +3,10 @@
 #ifndef TESSEL_CORE_ELEMENT_H_
 #define TESSEL_CORE_ELEMENT_H_
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
-
-#include <Eigen/Core>
 
 #include "core/dtype.h"
 
@@ -85,7 +84,6 @@ T ConvertElement(S s) {
     return static_cast<T>(v);
   }
 }
-
 
 // Reads element i of host memory of `dtype` as double (exact for every dtype).
 double LoadAsDouble(DType dtype, const void* data, int64_t i);

@@ -7,10 +7,9 @@ void ThrowIfError(const absl::Status& status) {
 }
 
 namespace internal {
-void CheckFailed(const char* file, int line, const char* condition,
-                 const std::string& detail) {
-  throw Error(absl::StrCat("tessel internal error at ", file, ":", line, ": ",
-                           condition, detail.empty() ? "" : ": ", detail));
+void CheckFailed(const char* file, int line, const char* condition, const std::string& detail) {
+  throw Error(absl::StrCat("tessel internal error at ", file, ":", line, ": ", condition,
+                           detail.empty() ? "" : ": ", detail));
 }
 }  // namespace internal
 

@@ -36,12 +36,11 @@ namespace internal {
 
 // Internal invariants (not user errors): a failure is a tessel bug. It throws rather than
 // aborts so that the process stays usable, and names the file and line.
-#define TESSEL_CHECK(cond, ...)                                        \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      ::tessel::internal::CheckFailed(__FILE__, __LINE__, #cond,       \
-                                      ::absl::StrCat("" __VA_ARGS__)); \
-    }                                                                  \
+#define TESSEL_CHECK(cond, ...)                                                                   \
+  do {                                                                                            \
+    if (!(cond)) {                                                                                \
+      ::tessel::internal::CheckFailed(__FILE__, __LINE__, #cond, ::absl::StrCat("" __VA_ARGS__)); \
+    }                                                                                             \
   } while (0)
 
 #endif  // TESSEL_CORE_ERROR_H_

@@ -175,8 +175,8 @@ absl::StatusOr<ParsedGraph> ParseGraph(absl::string_view text, Device device) {
     }
     const int arity = GetOpInfo(op).arity;
     if (arity >= 0 && static_cast<int>(inputs.size()) != arity) {
-      return LineError(line_no, absl::StrCat(OpName(op), " takes ", arity, " operands, not ",
-                                             inputs.size()));
+      return LineError(
+          line_no, absl::StrCat(OpName(op), " takes ", arity, " operands, not ", inputs.size()));
     }
     auto [dtype, shape] = *type;
     NodePtr node = op == OpKind::kInput

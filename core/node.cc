@@ -11,8 +11,7 @@
 namespace tessel {
 
 bool operator==(const Attrs& a, const Attrs& b) {
-  return a.ints == b.ints &&
-         absl::bit_cast<uint64_t>(a.value) == absl::bit_cast<uint64_t>(b.value);
+  return a.ints == b.ints && absl::bit_cast<uint64_t>(a.value) == absl::bit_cast<uint64_t>(b.value);
 }
 
 namespace {
@@ -88,7 +87,7 @@ class NodeTable {
   }
 
   static NodeKey KeyOf(const Node& node, uint64_t unique) {
-    return NodeKey{node.op(), node.dtype(), node.device(), node.shape(),
+    return NodeKey{node.op(),    node.dtype(),    node.device(), node.shape(),
                    node.attrs(), node.input_ids_, unique};
   }
 
@@ -125,8 +124,8 @@ void Node::SetRealized(BufferPtr buffer) {
   inputs_.clear();
 }
 
-NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape,
-                 std::vector<NodePtr> inputs, Attrs attrs) {
+NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
+                 Attrs attrs) {
   NodeKey key{op, dtype, device, std::move(shape), std::move(attrs), {}, 0};
   key.input_ids.reserve(inputs.size());
   for (const NodePtr& in : inputs) key.input_ids.push_back(in->id());

@@ -77,8 +77,8 @@ class Node {
 
 // Records an operation: returns the live node equal to it, or a new one. No checks: ops/
 // validates shapes and dtypes before calling this.
-NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape,
-                 std::vector<NodePtr> inputs, Attrs attrs = {});
+NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
+                 Attrs attrs = {});
 
 // A new leaf that holds `buffer` (never merged with another). A null buffer makes a
 // placeholder without data (graphs parsed from text): realizing what needs it fails.

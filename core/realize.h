@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "core/topo_order.h"
 #include "core/tensor.h"
+#include "core/topo_order.h"
 
 namespace tessel {
 

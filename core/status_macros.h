@@ -8,9 +8,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define TESSEL_RETURN_IF_ERROR(expr)               \
-  do {                                             \
-    ::absl::Status tessel_status_ = (expr);        \
+#define TESSEL_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::absl::Status tessel_status_ = (expr);          \
     if (!tessel_status_.ok()) return tessel_status_; \
   } while (0)
 
@@ -18,8 +18,7 @@
 #define TESSEL_STATUS_CONCAT_(a, b) TESSEL_STATUS_CONCAT_INNER_(a, b)
 
 #define TESSEL_ASSIGN_OR_RETURN(lhs, rexpr) \
-  TESSEL_ASSIGN_OR_RETURN_IMPL_(            \
-      TESSEL_STATUS_CONCAT_(tessel_statusor_, __LINE__), lhs, rexpr)
+  TESSEL_ASSIGN_OR_RETURN_IMPL_(TESSEL_STATUS_CONCAT_(tessel_statusor_, __LINE__), lhs, rexpr)
 
 #define TESSEL_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
   auto statusor = (rexpr);                                  \

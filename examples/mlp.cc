@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
     Tensor checksum = sum(probs * arange(classes, DType::kF32, device));
     const auto t1 = std::chrono::steady_clock::now();
 
-    std::cout << "tessel MLP demo on " << DeviceName(device) << ": batch " << batch << ", "
-              << in << " -> " << hidden << " (gelu) -> " << classes << " (softmax)\n\n"
+    std::cout << "tessel MLP demo on " << DeviceName(device) << ": batch " << batch << ", " << in
+              << " -> " << hidden << " (gelu) -> " << classes << " (softmax)\n\n"
               << "Recorded graph:\n"
               << PrintGraph({probs, checksum}) << "\n";
     realize({probs, checksum});

@@ -15,12 +15,8 @@ using ops_internal::CommonDevice;
 using ops_internal::Describe;
 
 // Integer inputs become f32 and half inputs compute in f32; ToOutput undoes the latter.
-Tensor ToCompute(const Tensor& x) {
-  return x.dtype() == DType::kF32 ? x : cast(x, DType::kF32);
-}
-Tensor ToOutput(const Tensor& y, DType input) {
-  return IsFloating(input) ? cast(y, input) : y;
-}
+Tensor ToCompute(const Tensor& x) { return x.dtype() == DType::kF32 ? x : cast(x, DType::kF32); }
+Tensor ToOutput(const Tensor& y, DType input) { return IsFloating(input) ? cast(y, input) : y; }
 
 Tensor CheckedFloating(absl::string_view op, const Tensor& x) {
   CommonDevice(op, {&x});
@@ -35,8 +31,8 @@ void CheckLastAxisParam(absl::string_view op, absl::string_view what, const Tens
   CommonDevice(op, {&x, &p});
   const int64_t n = x.shape()[x.rank() - 1];
   if (p.shape() != Shape{n}) {
-    ThrowOpError(op, what, " ", Describe(p), " does not match the last axis of ",
-                 Describe(x), " (expected [", n, "])");
+    ThrowOpError(op, what, " ", Describe(p), " does not match the last axis of ", Describe(x),
+                 " (expected [", n, "])");
   }
 }
 

@@ -21,8 +21,7 @@ Tensor log_softmax(const Tensor& x, int axis = -1);
 
 // Over the last axis. `weight` and `bias` have the size of that axis; an empty Tensor()
 // leaves either out.
-Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                  double eps = 1e-5);
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5);
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps = 1e-6);
 
 // matmul(x, w) + b, with w of shape (K, N) and b of shape (N) (or empty).

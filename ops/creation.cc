@@ -18,8 +18,8 @@ void CheckShape(absl::string_view op, const Shape& shape) {
 
 // Converts host values into a buffer of `dtype` on `device`.
 template <typename T>
-Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& shape,
-                DType dtype, Device device) {
+Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& shape, DType dtype,
+                Device device) {
   CheckShape(op, shape);
   if (static_cast<int64_t>(data.size()) != shape.numel()) {
     ThrowOpError(op, data.size(), " values do not fill shape ", shape.ToString(), " (",
@@ -40,8 +40,8 @@ Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& s
   return Tensor(MakeInputNode(dtype, device, shape, std::move(buffer)));
 }
 
-Tensor Generator(absl::string_view op, OpKind kind, const Shape& shape, uint64_t seed,
-                 DType dtype, Device device) {
+Tensor Generator(absl::string_view op, OpKind kind, const Shape& shape, uint64_t seed, DType dtype,
+                 Device device) {
   CheckShape(op, shape);
   if (!IsFloating(dtype)) ThrowOpError(op, "needs a floating dtype, not ", DTypeName(dtype));
   Attrs attrs;
@@ -55,13 +55,11 @@ Tensor from_vector(const std::vector<float>& data, Shape shape, DType dtype, Dev
   return FromHost("from_vector", data, shape, dtype, device);
 }
 
-Tensor from_vector(std::initializer_list<float> data, Shape shape, DType dtype,
-                   Device device) {
+Tensor from_vector(std::initializer_list<float> data, Shape shape, DType dtype, Device device) {
   return FromHost("from_vector", std::vector<float>(data), shape, dtype, device);
 }
 
-Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype,
-                   Device device) {
+Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype, Device device) {
   return FromHost("from_vector", data, shape, dtype, device);
 }
 

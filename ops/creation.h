@@ -23,8 +23,7 @@ Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype = 
 Tensor from_vector(const std::vector<bool>& data, Shape shape, DType dtype = DType::kBool,
                    Device device = default_device());
 
-Tensor full(Shape shape, double value, DType dtype = DType::kF32,
-            Device device = default_device());
+Tensor full(Shape shape, double value, DType dtype = DType::kF32, Device device = default_device());
 Tensor zeros(Shape shape, DType dtype = DType::kF32, Device device = default_device());
 Tensor ones(Shape shape, DType dtype = DType::kF32, Device device = default_device());
 

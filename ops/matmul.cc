@@ -13,8 +13,8 @@ using ops_internal::Record;
 Tensor MatmulOfMatrices(const Tensor& a, const Tensor& b) {
   const int64_t k = a.shape()[a.rank() - 1];
   if (b.shape()[b.rank() - 2] != k) {
-    ThrowOpError("matmul", "inner sizes differ: ", Describe(a), " x ", Describe(b), " (", k,
-                 " vs ", b.shape()[b.rank() - 2], ")");
+    ThrowOpError("matmul", "inner sizes differ: ", Describe(a), " x ", Describe(b), " (", k, " vs ",
+                 b.shape()[b.rank() - 2], ")");
   }
   const Shape batch_a(absl::MakeConstSpan(a.shape().dims()).subspan(0, a.rank() - 2));
   const Shape batch_b(absl::MakeConstSpan(b.shape().dims()).subspan(0, b.rank() - 2));
@@ -42,8 +42,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   }
   // NumPy: a vector on the left is a row, on the right a column; the added axis is dropped.
   if (a.rank() == 1 && b.rank() == 1) {
-    return reshape(MatmulOfMatrices(reshape(a, {1, a.numel()}), reshape(b, {b.numel(), 1})),
-                   {});
+    return reshape(MatmulOfMatrices(reshape(a, {1, a.numel()}), reshape(b, {b.numel(), 1})), {});
   }
   if (a.rank() == 1) {
     Tensor out = MatmulOfMatrices(reshape(a, {1, a.numel()}), b);

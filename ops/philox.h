@@ -17,8 +17,7 @@
 
 namespace tessel {
 
-inline std::array<uint32_t, 4> Philox4x32x10(std::array<uint32_t, 4> c,
-                                             std::array<uint32_t, 2> k) {
+inline std::array<uint32_t, 4> Philox4x32x10(std::array<uint32_t, 4> c, std::array<uint32_t, 2> k) {
   constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
   constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {

@@ -137,8 +137,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Shape ab = BroadcastOrThrow("where", a, b);
   absl::StatusOr<Shape> shape = BroadcastShapes(cond.shape(), ab);
   if (!shape.ok()) {
-    ThrowOpError("where", "condition ", Describe(cond), " does not broadcast with ",
-                 Describe(a), " and ", Describe(b), " (", shape.status().message(), ")");
+    ThrowOpError("where", "condition ", Describe(cond), " does not broadcast with ", Describe(a),
+                 " and ", Describe(b), " (", shape.status().message(), ")");
   }
   return Record(OpKind::kWhere, Promote(a.dtype(), b.dtype()), device, *shape,
                 {cond.node_ptr(), a.node_ptr(), b.node_ptr()});

@@ -29,8 +29,7 @@ Device CommonDevice(absl::string_view op, std::initializer_list<const Tensor*> o
 int CheckedAxis(absl::string_view op, const Tensor& t, int64_t axis) {
   int normalized;
   if (!NormalizeAxis(axis, t.rank(), &normalized)) {
-    ThrowOpError(op, "axis ", axis, " is out of range for ", Describe(t), " (rank ",
-                 t.rank(), ")");
+    ThrowOpError(op, "axis ", axis, " is out of range for ", Describe(t), " (rank ", t.rank(), ")");
   }
   return normalized;
 }
@@ -45,8 +44,7 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
   for (int axis : axes) out.push_back(CheckedAxis(op, t, axis));
   std::sort(out.begin(), out.end());
   if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
-    ThrowOpError(op, "axes [", absl::StrJoin(axes, ","), "] name an axis twice for ",
-                 Describe(t));
+    ThrowOpError(op, "axes [", absl::StrJoin(axes, ","), "] name an axis twice for ", Describe(t));
   }
   return out;
 }
@@ -57,10 +55,9 @@ Tensor ScalarTensor(double value, DType dtype, Device device) {
   return Tensor(MakeNode(OpKind::kFull, dtype, device, Shape{}, {}, std::move(attrs)));
 }
 
-Tensor Record(OpKind op, DType dtype, Device device, Shape shape,
-              std::vector<NodePtr> inputs, Attrs attrs) {
-  return Tensor(
-      MakeNode(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs)));
+Tensor Record(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
+              Attrs attrs) {
+  return Tensor(MakeNode(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs)));
 }
 
 }  // namespace tessel::ops_internal

@@ -31,8 +31,8 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
 // The node for `t`, recorded as an operation `op` with the given result.
-Tensor Record(OpKind op, DType dtype, Device device, Shape shape,
-              std::vector<NodePtr> inputs, Attrs attrs = {});
+Tensor Record(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
+              Attrs attrs = {});
 
 }  // namespace tessel::ops_internal
 

@@ -33,8 +33,8 @@ Tensor reshape(const Tensor& x, Shape shape) {
     shape[inferred] = x.numel() / known;
   }
   if (shape.numel() != x.numel() || (inferred >= 0 && shape[inferred] < 0)) {
-    ThrowOpError("reshape", "cannot reshape ", Describe(x), " (", x.numel(),
-                 " elements) to ", shape.ToString());
+    ThrowOpError("reshape", "cannot reshape ", Describe(x), " (", x.numel(), " elements) to ",
+                 shape.ToString());
   }
   if (shape == x.shape()) return x;
   return Record(OpKind::kReshape, x.dtype(), device, shape, {x.node_ptr()});
@@ -61,8 +61,7 @@ Tensor permute(const Tensor& x, std::vector<int> perm) {
     identity = identity && axis == i;
   }
   if (identity) return x;
-  return Record(OpKind::kPermute, x.dtype(), device, Shape(dims), {x.node_ptr()},
-                std::move(attrs));
+  return Record(OpKind::kPermute, x.dtype(), device, Shape(dims), {x.node_ptr()}, std::move(attrs));
 }
 
 Tensor transpose(const Tensor& x) {
@@ -115,8 +114,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
       match = i == a || x.shape()[i] == first.shape()[i];
     }
     if (!match) {
-      ThrowOpError("concat", Describe(x), " does not match ", Describe(first),
-                   " outside axis ", a);
+      ThrowOpError("concat", Describe(x), " does not match ", Describe(first), " outside axis ", a);
     }
     shape[a] += x.shape()[a];
     dtype = Promote(dtype, x.dtype());
@@ -125,8 +123,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
   if (xs.size() == 1) return first;
   Attrs attrs;
   attrs.ints = {a};
-  return Record(OpKind::kConcat, dtype, first.device(), shape, std::move(inputs),
-                std::move(attrs));
+  return Record(OpKind::kConcat, dtype, first.device(), shape, std::move(inputs), std::move(attrs));
 }
 
 }  // namespace tessel

@@ -14,8 +14,7 @@ std::vector<float> RandomValues(int64_t n, uint64_t seed, float lo, float hi) {
 }
 
 Sample RandomTensor(const Shape& shape, DType dtype, uint64_t seed, float lo, float hi) {
-  Tensor t = from_vector(RandomValues(shape.numel(), seed, lo, hi), shape, dtype,
-                         Device::kCPU);
+  Tensor t = from_vector(RandomValues(shape.numel(), seed, lo, hi), shape, dtype, Device::kCPU);
   std::vector<double> values = t.to_vector<double>();
   return {t, values};
 }

@@ -20,8 +20,7 @@ struct Sample {
   Tensor tensor;
   std::vector<double> values;
 };
-Sample RandomTensor(const Shape& shape, DType dtype, uint64_t seed, float lo = -2,
-                    float hi = 2);
+Sample RandomTensor(const Shape& shape, DType dtype, uint64_t seed, float lo = -2, float hi = 2);
 
 // Row-major multi-index of flat index i in `shape`.
 std::vector<int64_t> Unravel(int64_t i, const Shape& shape);

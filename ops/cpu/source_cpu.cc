@@ -9,9 +9,8 @@ namespace tessel::cpu {
 
 absl::StatusOr<BufferPtr> RunSource(const Node& node) {
   const int64_t n = node.shape().numel();
-  const uint64_t seed = node.attrs().ints.empty()
-                            ? 0
-                            : absl::bit_cast<uint64_t>(node.attrs().ints[0]);
+  const uint64_t seed =
+      node.attrs().ints.empty() ? 0 : absl::bit_cast<uint64_t>(node.attrs().ints[0]);
   std::vector<double> values(n);
   switch (node.op()) {
     case OpKind::kFull:
@@ -27,9 +26,9 @@ absl::StatusOr<BufferPtr> RunSource(const Node& node) {
       for (int64_t i = 0; i < n; ++i) values[i] = RandnElement(seed, i);
       break;
     case OpKind::kInput:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "an input ", DTypeName(node.dtype()), node.shape().ToString(),
-          " has no data (a graph parsed from text has placeholders only)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("an input ", DTypeName(node.dtype()), node.shape().ToString(),
+                       " has no data (a graph parsed from text has placeholders only)"));
     default:
       return absl::InternalError(absl::StrCat("not a source operation: ", OpName(node.op())));
   }

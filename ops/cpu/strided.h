@@ -18,8 +18,7 @@ namespace tessel::cpu {
 // Calls fn(i, offset + sum_d index[d] * strides[d]) for every index of `shape` in row-major
 // order, i being the row-major position. The innermost axis is a tight loop.
 template <typename F>
-void ForEachStrided(const Shape& shape, absl::Span<const int64_t> strides, int64_t offset,
-                    F&& fn) {
+void ForEachStrided(const Shape& shape, absl::Span<const int64_t> strides, int64_t offset, F&& fn) {
   const int rank = shape.rank();
   const int64_t n = shape.numel();
   if (n == 0) return;
@@ -54,8 +53,7 @@ C ToCompute(S s) {
 
 // The elements of `buffer` (of `in_shape`) as C, broadcast to `out_shape`.
 template <typename C>
-std::vector<C> LoadBroadcast(const Buffer& buffer, const Shape& in_shape,
-                             const Shape& out_shape) {
+std::vector<C> LoadBroadcast(const Buffer& buffer, const Shape& in_shape, const Shape& out_shape) {
   std::vector<C> out(out_shape.numel());
   VisitDType(buffer.dtype(), [&](auto zero) {
     using S = decltype(zero);

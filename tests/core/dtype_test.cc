@@ -12,11 +12,8 @@ TEST(DTypeTest, PromotionTableMatchesPyTorch) {
   const DType F32 = DType::kF32, F16 = DType::kF16, BF = DType::kBF16, I32 = DType::kI32,
               B = DType::kBool;
   const DType want[5][5] = {
-      {B, I32, F16, BF, F32},
-      {I32, I32, F16, BF, F32},
-      {F16, F16, F16, F32, F32},
-      {BF, BF, F32, BF, F32},
-      {F32, F32, F32, F32, F32},
+      {B, I32, F16, BF, F32}, {I32, I32, F16, BF, F32},  {F16, F16, F16, F32, F32},
+      {BF, BF, F32, BF, F32}, {F32, F32, F32, F32, F32},
   };
   for (int i = 0; i < 5; ++i) {
     for (int j = 0; j < 5; ++j) {

@@ -16,10 +16,10 @@ Tensor Vec(std::vector<float> v) {
 
 TEST(RealizeTest, SharedSubexpressionsAreEvaluatedOnce) {
   Tensor x = Vec({1, 2, 3});
-  Tensor shared = exp(x) * 2.0;  // full(2), exp, mul
-  Tensor a = shared + 1.0;       // full(1), add
-  Tensor b = shared * shared;    // mul
-  Tensor c = exp(x) * 2.0 - 1.0; // the same `shared` node again, plus full(1) (shared), sub
+  Tensor shared = exp(x) * 2.0;   // full(2), exp, mul
+  Tensor a = shared + 1.0;        // full(1), add
+  Tensor b = shared * shared;     // mul
+  Tensor c = exp(x) * 2.0 - 1.0;  // the same `shared` node again, plus full(1) (shared), sub
   const int64_t before = Evaluated();
   realize({a, b, c});
   // full(2), exp, mul, full(1), add, mul, sub: each once.

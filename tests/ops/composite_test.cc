@@ -1,11 +1,11 @@
 // Composites against textbook formulas in double, and the api.md example end to end.
+#include <Eigen/Core>
 #include <cmath>
 
 #include "core/graph_text.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
 #include "tests/test_util.h"
-#include <Eigen/Core>
 
 namespace tessel {
 namespace {
@@ -61,7 +61,8 @@ TEST(CompositeTest, SoftmaxAlongAnyAxisAndLargeInputs) {
   }
   // Along axis 0: the same as softmax of the transpose.
   auto x = RandomTensor({7, 3}, DType::kF32, 9);
-  const std::vector<float> by_axis0 = transpose(softmax(transpose(x.tensor), -1)).to_vector<float>();
+  const std::vector<float> by_axis0 =
+      transpose(softmax(transpose(x.tensor), -1)).to_vector<float>();
   ExpectClose(softmax(x.tensor, 0).to_vector<float>(),
               std::vector<double>(by_axis0.begin(), by_axis0.end()), 1e-6);
 }
@@ -87,8 +88,8 @@ TEST(CompositeTest, LayerNormAndRmsNormMatchFormulas) {
         rms[r * cols + c] = v / std::sqrt(ms + 1e-6) * w.values[c];
       }
     }
-    ExpectClose(layer_norm(x.tensor, w.tensor, b.tensor).to_vector<float>(), ln,
-                Tolerance(dtype), 1e-5);
+    ExpectClose(layer_norm(x.tensor, w.tensor, b.tensor).to_vector<float>(), ln, Tolerance(dtype),
+                1e-5);
     ExpectClose(rms_norm(x.tensor, w.tensor).to_vector<float>(), rms, Tolerance(dtype), 1e-5);
   }
   // Weight and bias are optional.

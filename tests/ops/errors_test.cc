@@ -13,9 +13,12 @@ using testing::ExpectError;
 Tensor F32(Shape shape) { return zeros(shape, DType::kF32, Device::kCPU); }
 
 TEST(ErrorsTest, ShapesThatDoNotBroadcast) {
-  ExpectError([] { add(F32({2, 3}), F32({4})); },
-              {"tessel::add: operands f32[2,3] and f32[4] do not broadcast",
-               "dimension 1 of the result: 3 vs 4"});
+  ExpectError(
+      [] {
+        add(F32({2, 3}), F32({4}));
+      },
+      {"tessel::add: operands f32[2,3] and f32[4] do not broadcast",
+       "dimension 1 of the result: 3 vs 4"});
   ExpectError([] { F32({2}) * F32({3}); }, {"tessel::mul:", "f32[2]", "f32[3]"});
 }
 
@@ -37,16 +40,22 @@ TEST(ErrorsTest, BoolArithmetic) {
 }
 
 TEST(ErrorsTest, AxisOutOfRange) {
-  ExpectError([] { sum(F32({2, 3}), {2}); },
-              {"tessel::sum: axis 2 is out of range for f32[2,3] (rank 2)"});
+  ExpectError(
+      [] {
+        sum(F32({2, 3}), {2});
+      },
+      {"tessel::sum: axis 2 is out of range for f32[2,3] (rank 2)"});
   ExpectError([] { softmax(F32({2, 3}), -3); }, {"tessel::softmax: axis -3", "f32[2,3]"});
   ExpectError([] { slice(F32({2}), 1, 0, 1); }, {"tessel::slice: axis 1", "f32[2]"});
   ExpectError([] { concat({F32({2})}, 1); }, {"tessel::concat: axis 1", "f32[2]"});
 }
 
 TEST(ErrorsTest, RepeatedAxes) {
-  ExpectError([] { max(F32({2, 3}), {1, -1}); },
-              {"tessel::max: axes [1,-1] name an axis twice for f32[2,3]"});
+  ExpectError(
+      [] {
+        max(F32({2, 3}), {1, -1});
+      },
+      {"tessel::max: axes [1,-1] name an axis twice for f32[2,3]"});
 }
 
 TEST(ErrorsTest, MeanOfIntegers) {
@@ -55,61 +64,94 @@ TEST(ErrorsTest, MeanOfIntegers) {
 }
 
 TEST(ErrorsTest, ExtremumOfNothing) {
-  ExpectError([] { min(F32({0, 2}), {0}); },
-              {"tessel::min: reduces the empty axis 0 of f32[0,2]"});
+  ExpectError([] { min(F32({0, 2}), {0}); }, {"tessel::min: reduces the empty axis 0 of f32[0,2]"});
 }
 
 TEST(ErrorsTest, ReshapeSizes) {
-  ExpectError([] { reshape(F32({2, 3}), {4, 2}); },
-              {"tessel::reshape: cannot reshape f32[2,3] (6 elements) to [4,2]"});
+  ExpectError(
+      [] {
+        reshape(F32({2, 3}), {4, 2});
+      },
+      {"tessel::reshape: cannot reshape f32[2,3] (6 elements) to [4,2]"});
   ExpectError([] { reshape(F32({2, 3}), {-1, -1}); }, {"tessel::reshape: bad target shape"});
   ExpectError([] { reshape(F32({2, 3}), {4, -1}); }, {"tessel::reshape: cannot reshape"});
 }
 
 TEST(ErrorsTest, BadPermutations) {
-  ExpectError([] { permute(F32({2, 3}), {0}); },
-              {"tessel::permute: permutation [0] has 1 entries for f32[2,3]"});
-  ExpectError([] { permute(F32({2, 3}), {1, 1}); }, {"tessel::permute: [1,1] is not a permutation"});
+  ExpectError(
+      [] {
+        permute(F32({2, 3}), {0});
+      },
+      {"tessel::permute: permutation [0] has 1 entries for f32[2,3]"});
+  ExpectError(
+      [] {
+        permute(F32({2, 3}), {1, 1});
+      },
+      {"tessel::permute: [1,1] is not a permutation"});
   ExpectError([] { transpose(F32({3})); }, {"tessel::transpose: needs rank >= 2, got f32[3]"});
 }
 
 TEST(ErrorsTest, BroadcastToIncompatibleShape) {
-  ExpectError([] { broadcast_to(F32({3}), {2, 4}); },
-              {"tessel::broadcast_to: cannot broadcast f32[3] to [2,4]"});
+  ExpectError(
+      [] {
+        broadcast_to(F32({3}), {2, 4});
+      },
+      {"tessel::broadcast_to: cannot broadcast f32[3] to [2,4]"});
   ExpectError([] { broadcast_to(F32({2, 3}), {3}); }, {"tessel::broadcast_to:"});
 }
 
 TEST(ErrorsTest, ConcatMismatch) {
-  ExpectError([] { concat({F32({2, 3}), F32({2, 4})}, 0); },
-              {"tessel::concat: f32[2,4] does not match f32[2,3] outside axis 0"});
+  ExpectError(
+      [] {
+        concat({F32({2, 3}), F32({2, 4})}, 0);
+      },
+      {"tessel::concat: f32[2,4] does not match f32[2,3] outside axis 0"});
   ExpectError([] { concat({}, 0); }, {"tessel::concat: needs at least one tensor"});
 }
 
 TEST(ErrorsTest, MatmulInnerSizes) {
-  ExpectError([] { matmul(F32({2, 3}), F32({4, 5})); },
-              {"tessel::matmul: inner sizes differ: f32[2,3] x f32[4,5] (3 vs 4)"});
-  ExpectError([] { matmul(F32({2, 2, 3}), F32({3, 3, 5})); },
-              {"tessel::matmul: batch dimensions of f32[2,2,3] and f32[3,3,5] do not broadcast"});
+  ExpectError(
+      [] {
+        matmul(F32({2, 3}), F32({4, 5}));
+      },
+      {"tessel::matmul: inner sizes differ: f32[2,3] x f32[4,5] (3 vs 4)"});
+  ExpectError(
+      [] {
+        matmul(F32({2, 2, 3}), F32({3, 3, 5}));
+      },
+      {"tessel::matmul: batch dimensions of f32[2,2,3] and f32[3,3,5] do not broadcast"});
 }
 
 TEST(ErrorsTest, MatmulDtypesAndRanks) {
-  ExpectError([] { matmul(zeros({2, 2}, DType::kI32, Device::kCPU), F32({2, 2})); },
-              {"tessel::matmul: takes floating operands, got i32[2,2] x f32[2,2]"});
+  ExpectError(
+      [] {
+        matmul(zeros({2, 2}, DType::kI32, Device::kCPU), F32({2, 2}));
+      },
+      {"tessel::matmul: takes floating operands, got i32[2,2] x f32[2,2]"});
   ExpectError([] { matmul(F32({}), F32({2})); }, {"tessel::matmul: does not take scalars"});
 }
 
 TEST(ErrorsTest, NormalizationParameters) {
-  ExpectError([] { layer_norm(F32({4, 8}), F32({4}), Tensor()); },
-              {"tessel::layer_norm: weight f32[4] does not match the last axis of f32[4,8] "
-               "(expected [8])"});
+  ExpectError(
+      [] {
+        layer_norm(F32({4, 8}), F32({4}), Tensor());
+      },
+      {"tessel::layer_norm: weight f32[4] does not match the last axis of f32[4,8] "
+       "(expected [8])"});
   ExpectError([] { rms_norm(F32({}), Tensor()); }, {"tessel::rms_norm: needs rank >= 1"});
 }
 
 TEST(ErrorsTest, CreationArguments) {
-  ExpectError([] { from_vector({1, 2, 3}, {2, 2}, DType::kF32, Device::kCPU); },
-              {"tessel::from_vector: 3 values do not fill shape [2,2] (4 elements)"});
-  ExpectError([] { full({2, -1}, 0, DType::kF32, Device::kCPU); },
-              {"tessel::full: negative dimension in shape [2,-1]"});
+  ExpectError(
+      [] {
+        from_vector({1, 2, 3}, {2, 2}, DType::kF32, Device::kCPU);
+      },
+      {"tessel::from_vector: 3 values do not fill shape [2,2] (4 elements)"});
+  ExpectError(
+      [] {
+        full({2, -1}, 0, DType::kF32, Device::kCPU);
+      },
+      {"tessel::full: negative dimension in shape [2,-1]"});
   ExpectError([] { randn({2}, 1, DType::kI32, Device::kCPU); },
               {"tessel::randn: needs a floating dtype, not i32"});
   ExpectError([] { arange(-1, DType::kF32, Device::kCPU); },

@@ -39,8 +39,8 @@ std::vector<double> Reference(const std::vector<double>& a, const Shape& sa,
 
 TEST(MatmulTest, ShapesAndBatchesMatchReference) {
   const std::vector<std::pair<Shape, Shape>> cases = {
-      {{1, 1}, {1, 1}},       {{7, 13}, {13, 5}},         {{64, 33}, {33, 17}},
-      {{3, 4, 5}, {5, 6}},    {{2, 1, 4, 5}, {3, 5, 2}},  {{5, 0}, {0, 3}},
+      {{1, 1}, {1, 1}},    {{7, 13}, {13, 5}},        {{64, 33}, {33, 17}},
+      {{3, 4, 5}, {5, 6}}, {{2, 1, 4, 5}, {3, 5, 2}}, {{5, 0}, {0, 3}},
   };
   for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
     for (const auto& [sa, sb] : cases) {
@@ -51,8 +51,8 @@ TEST(MatmulTest, ShapesAndBatchesMatchReference) {
       EXPECT_EQ(c.dtype(), dtype);
       const int64_t k = sa[sa.rank() - 1];
       // Rounding of the result plus float accumulation of k products of size <= 4.
-      ExpectClose(c.to_vector<float>(), Reference(a.values, sa, b.values, sb),
-                  Tolerance(dtype), 4e-7 * k * 4 + (dtype == DType::kF32 ? 0 : 4 * Tolerance(dtype)));
+      ExpectClose(c.to_vector<float>(), Reference(a.values, sa, b.values, sb), Tolerance(dtype),
+                  4e-7 * k * 4 + (dtype == DType::kF32 ? 0 : 4 * Tolerance(dtype)));
     }
   }
 }

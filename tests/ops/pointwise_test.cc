@@ -32,18 +32,21 @@ std::vector<UnaryCase> UnaryCases() {
       {"neg", [](const Tensor& x) { return neg(x); }, [](double v) { return -v; }, -3, 3},
       {"abs", [](const Tensor& x) { return abs(x); }, [](double v) { return std::abs(v); }, -3, 3},
       {"exp", [](const Tensor& x) { return exp(x); }, [](double v) { return std::exp(v); }, -5, 5},
-      {"log", [](const Tensor& x) { return log(x); }, [](double v) { return std::log(v); }, 0.1f, 9},
-      {"sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0, 9},
-      {"rsqrt", [](const Tensor& x) { return rsqrt(x); },
-       [](double v) { return 1 / std::sqrt(v); }, 0.1f, 9},
+      {"log", [](const Tensor& x) { return log(x); }, [](double v) { return std::log(v); }, 0.1f,
+       9},
+      {"sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0,
+       9},
+      {"rsqrt", [](const Tensor& x) { return rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); },
+       0.1f, 9},
       {"sin", [](const Tensor& x) { return sin(x); }, [](double v) { return std::sin(v); }, -3, 3},
       {"cos", [](const Tensor& x) { return cos(x); }, [](double v) { return std::cos(v); }, -3, 3},
-      {"tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -4, 4},
+      {"tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -4,
+       4},
       {"erf", [](const Tensor& x) { return erf(x); }, [](double v) { return std::erf(v); }, -3, 3},
       {"sigmoid", [](const Tensor& x) { return sigmoid(x); },
        [](double v) { return 1 / (1 + std::exp(-v)); }, -8, 8},
-      {"relu", [](const Tensor& x) { return relu(x); },
-       [](double v) { return v < 0 ? 0 : v; }, -3, 3},
+      {"relu", [](const Tensor& x) { return relu(x); }, [](double v) { return v < 0 ? 0 : v; }, -3,
+       3},
   };
 }
 
@@ -132,8 +135,8 @@ TEST(PointwiseTest, MixedDtypesPromote) {
 }
 
 TEST(PointwiseTest, IntegerArithmeticStaysInteger) {
-  Tensor a = from_vector(std::vector<int32_t>{-7, 3, 2147483647, 5}, {4}, DType::kI32,
-                         Device::kCPU);
+  Tensor a =
+      from_vector(std::vector<int32_t>{-7, 3, 2147483647, 5}, {4}, DType::kI32, Device::kCPU);
   Tensor b = from_vector(std::vector<int32_t>{2, -3, 1, 3}, {4}, DType::kI32, Device::kCPU);
   EXPECT_EQ((a + b).dtype(), DType::kI32);
   EXPECT_EQ((a + b).to_vector<int32_t>(),
@@ -160,8 +163,8 @@ TEST(PointwiseTest, ComparisonsGiveBool) {
 }
 
 TEST(PointwiseTest, WhereSelectsAndBroadcasts) {
-  Tensor cond = from_vector(std::vector<bool>{true, false, true}, {3, 1}, DType::kBool,
-                            Device::kCPU);
+  Tensor cond =
+      from_vector(std::vector<bool>{true, false, true}, {3, 1}, DType::kBool, Device::kCPU);
   Tensor a = from_vector({1, 2}, {1, 2}, DType::kF32, Device::kCPU);
   Tensor b = full({}, -1, DType::kBF16, Device::kCPU);
   Tensor y = where(cond, a, b);

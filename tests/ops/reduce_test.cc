@@ -77,14 +77,14 @@ TEST(ReduceTest, EveryAxisSubsetMatchesReference) {
           for (int d = 0; d < 3; ++d) {
             if (mask >> d & 1) axes.push_back(d - 3);  // negative axes
           }
-          SCOPED_TRACE(::testing::Message() << DTypeName(dtype) << " kind " << int(k)
-                                            << " mask " << mask << " keepdim " << keepdim);
+          SCOPED_TRACE(::testing::Message() << DTypeName(dtype) << " kind " << int(k) << " mask "
+                                            << mask << " keepdim " << keepdim);
           Tensor y = Apply(k, x.tensor, axes, keepdim);
           EXPECT_EQ(y.dtype(), dtype);
           EXPECT_EQ(y.rank(), keepdim ? 3 : 3 - static_cast<int>(axes.size()));
           // Sums of values in [-2, 2): allow rounding of the result and of a partial sum.
-          ExpectClose(y.to_vector<float>(), Reference(k, x.values, shape, mask),
-                      Tolerance(dtype), dtype == DType::kF32 ? 1e-5 : 2e-2);
+          ExpectClose(y.to_vector<float>(), Reference(k, x.values, shape, mask), Tolerance(dtype),
+                      dtype == DType::kF32 ? 1e-5 : 2e-2);
         }
       }
     }

@@ -16,7 +16,8 @@ Tensor Iota(const Shape& shape, DType dtype = DType::kF32) {
 TEST(StructureTest, ReshapeInfersOneDimension) {
   Tensor x = Iota({2, 3, 4});
   EXPECT_EQ(reshape(x, {4, -1}).shape(), (Shape{4, 6}));
-  EXPECT_EQ(reshape(x, {-1}).to_vector<float>(), arange(24, DType::kF32, Device::kCPU).to_vector<float>());
+  EXPECT_EQ(reshape(x, {-1}).to_vector<float>(),
+            arange(24, DType::kF32, Device::kCPU).to_vector<float>());
   EXPECT_EQ(reshape(x, {2, 3, 4}).node_ptr(), x.node_ptr());
   EXPECT_EQ(reshape(full({}, 5, DType::kF32, Device::kCPU), {1, 1}).to_vector<float>()[0], 5);
 }
@@ -42,8 +43,7 @@ TEST(StructureTest, TransposeSwapsTheLastTwoAxes) {
   Tensor x = Iota({2, 2, 3});
   Tensor t = transpose(x);
   EXPECT_EQ(t.shape(), (Shape{2, 3, 2}));
-  EXPECT_EQ(t.to_vector<float>(),
-            (std::vector<float>{0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11}));
+  EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11}));
   EXPECT_EQ(transpose(t).to_vector<float>(), x.to_vector<float>());
 }
 
@@ -78,8 +78,7 @@ TEST(StructureTest, ConcatJoinsAndPromotes) {
 TEST(StructureTest, ViewsFeedArithmetic) {
   Tensor x = Iota({3, 4});
   Tensor z = transpose(x) + reshape(slice(x, 1, 0, 1), {1, 3});  // [4,3] + [1,3]
-  EXPECT_EQ(z.to_vector<float>(),
-            (std::vector<float>{0, 8, 16, 1, 9, 17, 2, 10, 18, 3, 11, 19}));
+  EXPECT_EQ(z.to_vector<float>(), (std::vector<float>{0, 8, 16, 1, 9, 17, 2, 10, 18, 3, 11, 19}));
 }
 
 }  // namespace

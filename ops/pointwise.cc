@@ -70,18 +70,25 @@ Tensor ScalarWith(OpKind op, double a, const Tensor& b, BinaryRule rule) {
 
 }  // namespace
 
-Tensor neg(const Tensor& x) { return Unary(OpKind::kNeg, x, UnaryRule::kKeepType); }
-Tensor abs(const Tensor& x) { return Unary(OpKind::kAbs, x, UnaryRule::kKeepType); }
-Tensor exp(const Tensor& x) { return Unary(OpKind::kExp, x, UnaryRule::kFloatResult); }
-Tensor log(const Tensor& x) { return Unary(OpKind::kLog, x, UnaryRule::kFloatResult); }
-Tensor sqrt(const Tensor& x) { return Unary(OpKind::kSqrt, x, UnaryRule::kFloatResult); }
-Tensor rsqrt(const Tensor& x) { return Unary(OpKind::kRsqrt, x, UnaryRule::kFloatResult); }
-Tensor sin(const Tensor& x) { return Unary(OpKind::kSin, x, UnaryRule::kFloatResult); }
-Tensor cos(const Tensor& x) { return Unary(OpKind::kCos, x, UnaryRule::kFloatResult); }
-Tensor tanh(const Tensor& x) { return Unary(OpKind::kTanh, x, UnaryRule::kFloatResult); }
-Tensor erf(const Tensor& x) { return Unary(OpKind::kErf, x, UnaryRule::kFloatResult); }
-Tensor sigmoid(const Tensor& x) { return Unary(OpKind::kSigmoid, x, UnaryRule::kFloatResult); }
-Tensor relu(const Tensor& x) { return Unary(OpKind::kRelu, x, UnaryRule::kKeepType); }
+// The unary functions: name, OpKind, result rule.
+#define TESSEL_UNARY_OPS(X)          \
+  X(neg, kNeg, kKeepType)            \
+  X(abs, kAbs, kKeepType)            \
+  X(exp, kExp, kFloatResult)         \
+  X(log, kLog, kFloatResult)         \
+  X(sqrt, kSqrt, kFloatResult)       \
+  X(rsqrt, kRsqrt, kFloatResult)     \
+  X(sin, kSin, kFloatResult)         \
+  X(cos, kCos, kFloatResult)         \
+  X(tanh, kTanh, kFloatResult)       \
+  X(erf, kErf, kFloatResult)         \
+  X(sigmoid, kSigmoid, kFloatResult) \
+  X(relu, kRelu, kKeepType)
+
+#define TESSEL_DEFINE_UNARY(name, kind, rule) \
+  Tensor name(const Tensor& x) { return Unary(OpKind::kind, x, UnaryRule::rule); }
+TESSEL_UNARY_OPS(TESSEL_DEFINE_UNARY)
+#undef TESSEL_DEFINE_UNARY
 
 Tensor cast(const Tensor& x, DType dtype) {
   const Device device = CommonDevice("cast", {&x});
@@ -89,45 +96,36 @@ Tensor cast(const Tensor& x, DType dtype) {
   return Record(OpKind::kCast, dtype, device, x.shape(), {x.node_ptr()});
 }
 
-Tensor add(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kAdd, a, b, BinaryRule::kArithmetic);
-}
-Tensor sub(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kSub, a, b, BinaryRule::kArithmetic);
-}
-Tensor mul(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kMul, a, b, BinaryRule::kArithmetic);
-}
-Tensor div(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kDiv, a, b, BinaryRule::kDivision);
-}
-Tensor pow(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kPow, a, b, BinaryRule::kArithmetic);
-}
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kMaximum, a, b, BinaryRule::kMinMax);
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kMinimum, a, b, BinaryRule::kMinMax);
-}
-Tensor eq(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kEq, a, b, BinaryRule::kCompare);
-}
-Tensor ne(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kNe, a, b, BinaryRule::kCompare);
-}
-Tensor lt(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kLt, a, b, BinaryRule::kCompare);
-}
-Tensor le(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kLe, a, b, BinaryRule::kCompare);
-}
-Tensor gt(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kGt, a, b, BinaryRule::kCompare);
-}
-Tensor ge(const Tensor& a, const Tensor& b) {
-  return Binary(OpKind::kGe, a, b, BinaryRule::kCompare);
-}
+// The binary functions with tensor operands, and those taking a scalar on the right.
+#define TESSEL_BINARY_OPS(X)    \
+  X(add, kAdd, kArithmetic)     \
+  X(sub, kSub, kArithmetic)     \
+  X(mul, kMul, kArithmetic)     \
+  X(div, kDiv, kDivision)       \
+  X(pow, kPow, kArithmetic)     \
+  X(maximum, kMaximum, kMinMax) \
+  X(minimum, kMinimum, kMinMax)
+#define TESSEL_COMPARISON_OPS(X) \
+  X(eq, kEq, kCompare)           \
+  X(ne, kNe, kCompare)           \
+  X(lt, kLt, kCompare)           \
+  X(le, kLe, kCompare)           \
+  X(gt, kGt, kCompare)           \
+  X(ge, kGe, kCompare)
+
+#define TESSEL_DEFINE_BINARY(name, kind, rule)           \
+  Tensor name(const Tensor& a, const Tensor& b) {        \
+    return Binary(OpKind::kind, a, b, BinaryRule::rule); \
+  }
+#define TESSEL_DEFINE_WITH_SCALAR(name, kind, rule)          \
+  Tensor name(const Tensor& a, double b) {                   \
+    return WithScalar(OpKind::kind, a, b, BinaryRule::rule); \
+  }
+TESSEL_BINARY_OPS(TESSEL_DEFINE_BINARY)
+TESSEL_COMPARISON_OPS(TESSEL_DEFINE_BINARY)
+TESSEL_BINARY_OPS(TESSEL_DEFINE_WITH_SCALAR)
+#undef TESSEL_DEFINE_BINARY
+#undef TESSEL_DEFINE_WITH_SCALAR
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Device device = CommonDevice("where", {&cond, &a, &b});
@@ -142,28 +140,6 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   }
   return Record(OpKind::kWhere, Promote(a.dtype(), b.dtype()), device, *shape,
                 {cond.node_ptr(), a.node_ptr(), b.node_ptr()});
-}
-
-Tensor add(const Tensor& a, double b) {
-  return WithScalar(OpKind::kAdd, a, b, BinaryRule::kArithmetic);
-}
-Tensor sub(const Tensor& a, double b) {
-  return WithScalar(OpKind::kSub, a, b, BinaryRule::kArithmetic);
-}
-Tensor mul(const Tensor& a, double b) {
-  return WithScalar(OpKind::kMul, a, b, BinaryRule::kArithmetic);
-}
-Tensor div(const Tensor& a, double b) {
-  return WithScalar(OpKind::kDiv, a, b, BinaryRule::kDivision);
-}
-Tensor pow(const Tensor& a, double b) {
-  return WithScalar(OpKind::kPow, a, b, BinaryRule::kArithmetic);
-}
-Tensor maximum(const Tensor& a, double b) {
-  return WithScalar(OpKind::kMaximum, a, b, BinaryRule::kMinMax);
-}
-Tensor minimum(const Tensor& a, double b) {
-  return WithScalar(OpKind::kMinimum, a, b, BinaryRule::kMinMax);
 }
 
 Tensor operator-(const Tensor& x) { return neg(x); }

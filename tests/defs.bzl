@@ -1,0 +1,15 @@
+"""One cc_test per source file `<name>.cc`, each linking tessel, the test helpers and gtest."""
+
+def tessel_tests(names, sizes = {}, deps = [], tags = []):
+    for name in names:
+        native.cc_test(
+            name = name,
+            size = sizes.get(name, "small"),
+            srcs = [name + ".cc"],
+            tags = tags,
+            deps = [
+                "//:tessel",
+                "//tests:test_util",
+                "@gtest//:gtest_main",
+            ] + deps,
+        )

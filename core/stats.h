@@ -9,7 +9,6 @@ namespace tessel {
 
 struct Stats {
   std::atomic<int64_t> nodes_evaluated{0};  // graph nodes a backend computed
-  std::atomic<int64_t> programs_run{0};     // backend Run() calls
 };
 
 Stats& GetStats();

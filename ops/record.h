@@ -30,7 +30,7 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 // A rank-0 constant for a scalar operand.
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
-// The node for `t`, recorded as an operation `op` with the given result.
+// Records (or finds, see core/node.h) the operation `op` with the given result type.
 Tensor Record(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
               Attrs attrs = {});
 

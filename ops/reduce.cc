@@ -54,11 +54,4 @@ Tensor min(const Tensor& x, std::vector<int> axes, bool keepdim) {
   return Reduce(OpKind::kMin, x, axes, keepdim);
 }
 
-std::vector<int64_t> ReducedAxes(const Node& reduction) { return reduction.attrs().ints; }
-
-bool KeptDims(const Node& reduction) {
-  return !reduction.attrs().ints.empty() &&
-         reduction.shape().rank() == reduction.input(0).shape().rank();
-}
-
 }  // namespace tessel

@@ -14,10 +14,6 @@ Tensor mean(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 Tensor max(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 Tensor min(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 
-// The axes a reduction node reduces (recorded sorted) and whether it kept them.
-std::vector<int64_t> ReducedAxes(const Node& reduction);
-bool KeptDims(const Node& reduction);
-
 }  // namespace tessel
 
 #endif  // TESSEL_OPS_REDUCE_H_

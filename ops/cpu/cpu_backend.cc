@@ -37,7 +37,6 @@ class CpuBackend : public Backend {
   absl::Status Available() override { return absl::OkStatus(); }
 
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {
-    ++GetStats().programs_run;
     // Uses left for each computed value: consumers in the program, plus one per output.
     absl::flat_hash_map<const Node*, int> uses;
     for (const Node* node : program.nodes) {

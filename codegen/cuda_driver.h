@@ -1,0 +1,58 @@
+// The CUDA driver API, opened with dlopen at first use so that every tessel binary starts on
+// machines without a GPU or driver. Runtime layer: CompiledKernel -> Launch.
+#ifndef TESSEL_CODEGEN_CUDA_DRIVER_H_
+#define TESSEL_CODEGEN_CUDA_DRIVER_H_
+
+#include <cuda.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tessel::cuda {
+
+// name, exported symbol (the versioned one that cuda.h's macros select).
+#define TESSEL_CUDA_DRIVER_FUNCTIONS(X)                     \
+  X(cuInit, "cuInit")                                       \
+  X(cuDriverGetVersion, "cuDriverGetVersion")               \
+  X(cuGetErrorName, "cuGetErrorName")                       \
+  X(cuGetErrorString, "cuGetErrorString")                   \
+  X(cuDeviceGetCount, "cuDeviceGetCount")                   \
+  X(cuDeviceGet, "cuDeviceGet")                             \
+  X(cuDeviceGetName, "cuDeviceGetName")                     \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute")           \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")   \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent")                     \
+  X(cuCtxSynchronize, "cuCtxSynchronize")                   \
+  X(cuMemAlloc, "cuMemAlloc_v2")                            \
+  X(cuMemFree, "cuMemFree_v2")                              \
+  X(cuMemGetInfo, "cuMemGetInfo_v2")                        \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                        \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                        \
+  X(cuModuleLoadData, "cuModuleLoadData")                   \
+  X(cuModuleUnload, "cuModuleUnload")                       \
+  X(cuModuleGetFunction, "cuModuleGetFunction")             \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute")               \
+  X(cuLaunchKernel, "cuLaunchKernel")                       \
+  X(cuEventCreate, "cuEventCreate")                         \
+  X(cuEventRecord, "cuEventRecord")                         \
+  X(cuEventSynchronize, "cuEventSynchronize")               \
+  X(cuEventElapsedTime, "cuEventElapsedTime_v2")            \
+  X(cuEventDestroy, "cuEventDestroy_v2")
+
+struct Driver {
+#define TESSEL_DECLARE(name, symbol) decltype(&::name) name = nullptr;
+  TESSEL_CUDA_DRIVER_FUNCTIONS(TESSEL_DECLARE)
+#undef TESSEL_DECLARE
+};
+
+// The loaded driver with cuInit done, or why there is none (no libcuda.so.1, no device).
+// Loaded once; later calls return the same answer.
+absl::StatusOr<const Driver*> GetDriver();
+
+// OK, or an Internal error "<what>: CUDA_ERROR_...: <description>".
+absl::Status CheckCu(CUresult result, absl::string_view what);
+
+}  // namespace tessel::cuda
+
+#endif  // TESSEL_CODEGEN_CUDA_DRIVER_H_

@@ -1,0 +1,166 @@
+#include "codegen/kernel_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace tessel::cuda {
+namespace {
+
+constexpr absl::string_view kMagic = "TESSEL-KERNEL-CACHE-1\n";
+
+// Everything that decides the compiled binary, in one string.
+std::string KeyMaterial(absl::string_view source, const Target& target,
+                        absl::string_view nvrtc_version) {
+  return absl::StrCat("codegen ", kCodegenVersion, "\nnvrtc ", nvrtc_version, "\ntarget ",
+                      target.Name(), "\noptions ", absl::StrJoin(CompileOptions(target), " "),
+                      "\n", source);
+}
+
+// Entry layout: magic, then four length-prefixed fields (key material, cubin, ptx, log), then
+// the hash of everything before it.
+std::string Serialize(absl::string_view key, const CompileOutput& out) {
+  std::string data(kMagic);
+  for (absl::string_view field : {key, absl::string_view(out.cubin), absl::string_view(out.ptx),
+                                  absl::string_view(out.log)}) {
+    absl::StrAppend(&data, field.size(), "\n", field);
+  }
+  absl::StrAppend(&data, absl::StrFormat("%016x", StableHash(data)));
+  return data;
+}
+
+// The entry's output if it is intact and for exactly `key`.
+bool Deserialize(absl::string_view data, absl::string_view key, CompileOutput* out) {
+  if (data.size() < kMagic.size() + 16 || !absl::StartsWith(data, kMagic)) return false;
+  const absl::string_view body = data.substr(0, data.size() - 16);
+  if (absl::StrFormat("%016x", StableHash(body)) != data.substr(data.size() - 16)) return false;
+  absl::string_view rest = body.substr(kMagic.size());
+  std::string* targets[] = {nullptr, &out->cubin, &out->ptx, &out->log};
+  for (int i = 0; i < 4; ++i) {
+    const size_t newline = rest.find('\n');
+    size_t size = 0;
+    if (newline == absl::string_view::npos ||
+        !absl::SimpleAtoi(rest.substr(0, newline), &size) || rest.size() - newline - 1 < size) {
+      return false;
+    }
+    const absl::string_view field = rest.substr(newline + 1, size);
+    if (i == 0 && field != key) return false;
+    if (i > 0) targets[i]->assign(field.data(), field.size());
+    rest = rest.substr(newline + 1 + size);
+  }
+  return rest.empty() && !out->cubin.empty();
+}
+
+bool ReadFile(const std::string& path, std::string* data) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *data = s.str();
+  return true;
+}
+
+void MakeDirectories(const std::string& path) {
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') mkdir(path.substr(0, i).c_str(), 0755);
+  }
+}
+
+// Write-then-rename: readers see the old entry or the whole new one, never a part.
+void WriteAtomically(const std::string& dir, const std::string& path, absl::string_view data) {
+  MakeDirectories(dir);
+  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out.write(data.data(), data.size())) return;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) std::remove(temp.c_str());
+}
+
+}  // namespace
+
+uint64_t StableHash(absl::string_view data, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
+    absl::string_view source, absl::string_view name, const Target& target) {
+  absl::StatusOr<std::string> version = NvrtcVersion();
+  if (!version.ok()) return version.status();
+  const std::string key = KeyMaterial(source, target, *version);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = memory_.find(key); it != memory_.end()) {
+      ++stats_.memory_hits;
+      return it->second;
+    }
+  }
+  const std::string file = absl::StrFormat("%016x-%016x.cubin", StableHash(key),
+                                           StableHash(key, 0x84222325cbf29ce4ull));
+  const std::string path = directory_.empty() ? "" : absl::StrCat(directory_, "/", file);
+  auto out = std::make_shared<CompileOutput>();
+  std::string data;
+  bool from_disk = false;
+  if (!path.empty() && ReadFile(path, &data)) {
+    from_disk = Deserialize(data, key, out.get());
+    if (!from_disk) *out = CompileOutput();
+  }
+  if (!from_disk) {
+    absl::StatusOr<CompileOutput> compiled = CompileCuda(source, name, target);
+    if (!compiled.ok()) return compiled.status();
+    *out = *std::move(compiled);
+    if (!path.empty()) WriteAtomically(directory_, path, Serialize(key, *out));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (from_disk) {
+    ++stats_.disk_hits;
+  } else {
+    ++stats_.compiles;
+    if (!data.empty()) ++stats_.disk_rejects;
+  }
+  memory_[key] = out;
+  return std::shared_ptr<const CompileOutput>(out);
+}
+
+CacheStats KernelCache::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void KernelCache::ClearMemory() {
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_.clear();
+}
+
+std::string DefaultCacheDirectory() {
+  if (const char* dir = std::getenv("TESSEL_CACHE_DIR"); dir != nullptr && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) {
+    return absl::StrCat(xdg, "/tessel");
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) {
+    return absl::StrCat(home, "/.cache/tessel");
+  }
+  return "";
+}
+
+KernelCache& GlobalKernelCache() {
+  static KernelCache* cache = new KernelCache(DefaultCacheDirectory());
+  return *cache;
+}
+
+}  // namespace tessel::cuda

@@ -1,0 +1,108 @@
+#include "codegen/nvrtc_compiler.h"
+
+#include <nvrtc.h>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/dynamic_library.h"
+#include "core/status_macros.h"
+
+namespace tessel::cuda {
+namespace {
+
+#define TESSEL_NVRTC_FUNCTIONS(X) \
+  X(nvrtcVersion)                 \
+  X(nvrtcGetErrorString)          \
+  X(nvrtcCreateProgram)           \
+  X(nvrtcDestroyProgram)          \
+  X(nvrtcCompileProgram)          \
+  X(nvrtcGetProgramLogSize)       \
+  X(nvrtcGetProgramLog)           \
+  X(nvrtcGetCUBINSize)            \
+  X(nvrtcGetCUBIN)                \
+  X(nvrtcGetPTXSize)              \
+  X(nvrtcGetPTX)
+
+struct Nvrtc {
+#define TESSEL_DECLARE(name) decltype(&::name) name = nullptr;
+  TESSEL_NVRTC_FUNCTIONS(TESSEL_DECLARE)
+#undef TESSEL_DECLARE
+};
+
+absl::StatusOr<Nvrtc> Load() {
+  TESSEL_ASSIGN_OR_RETURN(
+      void* lib, OpenLibrary({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                              "/usr/local/cuda/lib64/libnvrtc.so"}));
+  Nvrtc n;
+#define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(LoadSymbol(lib, #name, &n.name));
+  TESSEL_NVRTC_FUNCTIONS(TESSEL_LOAD)
+#undef TESSEL_LOAD
+  return n;
+}
+
+absl::StatusOr<const Nvrtc*> GetNvrtc() {
+  static const absl::StatusOr<Nvrtc>* nvrtc = new absl::StatusOr<Nvrtc>(Load());
+  if (!nvrtc->ok()) return nvrtc->status();
+  return &**nvrtc;
+}
+
+}  // namespace
+
+std::string Target::Name() const {
+  return absl::StrCat("sm_", major, minor, arch_specific && major >= 9 ? "a" : "");
+}
+
+std::vector<std::string> CompileOptions(const Target& target) {
+  // No headers: generated sources are self-contained (the prelude is pasted in), which keeps
+  // compiles fast and dumps recompilable alone.
+  return {absl::StrCat("--gpu-architecture=", target.Name()), "--std=c++17",
+          "--ptxas-options=--warn-on-spills"};
+}
+
+absl::StatusOr<std::string> NvrtcVersion() {
+  TESSEL_ASSIGN_OR_RETURN(const Nvrtc* n, GetNvrtc());
+  int major = 0, minor = 0;
+  n->nvrtcVersion(&major, &minor);
+  return absl::StrCat(major, ".", minor);
+}
+
+absl::StatusOr<CompileOutput> CompileCuda(absl::string_view source, absl::string_view name,
+                                          const Target& target) {
+  TESSEL_ASSIGN_OR_RETURN(const Nvrtc* n, GetNvrtc());
+  nvrtcProgram program;
+  const std::string src(source), file = absl::StrCat(name, ".cu");
+  if (nvrtcResult r = n->nvrtcCreateProgram(&program, src.c_str(), file.c_str(), 0, nullptr,
+                                            nullptr);
+      r != NVRTC_SUCCESS) {
+    return absl::InternalError(absl::StrCat("nvrtcCreateProgram: ", n->nvrtcGetErrorString(r)));
+  }
+  const std::vector<std::string> options = CompileOptions(target);
+  std::vector<const char*> argv;
+  for (const std::string& o : options) argv.push_back(o.c_str());
+  const nvrtcResult result =
+      n->nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+  CompileOutput out;
+  size_t size = 0;
+  n->nvrtcGetProgramLogSize(program, &size);
+  out.log.resize(size);
+  n->nvrtcGetProgramLog(program, out.log.data());
+  while (!out.log.empty() && (out.log.back() == '\0' || out.log.back() == '\n')) {
+    out.log.pop_back();
+  }
+  if (result == NVRTC_SUCCESS) {
+    n->nvrtcGetCUBINSize(program, &size);
+    out.cubin.resize(size);
+    n->nvrtcGetCUBIN(program, out.cubin.data());
+    n->nvrtcGetPTXSize(program, &size);
+    out.ptx.resize(size);
+    n->nvrtcGetPTX(program, out.ptx.data());
+    if (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+  }
+  n->nvrtcDestroyProgram(&program);
+  if (result != NVRTC_SUCCESS) {
+    return absl::InvalidArgumentError(absl::StrCat("NVRTC could not compile ", name, " for ",
+                                                   target.Name(), ":\n", out.log));
+  }
+  return out;
+}
+
+}  // namespace tessel::cuda

@@ -1,0 +1,235 @@
+// Phases 1 and 2 of the planner: reductions and matmuls anchor groups; elementwise nodes
+// join the group whose member they read when they live in its space.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "fusion/planner_state.h"
+
+namespace tessel::fusion_internal {
+
+PlannerState::PlannerState(const Program& p, const FusionOptions& o) : program(p), options(o) {
+  for (const Node* node : p.nodes) {
+    if (node->op() != OpKind::kInput) nodes.push_back(node);
+  }
+  const int n = static_cast<int>(nodes.size());
+  for (int i = 0; i < n; ++i) index[nodes[i]] = i;
+  consumers.resize(n);
+  for (const Node* node : nodes) {
+    for (const NodePtr& in : node->inputs()) {
+      if (InProgram(in.get())) consumers[Index(in.get())].push_back(node);
+    }
+  }
+  for (const Node* out : p.outputs) {
+    if (InProgram(out)) outputs.insert(out);
+  }
+  group_of.assign(n, -1);
+  floating_deps.resize(n);
+  written.assign(n, false);
+  write_reason.resize(n);
+}
+
+bool PlannerState::GroupReaches(int from, int to) const {
+  std::vector<int> stack = {from};
+  absl::flat_hash_set<int> seen = {from};
+  while (!stack.empty()) {
+    const int g = stack.back();
+    stack.pop_back();
+    if (g == to) return true;
+    for (int d : groups[g].deps) {
+      if (seen.insert(d).second) stack.push_back(d);
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// The groups whose members `n` reads: directly (member inputs) and through floating inputs.
+struct Deps {
+  absl::flat_hash_set<int> direct;
+  absl::flat_hash_set<int> via_floating;
+  absl::flat_hash_set<int> All() const {
+    absl::flat_hash_set<int> all = direct;
+    all.insert(via_floating.begin(), via_floating.end());
+    return all;
+  }
+};
+
+Deps DepsOf(const PlannerState& s, const Node* n) {
+  Deps deps;
+  for (const NodePtr& in : n->inputs()) {
+    if (!s.InProgram(in.get())) continue;  // realized leaf
+    const int i = s.Index(in.get());
+    if (s.group_of[i] >= 0) {
+      deps.direct.insert(s.group_of[i]);
+    } else {
+      deps.via_floating.insert(s.floating_deps[i].begin(), s.floating_deps[i].end());
+    }
+  }
+  return deps;
+}
+
+// Why `n` may not join group `g` given its dependencies, or "" when it may.
+std::string JoinRefusal(const PlannerState& s, int g, const Deps& deps) {
+  if (deps.via_floating.contains(g)) {
+    return "it reads the group's values at other positions (through a view)";
+  }
+  for (int d : deps.All()) {
+    if (d != g && s.GroupReaches(d, g)) return "merge would create a cycle";
+  }
+  return "";
+}
+
+void Join(PlannerState& s, const Node* n, int g, const Deps& deps) {
+  s.group_of[s.Index(n)] = g;
+  Group& group = s.groups[g];
+  group.members.push_back(n);
+  for (int d : deps.All()) {
+    if (d != g) group.deps.insert(d);
+  }
+}
+
+int NewGroup(PlannerState& s, Group group) {
+  s.groups.push_back(std::move(group));
+  return static_cast<int>(s.groups.size()) - 1;
+}
+
+Shape ReducedShape(const Shape& space, const std::vector<int64_t>& axes, bool keep) {
+  Shape::Dims dims;
+  for (int d = 0; d < space.rank(); ++d) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), d);
+    if (!reduced) dims.push_back(space[d]);
+    if (reduced && keep) dims.push_back(1);
+  }
+  return Shape(dims);
+}
+
+void PlaceReduction(PlannerState& s, const Node* n) {
+  const Shape& space = n->input(0).shape();
+  const std::vector<int64_t>& axes = n->attrs().ints;
+  const Deps deps = DepsOf(s, n);
+  if (s.options.fuse) {
+    // Latest compatible group first: a chained reduction (reading the group) or a sibling.
+    for (int g = static_cast<int>(s.groups.size()) - 1; g >= 0; --g) {
+      const Group& group = s.groups[g];
+      if (group.is_gemm || group.space != space) continue;
+      if (group.axes != axes) {
+        s.refusals.push_back({n, g, "reduction axes differ"});
+        continue;
+      }
+      const bool chained = deps.All().contains(g);
+      std::string refusal;
+      if (chained && !group.staged) {
+        // Chaining needs the row kept on chip between the two reductions.
+        refusal = absl::StrCat("rows of ", space.numel() / group.reduced_keep.numel(),
+                               " elements are too long to hold on chip");
+      } else {
+        refusal = JoinRefusal(s, g, deps);
+      }
+      if (refusal.empty()) return Join(s, n, g, deps);
+      s.refusals.push_back({n, g, refusal});
+    }
+  }
+  Group group;
+  group.space = space;
+  group.axes = axes;
+  group.reduced_keep = ReducedShape(space, axes, true);
+  group.reduced_drop = ReducedShape(space, axes, false);
+  const int64_t row = space.numel() / std::max<int64_t>(1, group.reduced_keep.numel());
+  group.staged = row <= s.options.max_staged_row;
+  group.deps = deps.All();
+  const int g = NewGroup(s, std::move(group));
+  s.groups[g].members.push_back(n);
+  s.group_of[s.Index(n)] = g;
+}
+
+void PlaceMatmul(PlannerState& s, const Node* n) {
+  Group group;
+  group.is_gemm = true;
+  group.space = n->shape();
+  group.deps = DepsOf(s, n).All();
+  const int g = NewGroup(s, std::move(group));
+  s.groups[g].members.push_back(n);
+  s.group_of[s.Index(n)] = g;
+}
+
+// Whether elementwise `n` lives in group `g`'s space; sets *row when over whole rows.
+bool FitsGroup(const Group& group, const Node* n, bool* row) {
+  *row = false;
+  if (group.is_gemm) return n->shape() == group.space;
+  if (n->shape() == group.space && group.staged) return *row = true;
+  return n->shape() == group.reduced_keep || n->shape() == group.reduced_drop;
+}
+
+void PlaceElementwise(PlannerState& s, const Node* n) {
+  const Deps deps = DepsOf(s, n);
+  if (s.options.fuse && GetOpInfo(n->op()).category == OpCategory::kElementwise) {
+    // Row groups first (normalization), then GEMM epilogues; latest first.
+    std::vector<int> candidates(deps.direct.begin(), deps.direct.end());
+    std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+      if (s.groups[a].is_gemm != s.groups[b].is_gemm) return !s.groups[a].is_gemm;
+      return a > b;
+    });
+    for (int g : candidates) {
+      bool row = false;
+      std::string refusal = JoinRefusal(s, g, deps);
+      if (refusal.empty() && !FitsGroup(s.groups[g], n, &row)) {
+        refusal = s.groups[g].staged || s.groups[g].is_gemm
+                      ? absl::StrCat("its shape ", n->shape().ToString(),
+                                     " is not the kernel's iteration space")
+                      : "the reduced rows are too long to hold on chip";
+      }
+      if (refusal.empty()) {
+        if (row) s.groups[g].row_members = true;
+        return Join(s, n, g, deps);
+      }
+      s.refusals.push_back({n, g, refusal});
+    }
+  }
+  s.floating_deps[s.Index(n)] = deps.All();
+}
+
+// A widening cast at the end of a group (bf16 -> f32 before the next kernel) leaves the
+// group: the group then writes the narrow value and the consumers widen it as they read.
+void DemoteWideningCasts(PlannerState& s) {
+  for (Group& group : s.groups) {
+    std::vector<const Node*> kept;
+    for (const Node* n : group.members) {
+      bool read_inside = false;
+      for (const Node* c : s.consumers[s.Index(n)]) {
+        read_inside = read_inside || s.group_of[s.Index(c)] == s.group_of[s.Index(n)];
+      }
+      const bool widening = n->op() == OpKind::kCast &&
+                            DTypeSize(n->dtype()) > DTypeSize(n->input(0).dtype()) &&
+                            s.IsMember(n->inputs()[0].get());
+      if (widening && !read_inside && !s.outputs.contains(n)) {
+        s.floating_deps[s.Index(n)] = {s.group_of[s.Index(n)]};
+        s.group_of[s.Index(n)] = -1;
+      } else {
+        kept.push_back(n);
+      }
+    }
+    group.members = std::move(kept);
+  }
+}
+
+}  // namespace
+
+void AssignGroups(PlannerState& s) {
+  for (const Node* n : s.nodes) {
+    switch (GetOpInfo(n->op()).category) {
+      case OpCategory::kReduce:
+        PlaceReduction(s, n);
+        break;
+      case OpCategory::kMatmul:
+        PlaceMatmul(s, n);
+        break;
+      default:
+        PlaceElementwise(s, n);
+        break;
+    }
+  }
+  if (s.options.fuse) DemoteWideningCasts(s);
+}
+
+}  // namespace tessel::fusion_internal

@@ -1,0 +1,246 @@
+// Phase 4 of the planner: kernels from groups and written values, pointwise merges, order.
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "core/error.h"
+#include "fusion/planner_state.h"
+
+namespace tessel::fusion_internal {
+namespace {
+
+// A kernel under construction: what it owns (writes, and for groups every member).
+struct Proto {
+  int group = -1;                   // -1: pointwise
+  std::vector<const Node*> owned;   // written values, plus group members
+  bool dead = false;                // merged into another proto
+};
+
+class KernelBuilder {
+ public:
+  explicit KernelBuilder(PlannerState& s) : s_(s) {}
+
+  FusionPlan Build() {
+    MakeProtos();
+    MergePointwise(/*same_shape=*/true);
+    MergePointwise(/*same_shape=*/false);
+    return Emit();
+  }
+
+ private:
+  void MakeProtos() {
+    protos_.resize(s_.groups.size());
+    for (size_t g = 0; g < s_.groups.size(); ++g) {
+      protos_[g].group = static_cast<int>(g);
+      protos_[g].owned = s_.groups[g].members;
+    }
+    for (size_t i = 0; i < s_.nodes.size(); ++i) {
+      if (s_.group_of[i] < 0 && s_.written[i]) {
+        protos_.push_back(Proto{-1, {s_.nodes[i]}, false});
+      }
+    }
+    RecomputeOwners();
+  }
+
+  void RecomputeOwners() {
+    owner_.clear();
+    for (size_t k = 0; k < protos_.size(); ++k) {
+      if (protos_[k].dead) continue;
+      for (const Node* n : protos_[k].owned) owner_[n] = static_cast<int>(k);
+    }
+  }
+
+  // The kernels whose values proto k reads (excluding itself).
+  absl::flat_hash_set<int> DepsOf(int k) const {
+    absl::flat_hash_set<int> deps;
+    Walk(k, [&](const Node* read) { deps.insert(owner_.at(read)); }, nullptr);
+    deps.erase(k);
+    return deps;
+  }
+
+  // Visits proto k's cone: on_read for values read from other kernels, on_compute for nodes
+  // computed here (producers first).
+  template <typename Read>
+  void Walk(int k, Read on_read, std::vector<const Node*>* computed) const {
+    absl::flat_hash_set<const Node*> seen;
+    std::vector<std::pair<const Node*, size_t>> stack;
+    for (const Node* root : protos_[k].owned) {
+      if (!seen.insert(root).second) continue;
+      stack.emplace_back(root, 0);
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < node->inputs().size()) {
+          const Node* in = node->inputs()[next++].get();
+          if (!s_.InProgram(in) || !seen.insert(in).second) continue;
+          auto it = owner_.find(in);
+          const bool elsewhere = it != owner_.end() && it->second != k;
+          if (elsewhere) {
+            on_read(in);
+          } else {
+            stack.emplace_back(in, 0);
+          }
+          continue;
+        }
+        if (computed != nullptr) computed->push_back(node);
+        stack.pop_back();
+      }
+    }
+  }
+
+  // Whether `to` is reachable from `from` through at least one other kernel.
+  bool IndirectPath(int from, int to, const std::vector<absl::flat_hash_set<int>>& deps) const {
+    std::vector<int> stack;
+    absl::flat_hash_set<int> seen;
+    for (int d : deps[from]) {
+      if (d != to && seen.insert(d).second) stack.push_back(d);
+    }
+    while (!stack.empty()) {
+      const int k = stack.back();
+      stack.pop_back();
+      if (k == to) return true;
+      for (int d : deps[k]) {
+        if (seen.insert(d).second) stack.push_back(d);
+      }
+    }
+    return false;
+  }
+
+  std::vector<Shape> Segments(int k) const {
+    std::vector<Shape> shapes;
+    for (const Node* n : protos_[k].owned) {
+      if (std::find(shapes.begin(), shapes.end(), n->shape()) == shapes.end()) {
+        shapes.push_back(n->shape());
+      }
+    }
+    return shapes;
+  }
+
+  void MergePointwise(bool same_shape) {
+    if (!s_.options.fuse) return;
+    for (size_t a = 0; a < protos_.size(); ++a) {
+      if (protos_[a].dead || protos_[a].group >= 0) continue;
+      for (size_t b = a + 1; b < protos_.size(); ++b) {
+        if (protos_[b].dead || protos_[b].group >= 0) continue;
+        const bool same = Segments(a) == Segments(b);
+        if (same != same_shape) continue;
+        if (!same && Segments(a).size() + Segments(b).size() >
+                         static_cast<size_t>(s_.options.max_segments)) {
+          continue;
+        }
+        std::vector<absl::flat_hash_set<int>> deps(protos_.size());
+        for (size_t k = 0; k < protos_.size(); ++k) {
+          if (!protos_[k].dead) deps[k] = DepsOf(static_cast<int>(k));
+        }
+        if (IndirectPath(a, b, deps) || IndirectPath(b, a, deps)) continue;
+        protos_[a].owned.insert(protos_[a].owned.end(), protos_[b].owned.begin(),
+                                protos_[b].owned.end());
+        std::sort(protos_[a].owned.begin(), protos_[a].owned.end(),
+                  [&](const Node* x, const Node* y) { return s_.Index(x) < s_.Index(y); });
+        protos_[b].dead = true;
+        RecomputeOwners();
+      }
+    }
+  }
+
+  FusedKernel ToKernel(int k) const {
+    FusedKernel kernel;
+    const Proto& proto = protos_[k];
+    std::vector<const Node*> computed;
+    absl::flat_hash_set<const Node*> inputs;
+    Walk(k, [&](const Node* read) { inputs.insert(read); }, &computed);
+    std::sort(computed.begin(), computed.end(),
+              [&](const Node* x, const Node* y) { return s_.Index(x) < s_.Index(y); });
+    kernel.nodes = computed;
+    for (const Node* n : computed) {
+      for (const NodePtr& in : n->inputs()) {
+        const bool leaf = !s_.InProgram(in.get());
+        if ((leaf || inputs.contains(in.get())) &&
+            std::find(kernel.inputs.begin(), kernel.inputs.end(), in.get()) ==
+                kernel.inputs.end()) {
+          kernel.inputs.push_back(in.get());
+        }
+      }
+    }
+    for (const Node* n : proto.owned) {
+      if (s_.written[s_.Index(n)]) {
+        kernel.outputs.push_back(n);
+        kernel.notes.push_back(absl::StrCat("writes {n}: ", s_.write_reason[s_.Index(n)]));
+        kernel.notes_nodes.push_back(n);
+      }
+    }
+    if (proto.group < 0) {
+      kernel.kind = KernelKind::kPointwise;
+      kernel.segments = Segments(k);
+      return kernel;
+    }
+    const Group& group = s_.groups[proto.group];
+    if (group.is_gemm) {
+      kernel.kind = KernelKind::kGemm;
+      kernel.matmul = group.members[0];
+    } else {
+      kernel.kind = group.row_members ? KernelKind::kNormalization : KernelKind::kReduction;
+      kernel.row_space = group.space;
+      kernel.reduced_axes = group.axes;
+      kernel.staged = group.staged;
+    }
+    return kernel;
+  }
+
+  FusionPlan Emit() {
+    std::vector<int> live;
+    for (size_t k = 0; k < protos_.size(); ++k) {
+      if (!protos_[k].dead) live.push_back(static_cast<int>(k));
+    }
+    // Kahn's algorithm; among ready kernels the one whose first node comes first.
+    absl::flat_hash_map<int, absl::flat_hash_set<int>> deps;
+    for (int k : live) deps[k] = DepsOf(k);
+    auto first = [&](int k) {
+      int m = 1 << 30;
+      for (const Node* n : protos_[k].owned) m = std::min(m, s_.Index(n));
+      return m;
+    };
+    FusionPlan plan;
+    absl::flat_hash_map<int, int> position;  // proto -> kernel index
+    while (position.size() < live.size()) {
+      int best = -1;
+      for (int k : live) {
+        if (position.contains(k)) continue;
+        bool ready = true;
+        for (int d : deps[k]) ready = ready && position.contains(d);
+        if (ready && (best < 0 || first(k) < first(best))) best = k;
+      }
+      TESSEL_CHECK(best >= 0, "the kernel graph has a cycle");
+      position[best] = static_cast<int>(plan.kernels.size());
+      plan.kernels.push_back(ToKernel(best));
+    }
+    for (int k : live) {
+      FusedKernel& kernel = plan.kernels[position[k]];
+      for (int d : deps[k]) kernel.depends_on.push_back(position[d]);
+      std::sort(kernel.depends_on.begin(), kernel.depends_on.end());
+    }
+    AddRefusalNotes(plan, position);
+    return plan;
+  }
+
+  void AddRefusalNotes(FusionPlan& plan, const absl::flat_hash_map<int, int>& position) {
+    for (const Refusal& r : s_.refusals) {
+      auto it = owner_.find(r.node);
+      const int target = position.at(r.group);
+      // The note goes to the kernel that computes the refused node, or to the group's.
+      const int k = it != owner_.end() ? position.at(it->second) : target;
+      plan.kernels[k].notes.push_back(
+          absl::StrCat("{n} not fused into kernel ", target, ": ", r.reason));
+      plan.kernels[k].notes_nodes.push_back(r.node);
+    }
+  }
+
+  PlannerState& s_;
+  std::vector<Proto> protos_;
+  absl::flat_hash_map<const Node*, int> owner_;
+};
+
+}  // namespace
+
+FusionPlan BuildKernels(PlannerState& state) { return KernelBuilder(state).Build(); }
+
+}  // namespace tessel::fusion_internal

@@ -1,0 +1,66 @@
+// FusionPlan: how a Program is cut into kernels. Graph -> FusionPlan -> KernelSource.
+//
+// A plan is data: each kernel lists the nodes it computes, the values it reads from memory
+// (realized leaves or values other kernels write) and the values it writes, plus the reasons
+// for its boundaries. Values a kernel computes but does not write are inlined: recomputed at
+// whatever index its consumers need them, so views and broadcasts cost only index math.
+#ifndef TESSEL_FUSION_PLAN_H_
+#define TESSEL_FUSION_PLAN_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "core/node.h"
+
+namespace tessel {
+
+enum class KernelKind {
+  kPointwise,      // one or more iteration spaces ("segments"), elementwise work only
+  kReduction,      // reductions over the same axes of one space, their prologue and epilogue
+  kNormalization,  // reductions whose results are broadcast back over the rows they reduce
+  kGemm,           // a matmul and its elementwise epilogue
+};
+absl::string_view KernelKindName(KernelKind kind);
+
+struct FusedKernel {
+  KernelKind kind = KernelKind::kPointwise;
+  // Every node computed here (inlined values included), producers first.
+  std::vector<const Node*> nodes;
+  std::vector<const Node*> inputs;   // read from memory
+  std::vector<const Node*> outputs;  // written to memory
+  // Kernels whose outputs this one reads.
+  std::vector<int> depends_on;
+
+  // Pointwise: one entry per iteration space; each output belongs to the segment of its shape.
+  std::vector<Shape> segments;
+  // Reduction and normalization: the space being reduced and the reduced axes (sorted).
+  Shape row_space;
+  std::vector<int64_t> reduced_axes;
+  // Whether a whole row is held on chip (normalization needs it; long rows stream).
+  bool staged = false;
+  // Gemm: the matmul node.
+  const Node* matmul = nullptr;
+
+  // Why the kernel ends where it does: one line per boundary, with node numbers filled in by
+  // PrintPlan ("{n}" is replaced with the text-form name of `notes_nodes[i]`).
+  std::vector<std::string> notes;
+  std::vector<const Node*> notes_nodes;
+};
+
+struct FusionPlan {
+  std::vector<FusedKernel> kernels;  // in execution order: producers first
+};
+
+// The plan as text, naming nodes as PrintGraph({outputs}) does:
+//
+//   kernel 0 normalization: max sub exp sum div
+//     reads %0
+//     writes %6
+//     computes %2 %3 %4 %5 %6
+//     note: ...
+std::string PrintPlan(const FusionPlan& plan, const std::vector<const Node*>& graph_outputs);
+
+}  // namespace tessel
+
+#endif  // TESSEL_FUSION_PLAN_H_

@@ -1,0 +1,46 @@
+// The fusion planner: Program -> FusionPlan. Pure: a graph in, a plan out.
+//
+// [ Note -- how the planner cuts a graph ]
+// 1. Anchors. Walking producers first, each reduction starts or joins a row group (same
+//    space and axes: chained reductions such as layer norm's mean and variance, or
+//    horizontal siblings such as sum(x) and max(x)); each matmul starts a GEMM group.
+// 2. Joins. An elementwise node that reads a group member directly joins that group when it
+//    lives in the group's space (the row, the reduced row, or the GEMM output) and the join
+//    creates no cycle between kernels. Everything else floats: it is recomputed inline
+//    wherever it is needed, views and broadcasts becoming index math.
+// 3. Writes. A value is written to memory when it is a program output, a matmul operand, a
+//    group member read outside its group, or a floating value needed by several kernels
+//    whose recomputation costs more than writing it once.
+// 4. Pointwise kernels. Written floating values become pointwise kernels; those over the same
+//    space merge, then independent ones merge into multi-segment launches.
+// Each refused merge leaves a note that explain() prints.
+#ifndef TESSEL_FUSION_PLANNER_H_
+#define TESSEL_FUSION_PLANNER_H_
+
+#include <cstdint>
+
+#include "core/backend.h"
+#include "fusion/plan.h"
+
+namespace tessel {
+
+struct FusionOptions {
+  // False: one kernel per operation (the unfused baseline the benchmarks compare against).
+  bool fuse = true;
+  // The longest row a normalization kernel holds on chip; longer rows stream.
+  int64_t max_staged_row = 16384;
+  // A floating value needed by several kernels is recomputed in each when its inline cone
+  // costs at most this much (transcendental ops count 4, others 1), else written once.
+  int recompute_limit = 8;
+  // The most iteration spaces one pointwise launch serves.
+  int max_segments = 128;
+};
+
+FusionPlan PlanFusion(const Program& program, const FusionOptions& options = {});
+
+// TESSEL_FUSION=0 selects the unfused mode for a whole process.
+FusionOptions DefaultFusionOptions();
+
+}  // namespace tessel
+
+#endif  // TESSEL_FUSION_PLANNER_H_

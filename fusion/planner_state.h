@@ -1,0 +1,69 @@
+// The planner's working state, shared by its phases (see the note in planner.h).
+#ifndef TESSEL_FUSION_PLANNER_STATE_H_
+#define TESSEL_FUSION_PLANNER_STATE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "fusion/planner.h"
+
+namespace tessel::fusion_internal {
+
+// An anchor group: a row group (reductions over `axes` of `space`) or a GEMM group.
+struct Group {
+  bool is_gemm = false;
+  Shape space;                 // the row space, or the GEMM output shape
+  std::vector<int64_t> axes;   // row groups: reduced axes, sorted
+  Shape reduced_keep;          // the reduced space with and without kept dimensions
+  Shape reduced_drop;
+  bool staged = false;         // rows held on chip: elementwise row members may join
+  bool row_members = false;    // has elementwise members over whole rows
+  std::vector<const Node*> members;  // producers first
+  absl::flat_hash_set<int> deps;     // groups whose members this group reads
+};
+
+// A merge the planner refused, kept for explain().
+struct Refusal {
+  const Node* node;
+  int group;
+  std::string reason;
+};
+
+struct PlannerState {
+  PlannerState(const Program& p, const FusionOptions& o);
+
+  int Index(const Node* n) const { return index.at(n); }
+  bool InProgram(const Node* n) const { return index.contains(n); }
+  bool IsMember(const Node* n) const { return InProgram(n) && group_of[Index(n)] >= 0; }
+  // Whether group `from` reads, directly or through other groups, from group `to`.
+  bool GroupReaches(int from, int to) const;
+
+  const Program& program;
+  FusionOptions options;
+  // The program's nodes without data placeholders (inputs parsed from text), which are
+  // leaves like realized nodes.
+  std::vector<const Node*> nodes;
+  absl::flat_hash_map<const Node*, int> index;  // position in program.nodes
+  std::vector<std::vector<const Node*>> consumers;
+  absl::flat_hash_set<const Node*> outputs;
+  std::vector<int> group_of;  // -1: floating
+  std::vector<Group> groups;
+  // For floating nodes: the groups whose members their inline evaluation reads.
+  std::vector<absl::flat_hash_set<int>> floating_deps;
+  std::vector<Refusal> refusals;
+  std::vector<bool> written;  // phase 3: values written to memory
+  std::vector<std::string> write_reason;
+};
+
+// Phase 1 and 2: anchors and joins.
+void AssignGroups(PlannerState& state);
+// Phase 3: which values are written.
+void ChooseWrites(PlannerState& state);
+// Phase 4: kernels, merged and ordered.
+FusionPlan BuildKernels(PlannerState& state);
+
+}  // namespace tessel::fusion_internal
+
+#endif  // TESSEL_FUSION_PLANNER_STATE_H_

@@ -1,0 +1,96 @@
+// Phase 3 of the planner: which values are written to memory, and why. Walks consumers
+// before producers so that each value knows every kernel that evaluates it.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "fusion/planner_state.h"
+
+namespace tessel::fusion_internal {
+namespace {
+
+// Where a value is evaluated: a group id, or kRootBase + program index for a written
+// floating value (its own pointwise kernel until kernels merge), or kHost for the caller.
+constexpr int kHost = -1;
+constexpr int kRootBase = 1 << 30;
+
+int OpCost(const Node* n) {
+  switch (n->op()) {
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kTanh:
+    case OpKind::kErf:
+    case OpKind::kSigmoid:
+    case OpKind::kPow:
+    case OpKind::kRand:
+    case OpKind::kRandn:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+void ChooseWrites(PlannerState& s) {
+  const int n = static_cast<int>(s.nodes.size());
+  // Inline cost of each floating value's cone, producers first (shared subcones count
+  // once per path: an estimate).
+  std::vector<int> cost(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const Node* node = s.nodes[i];
+    if (s.group_of[i] >= 0) continue;
+    cost[i] = OpCost(node);
+    for (const NodePtr& in : node->inputs()) {
+      if (s.InProgram(in.get()) && !s.IsMember(in.get())) {
+        cost[i] = std::min(1 << 20, cost[i] + cost[s.Index(in.get())]);
+      }
+    }
+  }
+
+  std::vector<absl::flat_hash_set<int>> evaluated_in(n);
+  for (int i = n - 1; i >= 0; --i) {
+    const Node* node = s.nodes[i];
+    absl::flat_hash_set<int> sites;
+    if (s.outputs.contains(node)) sites.insert(kHost);
+    bool matmul_operand = false;
+    for (const Node* c : s.consumers[i]) {
+      const absl::flat_hash_set<int>& where = evaluated_in[s.Index(c)];
+      sites.insert(where.begin(), where.end());
+      matmul_operand = matmul_operand || c->op() == OpKind::kMatmul;
+    }
+    std::string& reason = s.write_reason[i];
+    const int group = s.group_of[i];
+    if (group >= 0) {
+      s.written[i] = sites.size() > 1 || !sites.contains(group);
+      if (s.outputs.contains(node)) {
+        reason = "program output";
+      } else if (s.written[i]) {
+        reason = matmul_operand ? "matmul operand" : "read by another kernel";
+      }
+      evaluated_in[i] = {group};
+      continue;
+    }
+    if (s.outputs.contains(node)) {
+      reason = "program output";
+    } else if (matmul_operand) {
+      reason = "matmul operand";
+    } else if (!s.options.fuse) {
+      reason = "unfused mode: every operation is a kernel";
+    } else if (sites.size() > 1 && cost[i] > s.options.recompute_limit) {
+      reason = absl::StrCat("needed by ", sites.size(), " kernels and costs ", cost[i],
+                            " to recompute (limit ", s.options.recompute_limit,
+                            "): written once");
+    }
+    s.written[i] = !reason.empty();
+    if (s.written[i]) {
+      evaluated_in[i] = {kRootBase + i};
+    } else {
+      sites.erase(kHost);
+      evaluated_in[i] = std::move(sites);
+    }
+  }
+}
+
+}  // namespace tessel::fusion_internal

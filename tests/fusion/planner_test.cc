@@ -1,0 +1,185 @@
+// The planner: graphs as text in, plans out. Positive tests check what fuses; the negative
+// tests name each reason a merge is refused.
+#include "fusion/planner.h"
+
+#include "core/graph_text.h"
+#include "core/realize.h"
+#include "gtest/gtest.h"
+#include "tessel.h"
+
+namespace tessel {
+namespace {
+
+// The plan points into the graph, so the outputs are kept alive with it.
+struct Planned {
+  std::vector<Tensor> outputs;
+  FusionPlan plan;
+  std::string text;
+};
+
+Planned PlanOf(const std::vector<Tensor>& outputs, FusionOptions options = {}) {
+  std::vector<const Node*> nodes;
+  for (const Tensor& t : outputs) nodes.push_back(&t.node());
+  Planned p;
+  p.outputs = outputs;
+  p.plan = PlanFusion(CollectProgram(nodes), options);
+  p.text = PrintPlan(p.plan, nodes);
+  return p;
+}
+
+Planned PlanText(const std::string& graph, FusionOptions options = {}) {
+  absl::StatusOr<ParsedGraph> g = ParseGraph(graph);
+  EXPECT_TRUE(g.ok()) << g.status();
+  return PlanOf(g->outputs, options);
+}
+
+bool Contains(const std::string& text, const std::string& piece) {
+  return text.find(piece) != std::string::npos;
+}
+
+Tensor Input(Shape shape, DType dtype = DType::kF32) {
+  return from_vector(std::vector<float>(shape.numel()), shape, dtype, Device::kCPU);
+}
+
+TEST(PlannerTest, PointwiseChainIsOneKernel) {
+  Planned p = PlanText(
+      "%0 = input f32[1024]\n"
+      "%1 = full f32[] value=1.5\n"
+      "%2 = mul f32[1024] %0, %1\n"
+      "%3 = tanh f32[1024] %2\n"
+      "%4 = permute f32[1024] %3 perm=[0]\n"
+      "%5 = add f32[1024] %4, %0\n"
+      "return %5\n");
+  EXPECT_EQ(p.text,
+            "kernel 0 pointwise: full mul tanh permute add\n"
+            "  reads %0\n"
+            "  writes %5\n"
+            "  computes %1 %2 %3 %4 %5\n"
+            "  note: writes %5: program output\n");
+}
+
+TEST(PlannerTest, NormalizationsAreOneKernelReadingTheInputOnce) {
+  Tensor x = Input({64, 256}, DType::kBF16), w = Input({256}), b = Input({256});
+  for (const Tensor& y : {softmax(x), log_softmax(x), layer_norm(x, w, b), rms_norm(x, w)}) {
+    Planned p = PlanOf({y});
+    ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+    const FusedKernel& k = p.plan.kernels[0];
+    EXPECT_EQ(k.kind, KernelKind::kNormalization) << p.text;
+    EXPECT_TRUE(k.staged);
+    EXPECT_EQ(k.inputs[0], &x.node());
+    EXPECT_EQ(k.reduced_axes, (std::vector<int64_t>{1}));
+  }
+}
+
+TEST(PlannerTest, SiblingReductionsShareOnePass) {
+  Tensor x = Input({1 << 20});
+  Planned p = PlanOf({sum(x), sum(x * x), max(x)});
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].kind, KernelKind::kReduction);
+  EXPECT_EQ(p.plan.kernels[0].outputs.size(), 3u);
+  EXPECT_FALSE(p.plan.kernels[0].staged);  // a million-element row streams
+}
+
+TEST(PlannerTest, GemmTakesItsEpilogueAndSoftmaxFollows) {
+  // The api.md example: one GEMM kernel with the bias and GELU, one softmax kernel.
+  Tensor x = Input({64, 32}, DType::kBF16), w = Input({32, 128}, DType::kBF16);
+  Tensor b = Input({128}, DType::kBF16);
+  Planned p = PlanOf({softmax(gelu(matmul(x, w) + b))});
+  ASSERT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].kind, KernelKind::kGemm);
+  EXPECT_EQ(p.plan.kernels[1].kind, KernelKind::kNormalization);
+  // The GEMM writes the bf16 result; the softmax widens it as it reads.
+  EXPECT_EQ(p.plan.kernels[0].outputs[0]->dtype(), DType::kBF16) << p.text;
+  EXPECT_EQ(p.plan.kernels[1].depends_on, (std::vector<int>{0}));
+}
+
+TEST(PlannerTest, IndependentPointwiseOutputsShareALaunch) {
+  Tensor a = Input({256}), b = Input({256}), c = Input({4096});
+  Planned p = PlanOf({exp(a), b * 2.0, c - 0.01 * c});
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].segments, (std::vector<Shape>{Shape{256}, Shape{4096}}));
+  EXPECT_EQ(p.plan.kernels[0].outputs.size(), 3u);
+}
+
+TEST(PlannerTest, CheapSharedValuesAreRecomputed) {
+  Tensor x = Input({16, 32});
+  Tensor e = x * 3.0;  // cost 2: both reductions recompute it
+  Planned p = PlanOf({sum(e, {0}), sum(e, {1})});
+  EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  for (const FusedKernel& k : p.plan.kernels) EXPECT_EQ(k.inputs[0], &x.node()) << p.text;
+}
+
+TEST(PlannerTest, CostlySharedValuesAreWrittenOnce) {
+  Tensor x = Input({16, 32});
+  Tensor e = tanh(exp(sin(x)));  // cost 12
+  Planned p = PlanOf({sum(e, {0}), sum(e, {1})});
+  ASSERT_EQ(p.plan.kernels.size(), 3u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].kind, KernelKind::kPointwise);
+  EXPECT_TRUE(Contains(p.text, "needed by 2 kernels and costs 12 to recompute (limit 8): "
+                               "written once"))
+      << p.text;
+}
+
+TEST(PlannerTest, UnfusedModeIsOneKernelPerOperation) {
+  Tensor x = Input({8});
+  Planned p = PlanOf({softmax(x)}, FusionOptions{/*fuse=*/false});
+  EXPECT_EQ(p.plan.kernels.size(), 5u) << p.text;  // max, sub, exp, sum, div
+}
+
+// Negative tests: each refusal reason, by name.
+
+TEST(PlannerRefusalTest, ReductionAxesDiffer) {
+  Tensor x = Input({16, 32});
+  Planned p = PlanOf({sum(x, {0}), sum(x, {1})});
+  EXPECT_EQ(p.plan.kernels.size(), 2u);
+  EXPECT_TRUE(Contains(p.text, "not fused into kernel 0: reduction axes differ")) << p.text;
+}
+
+TEST(PlannerRefusalTest, RowsTooLongToHoldOnChip) {
+  FusionOptions options;
+  options.max_staged_row = 4;
+  Planned p = PlanOf({softmax(Input({4, 8}))}, options);
+  EXPECT_EQ(p.plan.kernels.size(), 3u) << p.text;  // max; sum of exp; the divide
+  EXPECT_TRUE(Contains(p.text, "rows of 8 elements are too long to hold on chip")) << p.text;
+  EXPECT_TRUE(Contains(p.text, "the reduced rows are too long to hold on chip")) << p.text;
+}
+
+TEST(PlannerRefusalTest, MergeWouldCreateACycle) {
+  // r feeds a GEMM; a node reading both r and the GEMM cannot join r's kernel, which the
+  // GEMM waits for.
+  Tensor x = Input({4, 8});
+  Tensor r = sum(x, {1}, true);               // [4,1], kernel 0
+  Tensor m = matmul(r, Input({1, 8}));        // [4,8], kernel 1 reads r
+  Planned p = PlanOf({r + m});
+  EXPECT_TRUE(Contains(p.text, "not fused into kernel 0: merge would create a cycle")) << p.text;
+  ASSERT_EQ(p.plan.kernels.size(), 2u);
+  EXPECT_EQ(p.plan.kernels[1].kind, KernelKind::kGemm);  // the add joins the epilogue
+}
+
+TEST(PlannerRefusalTest, ReadsTheGroupThroughAView) {
+  // y joins the row group; y + y^T^T reads y at remapped positions through the views.
+  Tensor x = Input({4, 8});
+  Tensor y = x - max(x, {1}, true);
+  Planned p = PlanOf({y + transpose(transpose(y))});
+  EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  EXPECT_TRUE(Contains(p.text, "reads the group's values at other positions (through a view)"))
+      << p.text;
+}
+
+TEST(PlannerRefusalTest, ShapeIsNotTheIterationSpace) {
+  Tensor m = matmul(Input({4, 8}), Input({8, 8}));
+  Planned p = PlanOf({m + Input({2, 4, 8})});
+  EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  EXPECT_TRUE(Contains(p.text, "its shape [2,4,8] is not the kernel's iteration space")) << p.text;
+}
+
+TEST(PlannerTest, PlansAreDeterministic) {
+  auto build = [] {
+    Tensor x = Input({8, 16});
+    return PlanOf({softmax(x), sum(x * x, {1}), exp(x)}).text;
+  };
+  EXPECT_EQ(build(), build());
+}
+
+}  // namespace
+}  // namespace tessel

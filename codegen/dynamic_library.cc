@@ -14,9 +14,8 @@ absl::StatusOr<void*> OpenLibrary(const std::vector<std::string>& names) {
     const char* error = dlerror();
     errors.push_back(error != nullptr ? error : name);
   }
-  return absl::UnavailableError(
-      absl::StrCat("cannot open ", absl::StrJoin(names, " or "), " (",
-                   absl::StrJoin(errors, "; "), ")"));
+  return absl::UnavailableError(absl::StrCat("cannot open ", absl::StrJoin(names, " or "), " (",
+                                             absl::StrJoin(errors, "; "), ")"));
 }
 
 absl::StatusOr<void*> FindSymbol(void* library, const char* symbol) {

@@ -23,8 +23,8 @@ constexpr absl::string_view kMagic = "TESSEL-KERNEL-CACHE-1\n";
 std::string KeyMaterial(absl::string_view source, const Target& target,
                         absl::string_view nvrtc_version) {
   return absl::StrCat("codegen ", kCodegenVersion, "\nnvrtc ", nvrtc_version, "\ntarget ",
-                      target.Name(), "\noptions ", absl::StrJoin(CompileOptions(target), " "),
-                      "\n", source);
+                      target.Name(), "\noptions ", absl::StrJoin(CompileOptions(target), " "), "\n",
+                      source);
 }
 
 // Entry layout: magic, then four length-prefixed fields (key material, cubin, ptx, log), then
@@ -49,8 +49,8 @@ bool Deserialize(absl::string_view data, absl::string_view key, CompileOutput* o
   for (int i = 0; i < 4; ++i) {
     const size_t newline = rest.find('\n');
     size_t size = 0;
-    if (newline == absl::string_view::npos ||
-        !absl::SimpleAtoi(rest.substr(0, newline), &size) || rest.size() - newline - 1 < size) {
+    if (newline == absl::string_view::npos || !absl::SimpleAtoi(rest.substr(0, newline), &size) ||
+        rest.size() - newline - 1 < size) {
       return false;
     }
     const absl::string_view field = rest.substr(newline + 1, size);
@@ -110,8 +110,8 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
       return it->second;
     }
   }
-  const std::string file = absl::StrFormat("%016x-%016x.cubin", StableHash(key),
-                                           StableHash(key, 0x84222325cbf29ce4ull));
+  const std::string file =
+      absl::StrFormat("%016x-%016x.cubin", StableHash(key), StableHash(key, 0x84222325cbf29ce4ull));
   const std::string path = directory_.empty() ? "" : absl::StrCat(directory_, "/", file);
   auto out = std::make_shared<CompileOutput>();
   std::string data;

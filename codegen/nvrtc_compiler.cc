@@ -29,9 +29,8 @@ struct Nvrtc {
 };
 
 absl::StatusOr<Nvrtc> Load() {
-  TESSEL_ASSIGN_OR_RETURN(
-      void* lib, OpenLibrary({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-                              "/usr/local/cuda/lib64/libnvrtc.so"}));
+  TESSEL_ASSIGN_OR_RETURN(void* lib, OpenLibrary({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                                                  "/usr/local/cuda/lib64/libnvrtc.so"}));
   Nvrtc n;
 #define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(LoadSymbol(lib, #name, &n.name));
   TESSEL_NVRTC_FUNCTIONS(TESSEL_LOAD)
@@ -70,8 +69,8 @@ absl::StatusOr<CompileOutput> CompileCuda(absl::string_view source, absl::string
   TESSEL_ASSIGN_OR_RETURN(const Nvrtc* n, GetNvrtc());
   nvrtcProgram program;
   const std::string src(source), file = absl::StrCat(name, ".cu");
-  if (nvrtcResult r = n->nvrtcCreateProgram(&program, src.c_str(), file.c_str(), 0, nullptr,
-                                            nullptr);
+  if (nvrtcResult r =
+          n->nvrtcCreateProgram(&program, src.c_str(), file.c_str(), 0, nullptr, nullptr);
       r != NVRTC_SUCCESS) {
     return absl::InternalError(absl::StrCat("nvrtcCreateProgram: ", n->nvrtcGetErrorString(r)));
   }
@@ -99,8 +98,8 @@ absl::StatusOr<CompileOutput> CompileCuda(absl::string_view source, absl::string
   }
   n->nvrtcDestroyProgram(&program);
   if (result != NVRTC_SUCCESS) {
-    return absl::InvalidArgumentError(absl::StrCat("NVRTC could not compile ", name, " for ",
-                                                   target.Name(), ":\n", out.log));
+    return absl::InvalidArgumentError(
+        absl::StrCat("NVRTC could not compile ", name, " for ", target.Name(), ":\n", out.log));
   }
   return out;
 }

@@ -41,7 +41,11 @@ absl::StatusOr<Backend*> GetBackend(Device device) {
         absl::StrCat("no ", DeviceName(device), " backend is built into this program"));
   }
   absl::Status available = found->Available();
-  if (!available.ok()) return available;
+  if (!available.ok()) {
+    return absl::Status(
+        available.code(),
+        absl::StrCat("the ", DeviceName(device), " device is unavailable: ", available.message()));
+  }
   return found;
 }
 
@@ -60,6 +64,22 @@ Device default_device() {
     ThrowOpError("default_device", "TESSEL_DEVICE must be cpu or cuda, not '", value, "'");
   }
   return GetBackend(Device::kCUDA).ok() ? Device::kCUDA : Device::kCPU;
+}
+
+}  // namespace tessel
+
+namespace tessel {
+
+void synchronize() {
+  std::vector<Backend*> backends;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (const auto& b : r.backends) backends.push_back(b.get());
+  }
+  for (Backend* b : backends) {
+    if (b->Available().ok()) ThrowIfError(b->Synchronize());
+  }
 }
 
 }  // namespace tessel

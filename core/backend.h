@@ -36,6 +36,8 @@ class Backend {
   // Host bytes (numel * DTypeSize) to and from this device's memory.
   virtual absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) = 0;
   virtual absl::Status Download(const Buffer& buffer, void* host) = 0;
+  // Waits for queued work (device backends run asynchronously).
+  virtual absl::Status Synchronize() { return absl::OkStatus(); }
 };
 
 void RegisterBackend(std::unique_ptr<Backend> backend);
@@ -45,6 +47,9 @@ absl::StatusOr<Backend*> GetBackend(Device device);
 // kCUDA when a CUDA backend is registered and available, else kCPU; TESSEL_DEVICE=cpu|cuda
 // overrides it (an unknown value, or cuda without a usable GPU, throws Error).
 Device default_device();
+
+// Waits until every queued computation on every device has finished (for timing).
+void synchronize();
 
 }  // namespace tessel
 

@@ -8,7 +8,8 @@
 namespace tessel {
 
 struct Stats {
-  std::atomic<int64_t> nodes_evaluated{0};  // graph nodes a backend computed
+  std::atomic<int64_t> nodes_evaluated{0};   // graph nodes a backend computed
+  std::atomic<int64_t> kernels_launched{0};  // device kernel launches
 };
 
 Stats& GetStats();

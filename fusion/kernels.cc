@@ -11,9 +11,9 @@ namespace {
 
 // A kernel under construction: what it owns (writes, and for groups every member).
 struct Proto {
-  int group = -1;                   // -1: pointwise
-  std::vector<const Node*> owned;   // written values, plus group members
-  bool dead = false;                // merged into another proto
+  int group = -1;                  // -1: pointwise
+  std::vector<const Node*> owned;  // written values, plus group members
+  bool dead = false;               // merged into another proto
 };
 
 class KernelBuilder {
@@ -53,7 +53,8 @@ class KernelBuilder {
   // The kernels whose values proto k reads (excluding itself).
   absl::flat_hash_set<int> DepsOf(int k) const {
     absl::flat_hash_set<int> deps;
-    Walk(k, [&](const Node* read) { deps.insert(owner_.at(read)); }, nullptr);
+    Walk(
+        k, [&](const Node* read) { deps.insert(owner_.at(read)); }, nullptr);
     deps.erase(k);
     return deps;
   }
@@ -147,7 +148,8 @@ class KernelBuilder {
     const Proto& proto = protos_[k];
     std::vector<const Node*> computed;
     absl::flat_hash_set<const Node*> inputs;
-    Walk(k, [&](const Node* read) { inputs.insert(read); }, &computed);
+    Walk(
+        k, [&](const Node* read) { inputs.insert(read); }, &computed);
     std::sort(computed.begin(), computed.end(),
               [&](const Node* x, const Node* y) { return s_.Index(x) < s_.Index(y); });
     kernel.nodes = computed;

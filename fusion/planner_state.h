@@ -14,12 +14,12 @@ namespace tessel::fusion_internal {
 // An anchor group: a row group (reductions over `axes` of `space`) or a GEMM group.
 struct Group {
   bool is_gemm = false;
-  Shape space;                 // the row space, or the GEMM output shape
-  std::vector<int64_t> axes;   // row groups: reduced axes, sorted
-  Shape reduced_keep;          // the reduced space with and without kept dimensions
+  Shape space;                // the row space, or the GEMM output shape
+  std::vector<int64_t> axes;  // row groups: reduced axes, sorted
+  Shape reduced_keep;         // the reduced space with and without kept dimensions
   Shape reduced_drop;
-  bool staged = false;         // rows held on chip: elementwise row members may join
-  bool row_members = false;    // has elementwise members over whole rows
+  bool staged = false;               // rows held on chip: elementwise row members may join
+  bool row_members = false;          // has elementwise members over whole rows
   std::vector<const Node*> members;  // producers first
   absl::flat_hash_set<int> deps;     // groups whose members this group reads
 };

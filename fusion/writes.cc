@@ -80,8 +80,7 @@ void ChooseWrites(PlannerState& s) {
       reason = "unfused mode: every operation is a kernel";
     } else if (sites.size() > 1 && cost[i] > s.options.recompute_limit) {
       reason = absl::StrCat("needed by ", sites.size(), " kernels and costs ", cost[i],
-                            " to recompute (limit ", s.options.recompute_limit,
-                            "): written once");
+                            " to recompute (limit ", s.options.recompute_limit, "): written once");
     }
     s.written[i] = !reason.empty();
     if (s.written[i]) {

@@ -32,7 +32,7 @@ Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& s
   BufferPtr buffer = host;
   if (device != Device::kCPU) {
     absl::StatusOr<Backend*> backend = GetBackend(device);
-    ThrowIfError(backend.status());
+    if (!backend.ok()) ThrowOpError(op, backend.status().message());
     absl::StatusOr<BufferPtr> uploaded = (*backend)->Upload(dtype, shape.numel(), host->data());
     ThrowIfError(uploaded.status());
     buffer = *std::move(uploaded);

@@ -115,8 +115,9 @@ TEST(PlannerTest, CostlySharedValuesAreWrittenOnce) {
   Planned p = PlanOf({sum(e, {0}), sum(e, {1})});
   ASSERT_EQ(p.plan.kernels.size(), 3u) << p.text;
   EXPECT_EQ(p.plan.kernels[0].kind, KernelKind::kPointwise);
-  EXPECT_TRUE(Contains(p.text, "needed by 2 kernels and costs 12 to recompute (limit 8): "
-                               "written once"))
+  EXPECT_TRUE(Contains(p.text,
+                       "needed by 2 kernels and costs 12 to recompute (limit 8): "
+                       "written once"))
       << p.text;
 }
 
@@ -148,8 +149,8 @@ TEST(PlannerRefusalTest, MergeWouldCreateACycle) {
   // r feeds a GEMM; a node reading both r and the GEMM cannot join r's kernel, which the
   // GEMM waits for.
   Tensor x = Input({4, 8});
-  Tensor r = sum(x, {1}, true);               // [4,1], kernel 0
-  Tensor m = matmul(r, Input({1, 8}));        // [4,8], kernel 1 reads r
+  Tensor r = sum(x, {1}, true);         // [4,1], kernel 0
+  Tensor m = matmul(r, Input({1, 8}));  // [4,8], kernel 1 reads r
   Planned p = PlanOf({r + m});
   EXPECT_TRUE(Contains(p.text, "not fused into kernel 0: merge would create a cycle")) << p.text;
   ASSERT_EQ(p.plan.kernels.size(), 2u);

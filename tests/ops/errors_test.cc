@@ -172,8 +172,9 @@ TEST(ErrorsTest, DevicesMustMatch) {
 }
 
 TEST(ErrorsTest, UnavailableDevice) {
+  if (GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "this machine has a usable GPU";
   ExpectError([] { from_vector({1}, {1}, DType::kF32, Device::kCUDA); },
-              {"no cuda backend is built into this program"});
+              {"tessel::from_vector: the cuda device is unavailable: "});
   setenv("TESSEL_DEVICE", "gpu", 1);
   ExpectError([] { default_device(); }, {"TESSEL_DEVICE must be cpu or cuda, not 'gpu'"});
   unsetenv("TESSEL_DEVICE");

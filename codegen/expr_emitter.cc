@@ -1,0 +1,229 @@
+#include "codegen/expr_emitter.h"
+
+#include <cmath>
+#include <cstdint>
+
+#include "absl/base/casts.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/error.h"
+#include "ops/cuda_expr.h"
+
+namespace tessel::codegen {
+
+const char* StorageType(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "float";
+    case DType::kBF16:
+      return "bf16_t";
+    case DType::kF16:
+      return "f16_t";
+    case DType::kI32:
+      return "int";
+    case DType::kBool:
+      return "bool_t";
+  }
+  return "?";
+}
+
+std::string LoadConvert(DType dtype, const std::string& expr) {
+  switch (dtype) {
+    case DType::kBF16:
+      return absl::StrCat("tessel_bf16_to_float(", expr, ")");
+    case DType::kF16:
+      return absl::StrCat("tessel_f16_to_float(", expr, ")");
+    case DType::kBool:
+      return absl::StrCat("(", expr, " != 0)");
+    default:
+      return expr;
+  }
+}
+
+std::string StoreConvert(DType dtype, const std::string& expr) {
+  switch (dtype) {
+    case DType::kBF16:
+      return absl::StrCat("tessel_float_to_bf16(", expr, ")");
+    case DType::kF16:
+      return absl::StrCat("tessel_float_to_f16(", expr, ")");
+    case DType::kBool:
+      return absl::StrCat("(bool_t)(", expr, ")");
+    default:
+      return expr;
+  }
+}
+
+namespace {
+
+// Rounds a float expression to a half dtype's precision (identity otherwise).
+std::string Round(DType dtype, const std::string& expr) {
+  if (dtype == DType::kBF16) return absl::StrCat("tessel_round_bf16(", expr, ")");
+  if (dtype == DType::kF16) return absl::StrCat("tessel_round_f16(", expr, ")");
+  return expr;
+}
+
+// An exact, locale-independent literal of `v` in the compute type of `dtype`.
+std::string Literal(double v, DType dtype) {
+  if (dtype == DType::kBool) return v != 0 ? "true" : "false";
+  if (dtype == DType::kI32) {
+    const int32_t i = static_cast<int32_t>(
+        std::isfinite(v) ? std::fmax(std::fmin(v, 2147483647.0), -2147483648.0) : 0);
+    return i == INT32_MIN ? "(-2147483647 - 1)" : absl::StrCat(i);
+  }
+  const float f = static_cast<float>(v);
+  if (std::isnan(f)) return "__int_as_float(0x7fc00000)";
+  if (std::isinf(f)) return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  return Round(dtype, absl::StrFormat("%af", f));
+}
+
+std::string ConvertExpr(const std::string& e, DType from, DType to) {
+  const std::string f = CudaComputeType(from), t = CudaComputeType(to);
+  if (f == t) return Round(to, e);
+  if (t == "bool") return absl::StrCat("(", e, f == "float" ? " != 0.0f)" : " != 0)");
+  if (t == "int")
+    return f == "float" ? absl::StrCat("tessel_float_to_int(", e, ")") : absl::StrCat("(int)", e);
+  return Round(to, absl::StrCat("(float)", e));
+}
+
+}  // namespace
+
+std::string ExprEmitter::Fresh(const std::string& prefix) {
+  return absl::StrCat(prefix, names_[prefix]++);
+}
+
+Value ExprEmitter::Define(const std::string& prefix, const char* type, bool per_lane,
+                          const std::string& expr) {
+  Value v{Fresh(prefix), per_lane};
+  if (!per_lane) {
+    w_->Line("const ", type, " ", v.name, " = ", expr, ";");
+    return v;
+  }
+  w_->Line(type, " ", v.name, "[", lanes_, "];");
+  w_->Line("#pragma unroll");
+  w_->Line("for (int k = 0; k < ", lanes_, "; ++k) ", v.name, "[k] = ", expr, ";");
+  return v;
+}
+
+void ExprEmitter::Bind(const Node* node, const IndexExpr& idx, Value value) {
+  memo_[{node, idx.Key()}] = std::move(value);
+}
+
+Value ExprEmitter::Get(const Node* node, const IndexExpr& idx) {
+  const auto key = std::make_pair(node, idx.Key());
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const std::string pointer = pointer_of_(node);
+  Value v = pointer.empty() ? Compute(node, idx) : Load(node, pointer, idx);
+  memo_[key] = v;
+  return v;
+}
+
+Value ExprEmitter::Load(const Node* node, const std::string& pointer, const IndexExpr& idx) {
+  const DType dtype = node->dtype();
+  const char* type = CudaComputeType(dtype);
+  const int width = idx.vector_width;
+  if (width > 1 && idx.PerLane() && lanes_ % width == 0) {
+    // Consecutive lanes are consecutive elements: one vector access per `width` lanes.
+    Value v{Fresh(absl::StrCat(pointer, "_")), true};
+    w_->Line(type, " ", v.name, "[", lanes_, "];");
+    w_->Line("#pragma unroll");
+    auto loop = w_->Block("for (int k = 0; k < ", lanes_, "; k += ", width, ")");
+    const std::string load = absl::StrCat("tessel_load_vec<", StorageType(dtype), ", ", width, ">(",
+                                          pointer, " + ", LinearOffset(idx, node->shape()), ")");
+    // A group of lanes is wholly inside or outside the row: its first lane decides.
+    if (idx.guard.empty()) {
+      w_->Line("const auto vec = ", load, ";");
+    } else {
+      w_->Line("tessel_vec<", StorageType(dtype), ", ", width, "> vec{};");
+      w_->Line("if (", idx.guard, ") vec = ", load, ";");
+    }
+    w_->Line("#pragma unroll");
+    w_->Line("for (int j = 0; j < ", width, "; ++j) ", v.name,
+             "[k + j] = ", LoadConvert(dtype, "vec.v[j]"), ";");
+    return v;
+  }
+  std::string load =
+      LoadConvert(dtype, absl::StrCat(pointer, "[", LinearOffset(idx, node->shape()), "]"));
+  if (!idx.guard.empty() && idx.PerLane())
+    load = absl::StrCat("(", idx.guard, " ? ", load, " : 0)");
+  return Define(absl::StrCat(pointer, "_"), type, idx.PerLane(), load);
+}
+
+Value ExprEmitter::Convert(const Value& v, DType from, DType to) {
+  // Same register type and no precision lost: the value is already what `to` holds.
+  const bool same_type = std::string(CudaComputeType(from)) == CudaComputeType(to);
+  if (same_type && (from == to || to == DType::kF32)) return v;
+  return Define("cvt", CudaComputeType(to), v.per_lane, ConvertExpr(v.At(), from, to));
+}
+
+Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
+  const OpInfo& info = GetOpInfo(node->op());
+  const DType dtype = node->dtype();
+  const std::string name(info.name);
+  switch (node->op()) {
+    case OpKind::kFull:
+      return Value{Literal(node->attrs().value, dtype), false};
+    case OpKind::kArange:
+      return Define(name, CudaComputeType(dtype), idx.PerLane(),
+                    ConvertExpr(absl::StrCat("(int)", idx.dims[0]), DType::kI32, dtype));
+    case OpKind::kRand:
+    case OpKind::kRandn: {
+      const uint64_t seed = absl::bit_cast<uint64_t>(node->attrs().ints[0]);
+      return Define(
+          name, "float", idx.PerLane(),
+          Round(dtype,
+                absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand(" : "tessel_randn(", seed,
+                             "ull, (unsigned long long)", LinearOffset(idx, node->shape()), ")")));
+    }
+    case OpKind::kCast: {
+      const Node& in = node->input(0);
+      return Convert(Get(&in, Broadcast(idx, node->shape(), in.shape())), in.dtype(), dtype);
+    }
+    case OpKind::kConcat: {
+      // Each input at its clamped position, then the one whose range holds the position.
+      const int axis = static_cast<int>(node->attrs().ints[0]);
+      std::string expr;
+      int64_t start = 0;
+      std::vector<std::string> parts;
+      for (size_t i = 0; i < node->inputs().size(); ++i) {
+        const Node& in = node->input(i);
+        IndexExpr sub = idx;
+        sub.linear.clear();
+        sub.vector_width = 1;
+        const int64_t size = in.shape()[axis];
+        sub.dims[axis] =
+            absl::StrCat("min(max(", idx.dims[axis], " - ", start, ", 0), ", size - 1, ")");
+        sub = FromDims(in.shape(), sub.dims, sub.lane);
+        const Value v = Convert(Get(&in, sub), in.dtype(), dtype);
+        parts.push_back(
+            i + 1 < node->inputs().size()
+                ? absl::StrCat(idx.dims[axis], " < ", start + size, " ? ", v.At(), " : ")
+                : v.At());
+        start += size;
+      }
+      return Define(name, CudaComputeType(dtype), idx.PerLane(), absl::StrJoin(parts, ""));
+    }
+    default:
+      break;
+  }
+  if (info.category == OpCategory::kView) {
+    return Get(&node->input(0), ThroughView(*node, idx));
+  }
+  TESSEL_CHECK(info.category == OpCategory::kElementwise, "cannot inline ", name);
+  const DType a = node->input(0).dtype();
+  const DType b = node->inputs().size() > 1 ? node->input(1).dtype() : a;
+  const DType operand = ElementwiseOperandDType(node->op(), dtype, a, b);
+  std::vector<std::string> args;
+  bool per_lane = false;
+  for (size_t i = 0; i < node->inputs().size(); ++i) {
+    const Node& in = node->input(i);
+    const bool condition = node->op() == OpKind::kWhere && i == 0;
+    Value v = Get(&in, Broadcast(idx, node->shape(), in.shape()));
+    if (!condition) v = Convert(v, in.dtype(), operand);
+    per_lane = per_lane || v.per_lane;
+    args.push_back(v.At());
+  }
+  return Define(name, CudaComputeType(dtype), per_lane,
+                Round(dtype, CudaScalarExpr(node->op(), operand, args)));
+}
+
+}  // namespace tessel::codegen

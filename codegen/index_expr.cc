@@ -1,0 +1,129 @@
+#include "codegen/index_expr.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/error.h"
+
+namespace tessel::codegen {
+
+bool IndexExpr::PerLane() const {
+  if (!linear.empty()) return linear_lane;
+  for (bool l : lane) {
+    if (l) return true;
+  }
+  return false;
+}
+
+std::string IndexExpr::Key() const {
+  return absl::StrCat(linear.empty() ? absl::StrJoin(dims, ",") : absl::StrCat("linear:", linear),
+                      guard.empty() ? "" : absl::StrCat(" if ", guard));
+}
+
+namespace {
+// Positions derived from `from` keep its guard while they still vary by lane.
+IndexExpr KeepGuard(IndexExpr to, const IndexExpr& from) {
+  if (to.PerLane()) to.guard = from.guard;
+  return to;
+}
+}  // namespace
+
+IndexExpr FromLinear(const Shape& shape, const std::string& linear, bool lane, int vector_width) {
+  IndexExpr idx;
+  idx.linear = linear;
+  idx.linear_lane = lane;
+  idx.vector_width = vector_width;
+  const Shape::Dims strides = shape.Strides();
+  for (int d = 0; d < shape.rank(); ++d) {
+    std::string e;
+    if (shape[d] == 1) {
+      e = "0";
+    } else {
+      e = strides[d] == 1 ? linear : absl::StrCat("(", linear, " / ", strides[d], ")");
+      if (d > 0) e = absl::StrCat("(", e, " % ", shape[d], ")");
+    }
+    idx.dims.push_back(e);
+    idx.lane.push_back(lane && e != "0");
+  }
+  return idx;
+}
+
+IndexExpr FromDims(const Shape& shape, std::vector<std::string> dims, std::vector<bool> lane) {
+  IndexExpr idx;
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape[d] == 1) {
+      dims[d] = "0";
+      lane[d] = false;
+    }
+  }
+  idx.dims = std::move(dims);
+  idx.lane = std::move(lane);
+  return idx;
+}
+
+IndexExpr Broadcast(const IndexExpr& idx, const Shape& out, const Shape& in) {
+  if (in == out) return idx;
+  return KeepGuard(BroadcastUnguarded(idx, out, in), idx);
+}
+
+IndexExpr BroadcastUnguarded(const IndexExpr& idx, const Shape& out, const Shape& in) {
+  std::vector<std::string> dims;
+  std::vector<bool> lane;
+  const int offset = out.rank() - in.rank();
+  for (int d = 0; d < in.rank(); ++d) {
+    const bool repeated = in[d] == 1;
+    dims.push_back(repeated ? "0" : idx.dims[offset + d]);
+    lane.push_back(!repeated && idx.lane[offset + d]);
+  }
+  return FromDims(in, std::move(dims), std::move(lane));
+}
+
+IndexExpr ThroughView(const Node& view, const IndexExpr& idx) {
+  return KeepGuard(ThroughViewUnguarded(view, idx), idx);
+}
+
+IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx) {
+  const Shape& in = view.input(0).shape();
+  const std::vector<int64_t>& a = view.attrs().ints;
+  switch (view.op()) {
+    case OpKind::kReshape: {
+      // A linear position stays the same linear position: contiguous data reshapes for free.
+      if (!idx.linear.empty()) {
+        return FromLinear(in, idx.linear, idx.linear_lane, idx.vector_width);
+      }
+      return FromLinear(in, LinearOffset(idx, view.shape()), idx.PerLane(), 1);
+    }
+    case OpKind::kPermute: {
+      std::vector<std::string> dims(in.rank());
+      std::vector<bool> lane(in.rank());
+      for (int i = 0; i < in.rank(); ++i) {
+        dims[a[i]] = idx.dims[i];
+        lane[a[i]] = idx.lane[i];
+      }
+      return FromDims(in, std::move(dims), std::move(lane));
+    }
+    case OpKind::kBroadcast:
+      return BroadcastUnguarded(idx, view.shape(), in);
+    case OpKind::kSlice: {
+      std::vector<std::string> dims = idx.dims;
+      if (a[1] != 0) dims[a[0]] = absl::StrCat("(", dims[a[0]], " + ", a[1], ")");
+      return FromDims(in, std::move(dims), idx.lane);
+    }
+    default:
+      TESSEL_CHECK(false, "not a view: ", OpName(view.op()));
+      return idx;
+  }
+}
+
+std::string LinearOffset(const IndexExpr& idx, const Shape& shape) {
+  if (!idx.linear.empty()) return idx.linear;
+  const Shape::Dims strides = shape.Strides();
+  std::vector<std::string> terms;
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (idx.dims[d] == "0") continue;
+    terms.push_back(strides[d] == 1 ? idx.dims[d] : absl::StrCat(idx.dims[d], " * ", strides[d]));
+  }
+  if (terms.empty()) return "0";
+  return terms.size() == 1 ? terms[0] : absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+}
+
+}  // namespace tessel::codegen

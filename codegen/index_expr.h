@@ -1,0 +1,50 @@
+// Index math for generated kernels: the position at which a value is needed, as C
+// expressions per dimension. Views and broadcasts transform positions instead of moving
+// data, which is how they fuse for free. FusedKernel -> KernelSource.
+#ifndef TESSEL_CODEGEN_INDEX_EXPR_H_
+#define TESSEL_CODEGEN_INDEX_EXPR_H_
+
+#include <string>
+#include <vector>
+
+#include "core/node.h"
+#include "core/shape.h"
+
+namespace tessel::codegen {
+
+struct IndexExpr {
+  std::vector<std::string> dims;  // one expression per dimension of the value's shape
+  std::vector<bool> lane;         // whether dims[i] differs between a thread's lanes
+  // The row-major linear position when known directly (identity-like paths), else "".
+  std::string linear;
+  bool linear_lane = false;
+  // Lanes come in groups of this many consecutive, aligned linear positions (1: no such
+  // guarantee): loads and stores may then be vectors.
+  int vector_width = 1;
+  // A per-lane condition (using `k`) that must hold before memory is read at this position:
+  // lanes past the end of a row. Empty: always valid.
+  std::string guard;
+
+  bool PerLane() const;
+  std::string Key() const;
+};
+
+// The position `linear` (an expression) in `shape`, e.g. the loop index of a pointwise kernel.
+IndexExpr FromLinear(const Shape& shape, const std::string& linear, bool lane, int vector_width);
+// A position given per dimension.
+IndexExpr FromDims(const Shape& shape, std::vector<std::string> dims, std::vector<bool> lane);
+
+// Where the operand of shape `in` (NumPy-broadcast to `out`) is read for position `idx` of out.
+IndexExpr Broadcast(const IndexExpr& idx, const Shape& out, const Shape& in);
+// Where the input of a view node is read for position `idx` of the node.
+IndexExpr ThroughView(const Node& view, const IndexExpr& idx);
+// The same without carrying the guard along.
+IndexExpr BroadcastUnguarded(const IndexExpr& idx, const Shape& out, const Shape& in);
+IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx);
+
+// The row-major linear offset of `idx` in a contiguous buffer of `shape`.
+std::string LinearOffset(const IndexExpr& idx, const Shape& shape);
+
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_INDEX_EXPR_H_

@@ -1,0 +1,85 @@
+#include "codegen/inspect.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "codegen/generate.h"
+#include "core/realize.h"
+#include "core/topo_order.h"
+#include "fusion/planner.h"
+
+namespace tessel {
+namespace {
+
+std::vector<const Node*> Nodes(const std::vector<Tensor>& outputs) {
+  std::vector<const Node*> nodes;
+  for (const Tensor& t : outputs) nodes.push_back(CheckedNode(t, "inspect").get());
+  return nodes;
+}
+
+std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& number) {
+  auto it = number.find(n);
+  return absl::StrCat(it == number.end() ? "%?" : absl::StrCat("%", it->second), " ",
+                      DTypeName(n->dtype()), n->shape().ToString());
+}
+
+}  // namespace
+
+GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs) {
+  GeneratedPlan g;
+  g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions());
+  for (const FusedKernel& k : g.plan.kernels) g.kernels.push_back(codegen::GenerateKernel(k));
+  return g;
+}
+
+std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
+  const GeneratedPlan g = PlanAndGenerate(Nodes(outputs));
+  std::vector<KernelInfo> infos;
+  for (size_t i = 0; i < g.kernels.size(); ++i) {
+    KernelInfo info{g.kernels[i].name, g.kernels[i].kind, {}, g.kernels[i].source};
+    for (const Node* n : g.plan.kernels[i].nodes) info.ops.push_back(std::string(OpName(n->op())));
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+std::string explain(const std::vector<Tensor>& outputs) {
+  const std::vector<const Node*> roots = Nodes(outputs);
+  const GeneratedPlan g = PlanAndGenerate(roots);
+  absl::flat_hash_map<const Node*, int> number;
+  for (const Node* n : TopologicalOrder(roots, /*include_realized=*/true)) {
+    const int next = static_cast<int>(number.size());
+    number[n] = next;
+  }
+  std::string text = absl::StrCat(g.kernels.size(), g.kernels.size() == 1 ? " kernel" : " kernels",
+                                  " (values numbered as in PrintGraph)\n");
+  for (size_t i = 0; i < g.kernels.size(); ++i) {
+    const FusedKernel& k = g.plan.kernels[i];
+    const codegen::KernelSource& ks = g.kernels[i];
+    std::vector<std::string> ops, ins, outs;
+    for (const Node* n : k.nodes) ops.push_back(std::string(OpName(n->op())));
+    for (const Node* n : k.inputs) ins.push_back(Typed(n, number));
+    for (const Node* n : k.outputs) outs.push_back(Typed(n, number));
+    absl::StrAppend(&text, "\nkernel ", i, ": ", ks.name, " (", ks.kind, ")\n",
+                    "  ops:     ", absl::StrJoin(ops, " "), "\n",
+                    "  inputs:  ", ins.empty() ? "none" : absl::StrJoin(ins, ", "), "\n",
+                    "  outputs: ", absl::StrJoin(outs, ", "), "\n");
+    for (const codegen::Launch& l : ks.launches) {
+      absl::StrAppend(
+          &text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ", l.grid[2],
+          ") x ", l.block, " threads",
+          l.blocks_per_sm > 0 ? absl::StrCat(", at most ", l.blocks_per_sm, " blocks per SM") : "",
+          "\n");
+    }
+    for (size_t j = 0; j < k.notes.size(); ++j) {
+      const std::string node = Typed(k.notes_nodes[j], number);
+      absl::StrAppend(&text, "  why:     ",
+                      absl::StrReplaceAll(k.notes[j], {{"{n}", node.substr(0, node.find(' '))}}),
+                      "\n");
+    }
+  }
+  return text;
+}
+
+}  // namespace tessel

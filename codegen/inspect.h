@@ -1,0 +1,38 @@
+// Inspection (api.md): the plan realize() would run and the CUDA it would compile, on any
+// device (planning and code generation need no GPU).
+#ifndef TESSEL_CODEGEN_INSPECT_H_
+#define TESSEL_CODEGEN_INSPECT_H_
+
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_source.h"
+#include "core/tensor.h"
+#include "fusion/plan.h"
+
+namespace tessel {
+
+struct KernelInfo {
+  std::string name;
+  std::string kind;              // "pointwise", "reduction", "normalization", "gemm"
+  std::vector<std::string> ops;  // the fused graph operations, in order
+  std::string source;            // the complete CUDA translation unit
+};
+
+// The kernels realize(outputs) would run on CUDA, without running them.
+std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs);
+
+// The same plan as text: per kernel its kind, operations, inputs, outputs, launch shape and
+// the reasons for its boundaries.
+std::string explain(const std::vector<Tensor>& outputs);
+
+// The plan and generated sources for `outputs` (what inspect and the CUDA backend share).
+struct GeneratedPlan {
+  FusionPlan plan;
+  std::vector<codegen::KernelSource> kernels;
+};
+GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs);
+
+}  // namespace tessel
+
+#endif  // TESSEL_CODEGEN_INSPECT_H_

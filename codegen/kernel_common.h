@@ -1,0 +1,37 @@
+// Pieces every kernel generator shares: the parameter list, pointer names, index type,
+// and the final naming step.
+#ifndef TESSEL_CODEGEN_KERNEL_COMMON_H_
+#define TESSEL_CODEGEN_KERNEL_COMMON_H_
+
+#include <functional>
+#include <string>
+
+#include "codegen/code_writer.h"
+#include "codegen/kernel_source.h"
+#include "fusion/plan.h"
+
+namespace tessel::codegen {
+
+// Placeholder for the kernel name until the source is complete (the name hashes it).
+inline constexpr char kNamePlaceholder[] = "TESSEL_KERNEL";
+
+// "in0".."inN" for inputs, "out0".. for outputs.
+std::function<std::string(const Node*)> PointerNames(const KernelSource& ks);
+std::string PointerName(const KernelSource& ks, const Node* node);
+
+// "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws".
+std::string ParameterList(const KernelSource& ks);
+
+// "int" when every index fits in 31 bits, else "long long".
+const char* IndexType(const FusedKernel& kernel);
+
+// Starts a source: prelude and the index type alias.
+void BeginSource(CodeWriter& w, const FusedKernel& kernel);
+
+// Names the kernel from its kind and ops plus a hash of the text, fills ks.source and the
+// launches' entry names (which were written relative to the placeholder).
+void FinishSource(const FusedKernel& kernel, const std::string& text, KernelSource* ks);
+
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_KERNEL_COMMON_H_

@@ -1,0 +1,117 @@
+// Pointwise kernels: each thread handles VEC consecutive elements per step (16-byte vector
+// accesses where the data is contiguous), looping over the space with the grid's stride.
+// Several iteration spaces ("segments") share one launch by splitting the blocks.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/generate.h"
+#include "codegen/kernel_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int64_t kMaxBlocksPerSegment = 2048;
+
+std::vector<const Node*> SegmentOutputs(const FusedKernel& kernel, const Shape& shape) {
+  std::vector<const Node*> out;
+  for (const Node* n : kernel.outputs) {
+    if (n->shape() == shape) out.push_back(n);
+  }
+  return out;
+}
+
+// Elements per thread per step: 16 bytes of the widest type written.
+int VectorWidth(const std::vector<const Node*>& outputs) {
+  int64_t widest = 1;
+  for (const Node* n : outputs) widest = std::max(widest, DTypeSize(n->dtype()));
+  return static_cast<int>(std::min<int64_t>(8, 16 / widest));
+}
+
+void EmitStores(CodeWriter& w, ExprEmitter& e, const KernelSource& ks,
+                const std::vector<const Node*>& outputs, const IndexExpr& idx, int lanes) {
+  for (const Node* out : outputs) {
+    const Value v = e.Get(out, idx);
+    const size_t slot = std::find(ks.outputs.begin(), ks.outputs.end(), out) - ks.outputs.begin();
+    const std::string ptr = absl::StrCat("out", slot);
+    const char* type = StorageType(out->dtype());
+    if (lanes == 1) {
+      w.Line(ptr, "[", idx.linear, "] = ", StoreConvert(out->dtype(), v.At("0")), ";");
+      continue;
+    }
+    auto scope = w.Block("");
+    w.Line("tessel_vec<", type, ", ", lanes, "> vec;");
+    w.Line("#pragma unroll");
+    w.Line("for (int k = 0; k < ", lanes, "; ++k) vec.v[k] = ", StoreConvert(out->dtype(), v.At()),
+           ";");
+    w.Line("tessel_store_vec<", type, ", ", lanes, ">(", ptr, " + i, vec);");
+  }
+}
+
+void EmitSegment(CodeWriter& w, const KernelSource& ks, const Shape& shape,
+                 const std::vector<const Node*>& outputs, int vec, const std::string& block,
+                 const std::string& blocks) {
+  w.Line("// ", shape.ToString(), ": ", shape.numel(), " elements, ", vec, " per thread per step");
+  w.Line("const index_t n = ", shape.numel(), ";");
+  w.Line("const index_t stride = (index_t)", blocks, " * ", kThreads * vec, ";");
+  auto loop = w.Block("for (index_t i = ((index_t)", block, " * ", kThreads, " + threadIdx.x) * ",
+                      vec, "; i < n; i += stride)");
+  {
+    auto full = w.Block("if (i + ", vec, " <= n)");
+    ExprEmitter e(&w, vec, PointerNames(ks));
+    EmitStores(w, e, ks, outputs, FromLinear(shape, "(i + k)", true, vec), vec);
+  }
+  if (shape.numel() % vec == 0) return;
+  auto tail = w.Block("else");
+  auto each = w.Block("for (index_t t = i; t < n; ++t)");
+  ExprEmitter e(&w, 1, PointerNames(ks));
+  EmitStores(w, e, ks, outputs, FromLinear(shape, "t", false, 1), 1);
+}
+
+}  // namespace
+
+KernelSource GeneratePointwise(const FusedKernel& kernel) {
+  KernelSource ks;
+  ks.kind = "pointwise";
+  ks.inputs = kernel.inputs;
+  ks.outputs = kernel.outputs;
+  CodeWriter w;
+  BeginSource(w, kernel);
+  Launch launch;
+  launch.entry = kNamePlaceholder;
+  launch.block = kThreads;
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
+                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    if (kernel.segments.size() == 1) {
+      const Shape& shape = kernel.segments[0];
+      const std::vector<const Node*> outputs = SegmentOutputs(kernel, shape);
+      const int vec = VectorWidth(outputs);
+      launch.grid[0] = (shape.numel() + kThreads * vec - 1) / (kThreads * vec);
+      launch.blocks_per_sm = 8;
+      EmitSegment(w, ks, shape, outputs, vec, "blockIdx.x", "gridDim.x");
+    } else {
+      int64_t first = 0;
+      for (const Shape& shape : kernel.segments) {
+        const std::vector<const Node*> outputs = SegmentOutputs(kernel, shape);
+        const int vec = VectorWidth(outputs);
+        const int64_t blocks = std::clamp<int64_t>(
+            (shape.numel() + kThreads * vec - 1) / (kThreads * vec), 1, kMaxBlocksPerSegment);
+        auto segment = first == 0 ? w.Block("if (blockIdx.x < ", blocks, ")")
+                                  : w.Block("if (blockIdx.x >= ", first, " && blockIdx.x < ",
+                                            first + blocks, ")");
+        w.Line("const index_t block = (index_t)blockIdx.x - ", first, ";");
+        EmitSegment(w, ks, shape, outputs, vec, "block", absl::StrCat(blocks));
+        first += blocks;
+      }
+      launch.grid[0] = first;
+    }
+  }
+  ks.launches.push_back(launch);
+  FinishSource(kernel, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

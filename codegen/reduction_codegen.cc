@@ -1,0 +1,312 @@
+// Reduction and normalization kernels over a row space: each output row reduces L elements.
+//
+// Staged (normalization, and reductions of rows up to FusionOptions::max_staged_row): one
+// block per row; each thread holds its share of the row in registers ("lanes"), so chained
+// reductions (layer norm's mean, then variance) and the row-wide epilogue (softmax's divide)
+// read the input once. Streaming (longer rows): two launches; stage 1 reduces chunks of each
+// row into a workspace, stage 2 reduces the chunks in a fixed order and applies the epilogue.
+// Both orders are fixed, so the same input gives the same bits (no atomics).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/generate.h"
+#include "codegen/kernel_common.h"
+#include "ops/cuda_expr.h"
+
+namespace tessel::codegen {
+namespace {
+
+struct RowLayout {
+  Shape space;
+  std::vector<int64_t> axes;
+  int64_t rows = 1, length = 1;  // R and L
+  bool trailing = false;         // the reduced axes are the last ones: rows are contiguous
+  Shape kept, reduced;           // the row index space and the column index space
+};
+
+RowLayout LayoutOf(const FusedKernel& k) {
+  RowLayout l;
+  l.space = k.row_space;
+  l.axes = k.reduced_axes;
+  Shape::Dims kept, reduced;
+  for (int d = 0; d < k.row_space.rank(); ++d) {
+    const bool r = std::binary_search(l.axes.begin(), l.axes.end(), d);
+    (r ? reduced : kept).push_back(k.row_space[d]);
+  }
+  l.kept = Shape(kept);
+  l.reduced = Shape(reduced);
+  l.rows = l.kept.numel();
+  l.length = l.reduced.numel();
+  l.trailing = true;
+  for (size_t i = 0; i < l.axes.size(); ++i) {
+    l.trailing = l.trailing && l.axes[i] == k.row_space.rank() - static_cast<int>(l.axes.size()) +
+                                                static_cast<int>(i);
+  }
+  return l;
+}
+
+// Position in the row space of lane `col` (an expression) of row `row`.
+IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string& col,
+                   int vector_width, const std::string& guard) {
+  IndexExpr k = FromLinear(l.kept, row, false, 1);
+  IndexExpr r = FromLinear(l.reduced, col, true, 1);
+  std::vector<std::string> dims;
+  std::vector<bool> lane;
+  size_t ik = 0, ir = 0;
+  for (int d = 0; d < l.space.rank(); ++d) {
+    const bool reduced = std::binary_search(l.axes.begin(), l.axes.end(), d);
+    dims.push_back(reduced ? r.dims[ir] : k.dims[ik]);
+    lane.push_back(reduced ? r.lane[ir++] : k.lane[ik++]);
+  }
+  IndexExpr idx = FromDims(l.space, dims, lane);
+  if (l.trailing) {
+    idx.linear = absl::StrCat("(", row, " * ", l.length, " + ", col, ")");
+    idx.linear_lane = true;
+    idx.vector_width = vector_width;
+  }
+  idx.guard = guard;
+  return idx;
+}
+
+// The position of a reduced-space value (one per row) in its own shape.
+// Reduced values have the row space's shape with the reduced axes kept as 1 or dropped.
+IndexExpr ReducedIndex(const RowLayout& l, const Shape& shape, const std::string& row) {
+  if (shape.rank() == l.space.rank()) {
+    return BroadcastUnguarded(RowIndex(l, row, "0", 1, ""), l.space, shape);
+  }
+  const IndexExpr kept = FromLinear(l.kept, row, false, 1);
+  return FromDims(shape, kept.dims, kept.lane);
+}
+
+struct Accumulator {
+  const Node* reduction;
+  std::string name;      // acc0, acc1, ...: its register
+  const char* type;      // float or int
+  std::string identity;  // of the operation
+  std::string op;        // functor for tessel_block_reduce
+  std::string combine(const std::string& a, const std::string& b) const {
+    if (op == "tessel_sum_op()") return absl::StrCat(a, " + ", b);
+    if (op == "tessel_isum_op()") return absl::StrCat("tessel_iadd(", a, ", ", b, ")");
+    return absl::StrCat(op == "tessel_max_op()" ? "tessel_max(" : "tessel_min(", a, ", ", b, ")");
+  }
+};
+
+Accumulator AccumulatorOf(const Node* r) {
+  const bool fp = IsFloating(r->input(0).dtype());
+  Accumulator a{r, "", fp ? "float" : "int", "", ""};
+  switch (r->op()) {
+    case OpKind::kSum:
+    case OpKind::kMean:
+      a.identity = fp ? "0.0f" : "0";
+      a.op = fp ? "tessel_sum_op()" : "tessel_isum_op()";
+      break;
+    case OpKind::kMax:
+      a.identity = fp ? "__int_as_float(0xff800000)" : "(-2147483647 - 1)";
+      a.op = "tessel_max_op()";
+      break;
+    default:
+      a.identity = fp ? "__int_as_float(0x7f800000)" : "2147483647";
+      a.op = "tessel_min_op()";
+      break;
+  }
+  return a;
+}
+
+// Converts a finished accumulator to the reduction's value (mean divides; halves round).
+std::string Finish(const Accumulator& a, const std::string& acc, int64_t length) {
+  const Node* r = a.reduction;
+  std::string v = acc;
+  if (r->op() == OpKind::kMean) v = absl::StrCat("(", acc, " / ", length, ".0f)");
+  if (r->dtype() == DType::kBool) return absl::StrCat("(", v, " != 0)");
+  if (r->dtype() == DType::kBF16) return absl::StrCat("tessel_round_bf16(", v, ")");
+  if (r->dtype() == DType::kF16) return absl::StrCat("tessel_round_f16(", v, ")");
+  return v;
+}
+
+std::vector<Accumulator> Accumulators(const FusedKernel& k) {
+  std::vector<Accumulator> out;
+  for (const Node* n : k.nodes) {
+    if (GetOpInfo(n->op()).category != OpCategory::kReduce) continue;
+    out.push_back(AccumulatorOf(n));
+    out.back().name = absl::StrCat("acc", out.size() - 1);
+  }
+  return out;
+}
+
+int OutputSlot(const KernelSource& ks, const Node* n) {
+  return static_cast<int>(std::find(ks.outputs.begin(), ks.outputs.end(), n) - ks.outputs.begin());
+}
+
+int VectorWidthFor(const FusedKernel& k, const RowLayout& l) {
+  int64_t widest = 1;
+  for (const Node* n : k.inputs) widest = std::max(widest, DTypeSize(n->dtype()));
+  for (const Node* n : k.outputs) widest = std::max(widest, DTypeSize(n->dtype()));
+  const int v = static_cast<int>(std::min<int64_t>(8, 16 / widest));
+  return l.trailing && l.length % v == 0 ? v : 1;
+}
+
+void DeclareScratch(CodeWriter& w, const std::vector<Accumulator>& accs) {
+  bool f = false, i = false;
+  for (const Accumulator& a : accs) (std::string(a.type) == "float" ? f : i) = true;
+  if (f) w.Line("__shared__ float scratch_f[32];");
+  if (i) w.Line("__shared__ int scratch_i[32];");
+}
+
+std::string BlockReduce(const Accumulator& a, const std::string& v) {
+  const bool fp = std::string(a.type) == "float";
+  return absl::StrCat("tessel_block_reduce(", v, ", ", a.op, ", ", fp ? "" : "(int)", a.identity,
+                      ", ", fp ? "scratch_f" : "scratch_i", ")");
+}
+
+// Stores outputs of the reduced space (one value per row, written by thread 0).
+void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const RowLayout& l,
+                  const std::string& row) {
+  for (const Node* out : ks.outputs) {
+    if (out->shape() == l.space) continue;
+    const Value v = e.Get(out, ReducedIndex(l, out->shape(), row));
+    w.Line("if (threadIdx.x == 0) out", OutputSlot(ks, out), "[", row,
+           "] = ", StoreConvert(out->dtype(), v.At("0")), ";");
+  }
+}
+
+KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
+  const int vec = VectorWidthFor(k, l);
+  const int64_t groups = (l.length + vec - 1) / vec;
+  // About 4 vector groups per thread, in whole warps.
+  const int64_t wanted = ((groups + 3) / 4 + 31) / 32 * 32;
+  const int threads = static_cast<int>(std::clamp<int64_t>(wanted, 32, 1024));
+  const int64_t chunks = (groups + threads - 1) / threads;
+  const int lanes = static_cast<int>(chunks * vec);
+  const std::vector<Accumulator> accs = Accumulators(k);
+  CodeWriter w;
+  BeginSource(w, k);
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", threads, ") ",
+                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    w.Line("// ", l.rows, " rows of ", l.length, ": ", threads, " threads x ", lanes,
+           " lanes hold a row (", vec, "-element vectors)");
+    DeclareScratch(w, accs);
+    w.Line("const index_t row = blockIdx.x;");
+    w.Line("const int tid = threadIdx.x;");
+    w.Line("auto col = [tid](int k) -> index_t { return (index_t)((k / ", vec, ") * ", threads,
+           " + tid) * ", vec, " + k % ", vec, "; };");
+    const std::string guard = absl::StrCat("col(k) < ", l.length);
+    const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
+    ExprEmitter e(&w, lanes, PointerNames(ks));
+    for (const Accumulator& a : accs) {
+      const Node& in = a.reduction->input(0);
+      const Value v = e.Get(&in, idx);
+      const std::string& acc = a.name;
+      w.Line(a.type, " ", acc, " = ", a.identity, ";");
+      w.Line("#pragma unroll");
+      w.Line("for (int k = 0; k < ", lanes, "; ++k) if (", guard, ") ", acc, " = ",
+             a.combine(acc, absl::StrCat("(", a.type, ")", v.At())), ";");
+      const Value r =
+          e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),
+                   false, Finish(a, BlockReduce(a, acc), l.length));
+      e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
+    }
+    for (const Node* out : ks.outputs) {
+      if (out->shape() != l.space) continue;
+      const Value v = e.Get(out, idx);
+      w.Line("#pragma unroll");
+      w.Line("for (int k = 0; k < ", lanes, "; ++k) if (", guard, ") out", OutputSlot(ks, out), "[",
+             LinearOffset(idx, l.space), "] = ", StoreConvert(out->dtype(), v.At()), ";");
+    }
+    StoreReduced(w, e, ks, l, "row");
+  }
+  Launch launch;
+  launch.entry = kNamePlaceholder;
+  launch.grid[0] = l.rows;
+  launch.block = threads;
+  ks.launches.push_back(launch);
+  FinishSource(k, w.text(), &ks);
+  return ks;
+}
+
+KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
+  constexpr int kThreads = 256;
+  const int vec = VectorWidthFor(k, l);
+  const int64_t parts = std::clamp<int64_t>(l.length / (kThreads * vec * 16), 1, 1024);
+  const int64_t chunk = ((l.length + parts - 1) / parts + vec - 1) / vec * vec;
+  const std::vector<Accumulator> accs = Accumulators(k);
+  const int64_t slots = static_cast<int64_t>(accs.size()) * l.rows * parts;
+  ks.workspace_bytes = slots * 4;
+  CodeWriter w;
+  BeginSource(w, k);
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
+                        kNamePlaceholder, "_stage1(", ParameterList(ks), ")");
+    w.Line("// ", l.rows, " rows of ", l.length, ", each in ", parts, " chunks of ", chunk);
+    DeclareScratch(w, accs);
+    w.Line("const index_t row = blockIdx.x;");
+    w.Line("const index_t begin = (index_t)blockIdx.y * ", chunk, ";");
+    w.Line("const index_t end = min(begin + ", chunk, ", (index_t)", l.length, ");");
+    for (const Accumulator& a : accs) w.Line(a.type, " ", a.name, " = ", a.identity, ";");
+    {
+      auto loop = w.Block("for (index_t c = begin + (index_t)threadIdx.x * ", vec,
+                          "; c < end; c += ", kThreads * vec, ")");
+      const std::string guard = "c + k < end";
+      const IndexExpr idx = RowIndex(l, "row", "(c + k)", vec, guard);
+      ExprEmitter e(&w, vec, PointerNames(ks));
+      for (const Accumulator& a : accs) {
+        const Value v = e.Get(&a.reduction->input(0), idx);
+        const std::string& acc = a.name;
+        w.Line("#pragma unroll");
+        w.Line("for (int k = 0; k < ", vec, "; ++k) if (", guard, ") ", acc, " = ",
+               a.combine(acc, absl::StrCat("(", a.type, ")", v.At())), ";");
+      }
+    }
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
+      const std::string& acc = a.name;
+      w.Line("{");
+      w.Line("  const ", a.type, " total = ", BlockReduce(a, acc), ";");
+      w.Line("  if (threadIdx.x == 0) ((", a.type, "*)ws)[(", i, " * ", l.rows, " + row) * ", parts,
+             " + blockIdx.y] = total;");
+      w.Line("}");
+    }
+  }
+  w.Blank();
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
+                        kNamePlaceholder, "_stage2(", ParameterList(ks), ")");
+    DeclareScratch(w, accs);
+    w.Line("const index_t row = blockIdx.x;");
+    ExprEmitter e(&w, 1, PointerNames(ks));
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
+      const std::string& acc = a.name;
+      w.Line(a.type, " ", acc, " = ", a.identity, ";");
+      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc, " = ",
+             a.combine(acc, absl::StrCat("((const ", a.type, "*)ws)[(", i, " * ", l.rows,
+                                         " + row) * ", parts, " + p]")),
+             ";");
+      const Value r =
+          e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),
+                   false, Finish(a, BlockReduce(a, acc), l.length));
+      e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
+    }
+    StoreReduced(w, e, ks, l, "row");
+  }
+  Launch stage1{absl::StrCat(kNamePlaceholder, "_stage1"), {l.rows, parts, 1}, kThreads, 0};
+  Launch stage2{absl::StrCat(kNamePlaceholder, "_stage2"), {l.rows, 1, 1}, kThreads, 0};
+  ks.launches = {stage1, stage2};
+  FinishSource(k, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace
+
+KernelSource GenerateReduction(const FusedKernel& kernel) {
+  KernelSource ks;
+  ks.kind = std::string(KernelKindName(kernel.kind));
+  ks.inputs = kernel.inputs;
+  ks.outputs = kernel.outputs;
+  const RowLayout layout = LayoutOf(kernel);
+  return kernel.staged ? Staged(kernel, layout, std::move(ks))
+                       : Streaming(kernel, layout, std::move(ks));
+}
+
+}  // namespace tessel::codegen

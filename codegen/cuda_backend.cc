@@ -1,13 +1,20 @@
 // The CUDA backend: Program -> FusionPlan -> KernelSources -> compiled (cached) -> launched.
 // Registered at start-up; available when libcuda, a GPU and NVRTC are.
+//
+// [ Note -- the plan cache ]
+// Planning and code generation take tens of microseconds; a training step repeats the same
+// graph every time. Programs are keyed by their structure (every node's operation, type,
+// shape, attributes and wiring, leaves by type and shape alone), and a hit goes straight to
+// launching the loaded kernels with the new buffers. The key is compared in full, so two
+// programs share a plan only when they are the same computation.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
+#include "absl/base/casts.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "codegen/cuda_driver.h"
 #include "codegen/device_memory.h"
 #include "codegen/dump.h"
@@ -16,6 +23,7 @@
 #include "core/backend.h"
 #include "core/stats.h"
 #include "core/status_macros.h"
+#include "core/topo_order.h"
 #include "fusion/planner.h"
 
 namespace tessel::cuda {
@@ -30,6 +38,47 @@ double MillisecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+// A kernel ready to launch, its values named by position in the program's order.
+struct ReadyKernel {
+  std::vector<int> inputs, outputs, release;  // release: values no later kernel reads
+  int64_t workspace_bytes = 0;
+  struct Entry {
+    CUfunction function;
+    std::array<int64_t, 3> grid;
+    int block;
+    std::string name;
+  };
+  std::vector<Entry> entries;
+};
+
+struct ReadyPlan {
+  std::vector<ReadyKernel> kernels;
+  int64_t nodes = 0;  // graph nodes computed, for Stats
+};
+
+// The structural key of the graph below `order` (see the note above).
+std::vector<int64_t> StructureKey(const std::vector<const Node*>& order,
+                                  const absl::flat_hash_map<const Node*, int>& position,
+                                  const std::vector<const Node*>& outputs) {
+  std::vector<int64_t> key;
+  key.reserve(order.size() * 8);
+  for (const Node* n : order) {
+    const bool leaf = n->realized() || n->op() == OpKind::kInput;
+    key.push_back(leaf ? -1 : static_cast<int64_t>(n->op()));
+    key.push_back(static_cast<int64_t>(n->dtype()));
+    key.push_back(n->shape().rank());
+    key.insert(key.end(), n->shape().dims().begin(), n->shape().dims().end());
+    if (leaf) continue;
+    key.push_back(static_cast<int64_t>(n->attrs().ints.size()));
+    key.insert(key.end(), n->attrs().ints.begin(), n->attrs().ints.end());
+    key.push_back(absl::bit_cast<int64_t>(n->attrs().value));
+    key.push_back(static_cast<int64_t>(n->inputs().size()));
+    for (const NodePtr& in : n->inputs()) key.push_back(position.at(in.get()));
+  }
+  for (const Node* out : outputs) key.push_back(position.at(out));
+  return key;
+}
+
 class CudaBackend : public Backend {
  public:
   Device device() const override { return Device::kCUDA; }
@@ -42,36 +91,19 @@ class CudaBackend : public Backend {
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {
     TESSEL_RETURN_IF_ERROR(Available());
     TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
-    const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
-    const std::string dump = codegen::DumpDirectory();
-    if (!dump.empty()) codegen::DumpPlan(dump, plan, program.outputs);
-
-    // The last kernel that reads each value: its buffer is released after that launch
-    // (one stream, so later allocations are ordered after the readers).
-    absl::flat_hash_map<const Node*, size_t> last_read;
-    for (size_t k = 0; k < plan.kernels.size(); ++k) {
-      for (const Node* in : plan.kernels[k].inputs) last_read[in] = k;
+    const std::vector<const Node*> order =
+        TopologicalOrder(program.outputs, /*include_realized=*/true);
+    absl::flat_hash_map<const Node*, int> position;
+    position.reserve(order.size());
+    for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int>(i);
+    std::vector<int64_t> key = StructureKey(order, position, program.outputs);
+    key.push_back(DefaultFusionOptions().fuse ? 1 : 0);
+    auto it = plans_.find(key);
+    if (it == plans_.end()) {
+      TESSEL_ASSIGN_OR_RETURN(ReadyPlan plan, Prepare(program, position));
+      it = plans_.emplace(std::move(key), std::move(plan)).first;
     }
-    absl::flat_hash_map<const Node*, BufferPtr> values;
-    for (size_t k = 0; k < plan.kernels.size(); ++k) {
-      const codegen::KernelSource ks = codegen::GenerateKernel(plan.kernels[k]);
-      TESSEL_RETURN_IF_ERROR(Launch(ks, dump, values));
-      GetStats().nodes_evaluated += static_cast<int64_t>(plan.kernels[k].nodes.size());
-      for (const Node* in : plan.kernels[k].inputs) {
-        if (last_read[in] == k) values.erase(in);
-      }
-    }
-    std::vector<BufferPtr> outputs;
-    for (const Node* out : program.outputs) {
-      auto it = values.find(out);
-      if (it == values.end()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("an input ", DTypeName(out->dtype()), out->shape().ToString(),
-                         " has no data (a graph parsed from text has placeholders only)"));
-      }
-      outputs.push_back(it->second);
-    }
-    return outputs;
+    return Execute(it->second, order, program.outputs, position);
   }
 
   absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) override {
@@ -120,13 +152,47 @@ class CudaBackend : public Backend {
     return absl::OkStatus();
   }
 
-  struct Module {
-    CUmodule module = nullptr;
-    absl::flat_hash_map<std::string, CUfunction> functions;
-  };
+  // Plans, generates, compiles (through the kernel cache) and loads: the plan-cache miss path.
+  absl::StatusOr<ReadyPlan> Prepare(const Program& program,
+                                    const absl::flat_hash_map<const Node*, int>& position) {
+    const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
+    const std::string dump = codegen::DumpDirectory();
+    if (!dump.empty()) codegen::DumpPlan(dump, plan, program.outputs);
+    absl::flat_hash_map<int, size_t> last_read;
+    for (size_t k = 0; k < plan.kernels.size(); ++k) {
+      for (const Node* in : plan.kernels[k].inputs) last_read[position.at(in)] = k;
+    }
+    for (const Node* out : program.outputs) last_read.erase(position.at(out));  // the caller's
+    ReadyPlan ready;
+    for (size_t k = 0; k < plan.kernels.size(); ++k) {
+      const codegen::KernelSource ks = codegen::GenerateKernel(plan.kernels[k]);
+      ReadyKernel r;
+      for (const Node* in : ks.inputs) {
+        r.inputs.push_back(position.at(in));
+        auto last = last_read.find(position.at(in));
+        if (last != last_read.end() && last->second == k) r.release.push_back(position.at(in));
+      }
+      for (const Node* out : ks.outputs) r.outputs.push_back(position.at(out));
+      r.workspace_bytes = ks.workspace_bytes;
+      TESSEL_ASSIGN_OR_RETURN(CUmodule module, LoadModule(ks, dump));
+      for (const codegen::Launch& l : ks.launches) {
+        ReadyKernel::Entry e{nullptr, l.grid, l.block, l.entry};
+        TESSEL_RETURN_IF_ERROR(
+            CheckCu(driver_->cuModuleGetFunction(&e.function, module, l.entry.c_str()),
+                    absl::StrCat("finding ", l.entry)));
+        if (l.blocks_per_sm > 0) {
+          e.grid[0] = std::min<int64_t>(e.grid[0], int64_t{l.blocks_per_sm} * sm_count_);
+        }
+        r.entries.push_back(std::move(e));
+      }
+      ready.nodes += static_cast<int64_t>(plan.kernels[k].nodes.size());
+      ready.kernels.push_back(std::move(r));
+    }
+    return ready;
+  }
 
-  absl::StatusOr<Module*> LoadModule(const codegen::KernelSource& ks, const std::string& dump) {
-    if (auto it = modules_.find(ks.source); it != modules_.end()) return &it->second;
+  absl::StatusOr<CUmodule> LoadModule(const codegen::KernelSource& ks, const std::string& dump) {
+    if (auto it = modules_.find(ks.source); it != modules_.end()) return it->second;
     const auto start = std::chrono::steady_clock::now();
     const CacheStats before = GlobalKernelCache().stats();
     auto compiled = GlobalKernelCache().GetOrCompile(ks.source, ks.name, target_);
@@ -140,15 +206,9 @@ class CudaBackend : public Backend {
       codegen::WriteDumpFile(dump, ks.name + ".cu", ks.source);
       codegen::WriteDumpFile(dump, ks.name + ".ptx", (*compiled)->ptx);
     }
-    Module m;
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuModuleLoadData(&m.module, (*compiled)->cubin.data()),
+    CUmodule module;
+    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuModuleLoadData(&module, (*compiled)->cubin.data()),
                                    absl::StrCat("loading ", ks.name)));
-    for (const codegen::Launch& l : ks.launches) {
-      CUfunction f;
-      TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuModuleGetFunction(&f, m.module, l.entry.c_str()),
-                                     absl::StrCat("finding ", l.entry)));
-      m.functions[l.entry] = f;
-    }
     if (LogEnabled()) {
       const CacheStats after = GlobalKernelCache().stats();
       const char* from = after.compiles > before.compiles     ? "compiled with NVRTC"
@@ -157,50 +217,69 @@ class CudaBackend : public Backend {
       std::fprintf(stderr, "tessel: %s %s for %s in %.1f ms\n", ks.name.c_str(), from,
                    target_.Name().c_str(), MillisecondsSince(start));
     }
-    return &modules_.emplace(ks.source, std::move(m)).first->second;
+    modules_[ks.source] = module;
+    return module;
   }
 
-  absl::Status Launch(const codegen::KernelSource& ks, const std::string& dump,
-                      absl::flat_hash_map<const Node*, BufferPtr>& values) {
-    TESSEL_ASSIGN_OR_RETURN(Module * module, LoadModule(ks, dump));
-    std::vector<CUdeviceptr> args;
-    for (const Node* in : ks.inputs) {
-      const BufferPtr& b = in->realized() ? in->buffer() : values[in];
+  absl::StatusOr<std::vector<BufferPtr>> Execute(
+      const ReadyPlan& plan, const std::vector<const Node*>& order,
+      const std::vector<const Node*>& outputs,
+      const absl::flat_hash_map<const Node*, int>& position) {
+    std::vector<BufferPtr> values(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (order[i]->realized()) values[i] = order[i]->buffer();
+    }
+    const bool log = LogEnabled();
+    for (const ReadyKernel& k : plan.kernels) {
+      std::vector<CUdeviceptr> args;
+      for (int in : k.inputs) {
+        if (values[in] == nullptr) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("an input ", DTypeName(order[in]->dtype()),
+                           order[in]->shape().ToString(), " has no data"));
+        }
+        args.push_back(static_cast<DeviceBuffer&>(*values[in]).ptr());
+      }
+      for (int out : k.outputs) {
+        TESSEL_ASSIGN_OR_RETURN(auto b,
+                                NewDeviceBuffer(order[out]->dtype(), order[out]->shape().numel()));
+        args.push_back(b->ptr());
+        values[out] = std::move(b);
+      }
+      std::shared_ptr<DeviceBuffer> workspace;
+      if (k.workspace_bytes > 0) {
+        TESSEL_ASSIGN_OR_RETURN(workspace, NewDeviceBuffer(DType::kF32, k.workspace_bytes / 4));
+        args.push_back(workspace->ptr());
+      }
+      std::vector<void*> params;
+      for (CUdeviceptr& a : args) params.push_back(&a);
+      for (const ReadyKernel::Entry& e : k.entries) {
+        if (e.grid[0] == 0 || e.grid[1] == 0 || e.grid[2] == 0) continue;
+        TESSEL_RETURN_IF_ERROR(
+            CheckCu(driver_->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1,
+                                            1, 0, nullptr, params.data(), nullptr),
+                    absl::StrCat("launching ", e.name)));
+        ++GetStats().kernels_launched;
+        if (log) {
+          std::fprintf(stderr, "tessel: launch %s grid (%lld, %lld, %lld) x %d\n", e.name.c_str(),
+                       static_cast<long long>(e.grid[0]), static_cast<long long>(e.grid[1]),
+                       static_cast<long long>(e.grid[2]), e.block);
+        }
+      }
+      for (int r : k.release) values[r].reset();
+    }
+    GetStats().nodes_evaluated += plan.nodes;
+    std::vector<BufferPtr> result;
+    for (const Node* out : outputs) {
+      BufferPtr& b = values[position.at(out)];
       if (b == nullptr) {
-        return absl::FailedPreconditionError(absl::StrCat("an input ", DTypeName(in->dtype()),
-                                                          in->shape().ToString(), " has no data"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("an input ", DTypeName(out->dtype()), out->shape().ToString(),
+                         " has no data (a graph parsed from text has placeholders only)"));
       }
-      args.push_back(static_cast<DeviceBuffer&>(*b).ptr());
+      result.push_back(b);
     }
-    for (const Node* out : ks.outputs) {
-      TESSEL_ASSIGN_OR_RETURN(auto b, NewDeviceBuffer(out->dtype(), out->shape().numel()));
-      args.push_back(b->ptr());
-      values[out] = std::move(b);
-    }
-    std::shared_ptr<DeviceBuffer> workspace;
-    if (ks.workspace_bytes > 0) {
-      TESSEL_ASSIGN_OR_RETURN(workspace, NewDeviceBuffer(DType::kF32, ks.workspace_bytes / 4));
-      args.push_back(workspace->ptr());
-    }
-    std::vector<void*> params;
-    for (CUdeviceptr& a : args) params.push_back(&a);
-    for (const codegen::Launch& l : ks.launches) {
-      std::array<int64_t, 3> grid = l.grid;
-      if (l.blocks_per_sm > 0)
-        grid[0] = std::min<int64_t>(grid[0], int64_t{l.blocks_per_sm} * sm_count_);
-      if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;
-      TESSEL_RETURN_IF_ERROR(
-          CheckCu(driver_->cuLaunchKernel(module->functions.at(l.entry), grid[0], grid[1], grid[2],
-                                          l.block, 1, 1, 0, nullptr, params.data(), nullptr),
-                  absl::StrCat("launching ", l.entry)));
-      ++GetStats().kernels_launched;
-      if (LogEnabled()) {
-        std::fprintf(stderr, "tessel: launch %s grid (%lld, %lld, %lld) x %d\n", l.entry.c_str(),
-                     static_cast<long long>(grid[0]), static_cast<long long>(grid[1]),
-                     static_cast<long long>(grid[2]), l.block);
-      }
-    }
-    return absl::OkStatus();
+    return result;
   }
 
   std::once_flag init_once_;
@@ -210,7 +289,8 @@ class CudaBackend : public Backend {
   CUcontext context_ = nullptr;
   Target target_;
   int sm_count_ = 1;
-  absl::flat_hash_map<std::string, Module> modules_;  // by source
+  absl::flat_hash_map<std::string, CUmodule> modules_;  // by source
+  absl::flat_hash_map<std::vector<int64_t>, ReadyPlan> plans_;
 };
 
 const bool kRegistered = [] {

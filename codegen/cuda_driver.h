@@ -29,6 +29,7 @@ namespace tessel::cuda {
   X(cuMemGetInfo, "cuMemGetInfo_v2")                      \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                      \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                      \
+  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                      \
   X(cuModuleLoadData, "cuModuleLoadData")                 \
   X(cuModuleUnload, "cuModuleUnload")                     \
   X(cuModuleGetFunction, "cuModuleGetFunction")           \

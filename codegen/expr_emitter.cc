@@ -148,6 +148,31 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
   return Define(absl::StrCat(pointer, "_"), type, idx.PerLane(), load);
 }
 
+void ExprEmitter::Store(const std::string& pointer, const Node* node, const IndexExpr& idx,
+                        const Value& value) {
+  const DType dtype = node->dtype();
+  const std::string offset = LinearOffset(idx, node->shape());
+  const int width = idx.vector_width;
+  const std::string guard = idx.guard.empty() ? "" : absl::StrCat("if (", idx.guard, ") ");
+  if (!value.per_lane && lanes_ == 1) {
+    w_->Line(guard, pointer, "[", offset, "] = ", StoreConvert(dtype, value.At()), ";");
+    return;
+  }
+  w_->Line("#pragma unroll");
+  if (width > 1 && lanes_ % width == 0 && idx.PerLane()) {
+    auto loop = w_->Block("for (int k = 0; k < ", lanes_, "; k += ", width, ")");
+    w_->Line("tessel_vec<", StorageType(dtype), ", ", width, "> vec;");
+    w_->Line("#pragma unroll");
+    w_->Line("for (int j = 0; j < ", width,
+             "; ++j) vec.v[j] = ", StoreConvert(dtype, value.At("k + j")), ";");
+    w_->Line(guard, "tessel_store_vec<", StorageType(dtype), ", ", width, ">(", pointer, " + ",
+             offset, ", vec);");
+    return;
+  }
+  w_->Line("for (int k = 0; k < ", lanes_, "; ++k) ", guard, pointer, "[", offset,
+           "] = ", StoreConvert(dtype, value.At()), ";");
+}
+
 Value ExprEmitter::Convert(const Value& v, DType from, DType to) {
   // Same register type and no precision lost: the value is already what `to` holds.
   const bool same_type = std::string(CudaComputeType(from)) == CudaComputeType(to);

@@ -46,6 +46,10 @@ class ExprEmitter {
   Value Get(const Node* node, const IndexExpr& idx);
   // Declares that `node` at `idx` is `value` (reduction results, GEMM accumulators).
   void Bind(const Node* node, const IndexExpr& idx, Value value);
+  // Writes `value` (the value of `node` at `idx`) to `pointer`, for every lane that passes the
+  // index's guard: in vectors of idx.vector_width lanes where the lanes are contiguous.
+  void Store(const std::string& pointer, const Node* node, const IndexExpr& idx,
+             const Value& value);
   // Emits `type name[lanes]` (or a scalar) assigned from `expr` (which may use `k`).
   Value Define(const std::string& prefix, const char* type, bool per_lane, const std::string& expr);
   int lanes() const { return lanes_; }

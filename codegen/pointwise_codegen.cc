@@ -23,30 +23,19 @@ std::vector<const Node*> SegmentOutputs(const FusedKernel& kernel, const Shape& 
   return out;
 }
 
-// Elements per thread per step: 16 bytes of the widest type written.
+// Elements per thread per step: two 16-byte accesses of the widest type written, so that
+// each thread keeps two loads in flight per input.
 int VectorWidth(const std::vector<const Node*>& outputs) {
   int64_t widest = 1;
   for (const Node* n : outputs) widest = std::max(widest, DTypeSize(n->dtype()));
-  return static_cast<int>(std::min<int64_t>(8, 16 / widest));
+  return static_cast<int>(std::min<int64_t>(16, 32 / widest));
 }
 
-void EmitStores(CodeWriter& w, ExprEmitter& e, const KernelSource& ks,
-                const std::vector<const Node*>& outputs, const IndexExpr& idx, int lanes) {
+void EmitStores(ExprEmitter& e, const KernelSource& ks, const std::vector<const Node*>& outputs,
+                const IndexExpr& idx) {
   for (const Node* out : outputs) {
-    const Value v = e.Get(out, idx);
     const size_t slot = std::find(ks.outputs.begin(), ks.outputs.end(), out) - ks.outputs.begin();
-    const std::string ptr = absl::StrCat("out", slot);
-    const char* type = StorageType(out->dtype());
-    if (lanes == 1) {
-      w.Line(ptr, "[", idx.linear, "] = ", StoreConvert(out->dtype(), v.At("0")), ";");
-      continue;
-    }
-    auto scope = w.Block("");
-    w.Line("tessel_vec<", type, ", ", lanes, "> vec;");
-    w.Line("#pragma unroll");
-    w.Line("for (int k = 0; k < ", lanes, "; ++k) vec.v[k] = ", StoreConvert(out->dtype(), v.At()),
-           ";");
-    w.Line("tessel_store_vec<", type, ", ", lanes, ">(", ptr, " + i, vec);");
+    e.Store(absl::StrCat("out", slot), out, idx, e.Get(out, idx));
   }
 }
 
@@ -61,13 +50,13 @@ void EmitSegment(CodeWriter& w, const KernelSource& ks, const Shape& shape,
   {
     auto full = w.Block("if (i + ", vec, " <= n)");
     ExprEmitter e(&w, vec, PointerNames(ks));
-    EmitStores(w, e, ks, outputs, FromLinear(shape, "(i + k)", true, vec), vec);
+    EmitStores(e, ks, outputs, FromLinear(shape, "(i + k)", true, vec));
   }
   if (shape.numel() % vec == 0) return;
   auto tail = w.Block("else");
   auto each = w.Block("for (index_t t = i; t < n; ++t)");
   ExprEmitter e(&w, 1, PointerNames(ks));
-  EmitStores(w, e, ks, outputs, FromLinear(shape, "t", false, 1), 1);
+  EmitStores(e, ks, outputs, FromLinear(shape, "t", false, 1));
 }
 
 }  // namespace

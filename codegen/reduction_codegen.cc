@@ -153,6 +153,15 @@ void DeclareScratch(CodeWriter& w, const std::vector<Accumulator>& accs) {
   if (i) w.Line("__shared__ int scratch_i[32];");
 }
 
+// acc = op(acc, v[k]) over the lanes that pass `guard` (all when it is empty).
+void Accumulate(CodeWriter& w, const Accumulator& a, const Value& v, int lanes,
+                const std::string& guard) {
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", lanes, "; ++k) ",
+         guard.empty() ? "" : absl::StrCat("if (", guard, ") "), a.name, " = ",
+         a.combine(a.name, absl::StrCat("(", a.type, ")", v.At())), ";");
+}
+
 std::string BlockReduce(const Accumulator& a, const std::string& v) {
   const bool fp = std::string(a.type) == "float";
   return absl::StrCat("tessel_block_reduce(", v, ", ", a.op, ", ", fp ? "" : "(int)", a.identity,
@@ -173,8 +182,8 @@ void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const R
 KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
   const int vec = VectorWidthFor(k, l);
   const int64_t groups = (l.length + vec - 1) / vec;
-  // About 4 vector groups per thread, in whole warps.
-  const int64_t wanted = ((groups + 3) / 4 + 31) / 32 * 32;
+  // About 2 vector groups per thread, in whole warps: few registers, many rows per SM.
+  const int64_t wanted = ((groups + 1) / 2 + 31) / 32 * 32;
   const int threads = static_cast<int>(std::clamp<int64_t>(wanted, 32, 1024));
   const int64_t chunks = (groups + threads - 1) / threads;
   const int lanes = static_cast<int>(chunks * vec);
@@ -191,28 +200,25 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
     w.Line("const int tid = threadIdx.x;");
     w.Line("auto col = [tid](int k) -> index_t { return (index_t)((k / ", vec, ") * ", threads,
            " + tid) * ", vec, " + k % ", vec, "; };");
-    const std::string guard = absl::StrCat("col(k) < ", l.length);
+    // Rows that fill every lane need no bounds checks.
+    const bool ragged = l.length % (int64_t{threads} * lanes) != 0;
+    const std::string guard = ragged ? absl::StrCat("col(k) < ", l.length) : "";
     const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
     ExprEmitter e(&w, lanes, PointerNames(ks));
     for (const Accumulator& a : accs) {
       const Node& in = a.reduction->input(0);
       const Value v = e.Get(&in, idx);
-      const std::string& acc = a.name;
-      w.Line(a.type, " ", acc, " = ", a.identity, ";");
-      w.Line("#pragma unroll");
-      w.Line("for (int k = 0; k < ", lanes, "; ++k) if (", guard, ") ", acc, " = ",
-             a.combine(acc, absl::StrCat("(", a.type, ")", v.At())), ";");
+      w.Line(a.type, " ", a.name, " = ", a.identity, ";");
+      Accumulate(w, a, v, lanes, guard);
       const Value r =
           e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),
-                   false, Finish(a, BlockReduce(a, acc), l.length));
+                   false, Finish(a, BlockReduce(a, a.name), l.length));
       e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
     }
     for (const Node* out : ks.outputs) {
-      if (out->shape() != l.space) continue;
-      const Value v = e.Get(out, idx);
-      w.Line("#pragma unroll");
-      w.Line("for (int k = 0; k < ", lanes, "; ++k) if (", guard, ") out", OutputSlot(ks, out), "[",
-             LinearOffset(idx, l.space), "] = ", StoreConvert(out->dtype(), v.At()), ";");
+      if (out->shape() == l.space) {
+        e.Store(absl::StrCat("out", OutputSlot(ks, out)), out, idx, e.Get(out, idx));
+      }
     }
     StoreReduced(w, e, ks, l, "row");
   }
@@ -251,11 +257,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       const IndexExpr idx = RowIndex(l, "row", "(c + k)", vec, guard);
       ExprEmitter e(&w, vec, PointerNames(ks));
       for (const Accumulator& a : accs) {
-        const Value v = e.Get(&a.reduction->input(0), idx);
-        const std::string& acc = a.name;
-        w.Line("#pragma unroll");
-        w.Line("for (int k = 0; k < ", vec, "; ++k) if (", guard, ") ", acc, " = ",
-               a.combine(acc, absl::StrCat("(", a.type, ")", v.At())), ";");
+        Accumulate(w, a, e.Get(&a.reduction->input(0), idx), vec, guard);
       }
     }
     for (size_t i = 0; i < accs.size(); ++i) {
@@ -285,7 +287,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
              ";");
       const Value r =
           e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),
-                   false, Finish(a, BlockReduce(a, acc), l.length));
+                   false, Finish(a, BlockReduce(a, a.name), l.length));
       e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
     }
     StoreReduced(w, e, ks, l, "row");

@@ -118,29 +118,42 @@ class KernelBuilder {
 
   void MergePointwise(bool same_shape) {
     if (!s_.options.fuse) return;
+    // Dependencies between protos, kept up to date as they merge.
+    std::vector<absl::flat_hash_set<int>> deps(protos_.size());
+    for (size_t k = 0; k < protos_.size(); ++k) {
+      if (!protos_[k].dead) deps[k] = DepsOf(static_cast<int>(k));
+    }
     for (size_t a = 0; a < protos_.size(); ++a) {
       if (protos_[a].dead || protos_[a].group >= 0) continue;
       for (size_t b = a + 1; b < protos_.size(); ++b) {
         if (protos_[b].dead || protos_[b].group >= 0) continue;
-        const bool same = Segments(a) == Segments(b);
-        if (same != same_shape) continue;
-        if (!same && Segments(a).size() + Segments(b).size() >
-                         static_cast<size_t>(s_.options.max_segments)) {
+        const std::vector<Shape> sa = Segments(a), sb = Segments(b);
+        if ((sa == sb) != same_shape) continue;
+        if (!same_shape && sa.size() + sb.size() > static_cast<size_t>(s_.options.max_segments)) {
           continue;
         }
-        std::vector<absl::flat_hash_set<int>> deps(protos_.size());
-        for (size_t k = 0; k < protos_.size(); ++k) {
-          if (!protos_[k].dead) deps[k] = DepsOf(static_cast<int>(k));
-        }
         if (IndirectPath(a, b, deps) || IndirectPath(b, a, deps)) continue;
-        protos_[a].owned.insert(protos_[a].owned.end(), protos_[b].owned.begin(),
-                                protos_[b].owned.end());
-        std::sort(protos_[a].owned.begin(), protos_[a].owned.end(),
-                  [&](const Node* x, const Node* y) { return s_.Index(x) < s_.Index(y); });
-        protos_[b].dead = true;
-        RecomputeOwners();
+        Merge(a, b, deps);
       }
     }
+  }
+
+  // Moves proto b into a.
+  void Merge(size_t a, size_t b, std::vector<absl::flat_hash_set<int>>& deps) {
+    protos_[a].owned.insert(protos_[a].owned.end(), protos_[b].owned.begin(),
+                            protos_[b].owned.end());
+    std::sort(protos_[a].owned.begin(), protos_[a].owned.end(),
+              [&](const Node* x, const Node* y) { return s_.Index(x) < s_.Index(y); });
+    protos_[b].dead = true;
+    for (const Node* n : protos_[b].owned) owner_[n] = static_cast<int>(a);
+    deps[a].insert(deps[b].begin(), deps[b].end());
+    deps[a].erase(static_cast<int>(a));
+    deps[a].erase(static_cast<int>(b));
+    deps[b].clear();
+    for (auto& d : deps) {
+      if (d.erase(static_cast<int>(b)) > 0) d.insert(static_cast<int>(a));
+    }
+    deps[a].erase(static_cast<int>(a));
   }
 
   FusedKernel ToKernel(int k) const {

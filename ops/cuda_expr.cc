@@ -35,7 +35,8 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
     case OpKind::kNeg:
       return fp ? absl::StrCat("(-", a(), ")") : absl::StrCat("tessel_isub(0, ", a(), ")");
     case OpKind::kAbs:
-      return fp ? call("fabsf") : absl::StrCat("(", a(), " < 0 ? tessel_isub(0, ", a(), ") : ", a(), ")");
+      return fp ? call("fabsf")
+                : absl::StrCat("(", a(), " < 0 ? tessel_isub(0, ", a(), ") : ", a(), ")");
     case OpKind::kExp:
       return call("expf");
     case OpKind::kLog:

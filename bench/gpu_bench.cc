@@ -1,0 +1,175 @@
+// GPU benchmarks for fused memory-bound graphs (issue 3). Each reports GB/s counting the
+// bytes the graph must move (inputs read once, outputs written once), its percentage of a
+// device-to-device copy measured in this binary, and how many kernels one realize launched.
+// Argument 1 runs the graph fused, 0 unfused (TESSEL_FUSION=0: one kernel per operation).
+//
+//   tools/gpu_bundle.sh, then on the GPU machine: dist/gpu_bench
+#include <cstdlib>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "codegen/cuda_driver.h"
+#include "core/stats.h"
+#include "tessel.h"
+
+namespace tessel {
+namespace {
+
+double g_copy_gbps = 0;  // measured by BM_Copy, which is registered first
+
+// Mean GPU time of `iterations` back-to-back runs of `body` (host work overlaps the queue).
+template <typename F>
+double GpuSeconds(F&& body, int iterations) {
+  const cuda::Driver* d = *cuda::GetDriver();
+  CUevent start, stop;
+  d->cuEventCreate(&start, 0);
+  d->cuEventCreate(&stop, 0);
+  synchronize();
+  d->cuEventRecord(start, nullptr);
+  for (int i = 0; i < iterations; ++i) body();
+  d->cuEventRecord(stop, nullptr);
+  d->cuEventSynchronize(stop);
+  float ms = 0;
+  d->cuEventElapsedTime(&ms, start, stop);
+  d->cuEventDestroy(start);
+  d->cuEventDestroy(stop);
+  return ms / 1e3 / iterations;
+}
+
+template <typename F>
+void Measure(benchmark::State& state, double bytes, F&& body) {
+  const bool fused = state.range(0) != 0;
+  if (!fused) setenv("TESSEL_FUSION", "0", 1);
+  body();  // compile, allocate
+  synchronize();
+  const int64_t before = GetStats().kernels_launched;
+  body();
+  synchronize();
+  const double kernels = static_cast<double>(GetStats().kernels_launched - before);
+  double total = 0;
+  for (auto _ : state) {
+    const double t = GpuSeconds(body, 10);
+    total += t;
+    state.SetIterationTime(t);
+  }
+  unsetenv("TESSEL_FUSION");
+  const double gbps = bytes * static_cast<double>(state.iterations()) / total / 1e9;
+  state.counters["GB/s"] = gbps;
+  if (g_copy_gbps > 0) state.counters["%copy"] = 100 * gbps / g_copy_gbps;
+  state.counters["kernels"] = kernels;
+  state.SetLabel(fused ? "fused" : "unfused");
+}
+
+bool NeedGpu(benchmark::State& state) {
+  if (GetBackend(Device::kCUDA).ok()) return true;
+  state.SkipWithError("no usable GPU");
+  return false;
+}
+
+constexpr int64_t kBig = int64_t{1} << 28;
+
+// Baseline: cuMemcpyDtoD of 1 GiB, counting bytes read plus written.
+void BM_Copy(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  Tensor a = zeros({kBig}, DType::kF32), b = ones({kBig}, DType::kF32);
+  realize({a, b});
+  const cuda::Driver* d = *cuda::GetDriver();
+  auto pa = reinterpret_cast<CUdeviceptr>(a.node().buffer()->data());
+  auto pb = reinterpret_cast<CUdeviceptr>(b.node().buffer()->data());
+  double total = 0;
+  for (auto _ : state) {
+    const double t = GpuSeconds([&] { d->cuMemcpyDtoD(pa, pb, kBig * 4); }, 10);
+    total += t;
+    state.SetIterationTime(t);
+  }
+  g_copy_gbps = 2.0 * kBig * 4 * static_cast<double>(state.iterations()) / total / 1e9;
+  state.counters["GB/s"] = g_copy_gbps;
+}
+BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_PointwiseChain(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  Tensor x = randn({kBig}, 1, DType::kF32);
+  realize({x});
+  Measure(state, 2.0 * kBig * 4, [&] { realize({gelu(x * 1.5 + 0.25) * sigmoid(x) + x}); });
+}
+BENCHMARK(BM_PointwiseChain)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_Softmax(benchmark::State& state, DType dtype) {
+  if (!NeedGpu(state)) return;
+  Tensor x = randn({16384, 8192}, 1, dtype);
+  realize({x});
+  Measure(state, 2.0 * x.numel() * DTypeSize(dtype), [&] { realize({softmax(x)}); });
+}
+BENCHMARK_CAPTURE(BM_Softmax, bf16, DType::kBF16)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Softmax, f32, DType::kF32)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_LayerNorm(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  Tensor x = randn({16384, 8192}, 1, DType::kBF16);
+  Tensor w = randn({8192}, 2, DType::kBF16), b = randn({8192}, 3, DType::kBF16);
+  realize({x, w, b});
+  Measure(state, 2.0 * x.numel() * 2, [&] { realize({layer_norm(x, w, b)}); });
+}
+BENCHMARK(BM_LayerNorm)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_ThreeReductions(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  Tensor x = randn({kBig}, 1, DType::kF32);
+  realize({x});
+  Measure(state, 1.0 * kBig * 4, [&] { realize({sum(x), sum(x * x), max(x)}); });
+}
+BENCHMARK(BM_ThreeReductions)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// 64 parameter updates p - 0.01 g, sizes 4K to 4M elements (geometric), realized together.
+void BM_SixtyFourUpdates(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  std::vector<Tensor> p, g;
+  double elements = 0;
+  for (int i = 0; i < 64; ++i) {
+    const int64_t n = int64_t{4096} << (i * 10 / 63);
+    p.push_back(randn({n}, i, DType::kF32));
+    g.push_back(randn({n}, 100 + i, DType::kF32));
+    elements += static_cast<double>(n);
+  }
+  realize(p);
+  realize(g);
+  Measure(state, elements * 12, [&] {
+    std::vector<Tensor> out;
+    for (int i = 0; i < 64; ++i) out.push_back(p[i] - 0.01 * g[i]);
+    realize(out);
+  });
+}
+BENCHMARK(BM_SixtyFourUpdates)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Host cost of recording and realizing a 10-op chain on 1K elements, warm caches.
+void BM_HostRecordRealize10Ops(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  Tensor x = randn({1024}, 1, DType::kF32);
+  realize({x});
+  auto body = [&] {
+    Tensor t = relu(tanh(x * 1.5 + 0.25) * x - 0.5);
+    realize({t / (abs(x) + 1.0) * 2.0});
+  };
+  body();
+  int64_t n = 0;
+  for (auto _ : state) {
+    body();
+    if (++n % 256 == 0) synchronize();  // keep the queue short
+  }
+  synchronize();
+}
+BENCHMARK(BM_HostRecordRealize10Ops)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace tessel
+
+BENCHMARK_MAIN();

@@ -1,0 +1,64 @@
+#include "tests/codegen/corpus.h"
+
+namespace tessel::testing {
+namespace {
+
+Tensor In(Shape shape, DType dtype = DType::kF32) {
+  return from_vector(std::vector<float>(shape.numel(), 1.0f), shape, dtype, Device::kCPU);
+}
+
+}  // namespace
+
+std::vector<CorpusCase> Corpus() {
+  std::vector<CorpusCase> c;
+  Tensor x = In({64, 96}), h = In({64, 96}, DType::kBF16), f = In({64, 96}, DType::kF16);
+  Tensor i = from_vector(std::vector<int32_t>(64 * 96, 3), {64, 96}, DType::kI32, Device::kCPU);
+  Tensor v = In({96}), big = In({1 << 20});
+  std::vector<Tensor> unary;
+  for (const Tensor& t : {x, h, f}) {
+    for (Tensor u : {neg(t), abs(t), exp(t), log(t), sqrt(t), rsqrt(t), sin(t), cos(t), tanh(t),
+                     erf(t), sigmoid(t), relu(t), gelu(t), gelu_erf(t), silu(t)}) {
+      unary.push_back(u);
+    }
+  }
+  c.push_back({"unary", unary});
+  c.push_back(
+      {"binary",
+       {x + v, x - h, h * f, x / 3.0, pow(abs(x), v), maximum(h, x), minimum(x, 0.5), 2.0 - x}});
+  c.push_back({"integers", {i + i, i * i, -i, abs(i), relu(i), pow(i, i), i / i, maximum(i, i)}});
+  c.push_back({"compare_where_cast",
+               {eq(x, v), ne(h, x), lt(i, x), le(x, x), gt(f, x), ge(i, i),
+                where(gt(x, 0.0 * x), x, h), cast(x, DType::kI32), cast(i, DType::kBF16),
+                cast(x, DType::kBool), cast(gt(x, v), DType::kF32), cast(h, DType::kF16)}});
+  c.push_back({"generators",
+               {randn({3, 50}, 1), rand({77}, 2, DType::kBF16), arange(10, DType::kI32),
+                full({4}, 2.5, DType::kF16)}});
+  c.push_back({"views",
+               {permute(In({4, 5, 6}), {2, 0, 1}) * 2.0, slice(x, 1, 3, 50) + 1.0,
+                reshape(transpose(x), {96, 8, 8}) - 1.0, broadcast_to(v, {3, 64, 96}) * x,
+                concat({x, h, slice(x, 0, 0, 5)}, 0)}});
+  c.push_back({"chain", {gelu(big * 1.5 + 0.25) * sigmoid(big) + big}});
+  c.push_back({"reductions",
+               {sum(x), mean(h, {0}), max(x, {1}, true), min(f, {-1}), sum(i, {0}),
+                max(gt(x, v), {1}), mean(In({4, 5, 6}), {0, 2})}});
+  c.push_back({"siblings", {sum(big), sum(big * big), max(big)}});
+  c.push_back({"normalizations",
+               {softmax(h), log_softmax(x, 0), layer_norm(h, v, v), rms_norm(f, v),
+                softmax(In({2, 40000}))}});
+  c.push_back({"gemm",
+               {matmul(x, In({96, 33})),
+                gelu(matmul(h, In({96, 40}, DType::kBF16)) + In({40}, DType::kBF16)),
+                matmul(In({2, 1, 5, 7}), In({3, 7, 4})), matmul(transpose(x), x)}});
+  c.push_back({"api_example",
+               {softmax(gelu(matmul(h, In({96, 128}, DType::kBF16)) + In({128}, DType::kBF16)))}});
+  std::vector<Tensor> updates;
+  for (int k = 0; k < 8; ++k) {
+    Tensor p = In({int64_t{64} << k});
+    updates.push_back(p - 0.01 * p);
+  }
+  c.push_back({"updates", updates});
+  c.push_back({"shared", {sum(tanh(exp(sin(x))), {0}), sum(tanh(exp(sin(x))), {1}), x * 2.0}});
+  return c;
+}
+
+}  // namespace tessel::testing

@@ -1,0 +1,210 @@
+// tessel device prelude
+typedef unsigned short bf16_t;
+typedef unsigned short f16_t;
+typedef unsigned char bool_t;
+
+__device__ __forceinline__ float tessel_load(float v) { return v; }
+__device__ __forceinline__ int tessel_load(int v) { return v; }
+__device__ __forceinline__ bool tessel_load_bool(bool_t v) { return v != 0; }
+__device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
+  return __uint_as_float(((unsigned)v) << 16);
+}
+__device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return (bf16_t)(u >> 16);
+}
+__device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
+  return f;
+}
+__device__ __forceinline__ f16_t tessel_float_to_f16(float f) {
+  f16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float tessel_round_bf16(float f) {
+  return tessel_bf16_to_float(tessel_float_to_bf16(f));
+}
+__device__ __forceinline__ float tessel_round_f16(float f) {
+  return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+__device__ __forceinline__ int tessel_float_to_int(float f) {
+  // Saturating, NaN to 0: the CPU backend's rule.
+  if (f != f) return 0;
+  if (f >= 2147483647.0f) return 2147483647;
+  if (f <= -2147483648.0f) return (-2147483647 - 1);
+  return (int)f;
+}
+// NaN-propagating maximum and minimum (fmaxf drops NaN).
+__device__ __forceinline__ float tessel_max(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
+}
+__device__ __forceinline__ float tessel_min(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
+}
+__device__ __forceinline__ int tessel_max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ int tessel_min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ bool tessel_max(bool a, bool b) { return a || b; }
+__device__ __forceinline__ bool tessel_min(bool a, bool b) { return a && b; }
+__device__ __forceinline__ int tessel_ipow(int base, int e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+  unsigned r = 1u, b = (unsigned)base;
+  for (; e > 0; e >>= 1, b *= b) {
+    if (e & 1) r *= b;
+  }
+  return (int)r;
+}
+__device__ __forceinline__ int tessel_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int tessel_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int tessel_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+
+// Philox-4x32-10 for rand/randn: ops/philox.h is the specification.
+__device__ __forceinline__ uint4 tessel_philox(unsigned long long seed, unsigned long long i) {
+  unsigned c0 = (unsigned)i, c1 = (unsigned)(i >> 32), c2 = 0, c3 = 0;
+  unsigned k0 = (unsigned)seed, k1 = (unsigned)(seed >> 32);
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    const unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    const unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return make_uint4(c0, c1, c2, c3);
+}
+__device__ __forceinline__ float tessel_rand(unsigned long long seed, unsigned long long i) {
+  return (float)(tessel_philox(seed, i).x >> 8) * (1.0f / 16777216.0f);
+}
+__device__ __forceinline__ float tessel_randn(unsigned long long seed, unsigned long long i) {
+  const uint4 r = tessel_philox(seed, i);
+  const float u1 = (float)((r.x >> 8) + 1) * (1.0f / 16777216.0f);
+  const float u2 = (float)(r.y >> 8) * (1.0f / 16777216.0f);
+  return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+}
+
+// N contiguous elements in one access (N * sizeof(T) bytes, aligned to that).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) tessel_vec {
+  T v[N];
+};
+template <typename T, int N>
+__device__ __forceinline__ tessel_vec<T, N> tessel_load_vec(const T* p) {
+  return *reinterpret_cast<const tessel_vec<T, N>*>(p);
+}
+template <typename T, int N>
+__device__ __forceinline__ void tessel_store_vec(T* p, const tessel_vec<T, N>& v) {
+  *reinterpret_cast<tessel_vec<T, N>*>(p) = v;
+}
+
+// Block-wide reductions in a fixed order (warp butterflies, then warp 0 over the warps):
+// the same input gives the same bits. `scratch` holds 32 values; every thread gets the result.
+struct tessel_sum_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct tessel_isum_op {
+  __device__ int operator()(int a, int b) const { return tessel_iadd(a, b); }
+};
+struct tessel_max_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_max(a, b); }
+};
+struct tessel_min_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_min(a, b); }
+};
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_warp_reduce(T v, Op op) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  v = tessel_warp_reduce(v, op);
+  __syncthreads();  // scratch may still be read from the previous reduction
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = lane < warps ? scratch[lane] : identity;
+  return tessel_warp_reduce(v, op);
+}
+
+typedef int index_t;
+
+extern "C" __global__ void __launch_bounds__(256) G_matmul_add_cast_mul_991435ca(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0) {
+  // [64 x 96] x [96 x 128], 1 batch entries
+  __shared__ float As[16][68];
+  __shared__ float Bs[16][68];
+  const index_t batch = blockIdx.z;
+  const int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const bf16_t* A = in0 + (index_t)batch * 6144;
+  const bf16_t* B = in1 + (index_t)batch * 12288;
+  float acc[16] = {};
+  for (int k0 = 0; k0 < 96; k0 += 16) {
+    for (int i = threadIdx.x; i < 1024; i += 256) {
+      const int r = i / 16, c = i % 16;
+      As[c][r] = (m0 + r < 64 && k0 + c < 96) ? tessel_bf16_to_float(A[(index_t)(m0 + r) * 96 + k0 + c]) : 0.0f;
+      const int kr = i / 64, nc = i % 64;
+      Bs[kr][nc] = (k0 + kr < 96 && n0 + nc < 128) ? tessel_bf16_to_float(B[(index_t)(k0 + kr) * 128 + n0 + nc]) : 0.0f;
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int kk = 0; kk < 16; ++kk) {
+      float av[4], bv[4];
+      #pragma unroll
+      for (int i = 0; i < 4; ++i) av[i] = As[kk][ty * 4 + i];
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) bv[j] = Bs[kk][tx * 4 + j];
+      #pragma unroll
+      for (int t = 0; t < 16; ++t) acc[t] += av[t / 4] * bv[t % 4];
+    }
+    __syncthreads();
+  }
+  float mm0[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) mm0[k] = tessel_round_bf16(acc[k]);
+  float in2_0[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) in2_0[k] = ((m0 + ty * 4 + k / 4) < 64 && (n0 + tx * 4 + k % 4) < 128 ? tessel_bf16_to_float(in2[(n0 + tx * 4 + k % 4)]) : 0);
+  float add0[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) add0[k] = tessel_round_bf16((mm0[k] + in2_0[k]));
+  float mul0[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) mul0[k] = (0x1p-1f * add0[k]);
+  float mul1[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) mul1[k] = (0x1.6e4e26p-5f * add0[k]);
+  float mul2[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) mul2[k] = (mul1[k] * add0[k]);
+  float mul3[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) mul3[k] = (mul2[k] * add0[k]);
+  float add1[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) add1[k] = (add0[k] + mul3[k]);
+  float mul4[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) mul4[k] = (0x1.988454p-1f * add1[k]);
+  float tanh0[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) tanh0[k] = tanhf(mul4[k]);
+  float add2[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) add2[k] = (0x1p+0f + tanh0[k]);
+  float mul5[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) mul5[k] = (mul0[k] * add2[k]);
+  float cvt0[16];
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) cvt0[k] = tessel_round_bf16(mul5[k]);
+  #pragma unroll
+  for (int k = 0; k < 16; ++k) if ((m0 + ty * 4 + k / 4) < 64 && (n0 + tx * 4 + k % 4) < 128) out0[((m0 + ty * 4 + k / 4) * 128 + (n0 + tx * 4 + k % 4))] = tessel_float_to_bf16(cvt0[k]);
+}

@@ -1,0 +1,251 @@
+// tessel device prelude
+typedef unsigned short bf16_t;
+typedef unsigned short f16_t;
+typedef unsigned char bool_t;
+
+__device__ __forceinline__ float tessel_load(float v) { return v; }
+__device__ __forceinline__ int tessel_load(int v) { return v; }
+__device__ __forceinline__ bool tessel_load_bool(bool_t v) { return v != 0; }
+__device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
+  return __uint_as_float(((unsigned)v) << 16);
+}
+__device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return (bf16_t)(u >> 16);
+}
+__device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
+  return f;
+}
+__device__ __forceinline__ f16_t tessel_float_to_f16(float f) {
+  f16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float tessel_round_bf16(float f) {
+  return tessel_bf16_to_float(tessel_float_to_bf16(f));
+}
+__device__ __forceinline__ float tessel_round_f16(float f) {
+  return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+__device__ __forceinline__ int tessel_float_to_int(float f) {
+  // Saturating, NaN to 0: the CPU backend's rule.
+  if (f != f) return 0;
+  if (f >= 2147483647.0f) return 2147483647;
+  if (f <= -2147483648.0f) return (-2147483647 - 1);
+  return (int)f;
+}
+// NaN-propagating maximum and minimum (fmaxf drops NaN).
+__device__ __forceinline__ float tessel_max(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
+}
+__device__ __forceinline__ float tessel_min(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
+}
+__device__ __forceinline__ int tessel_max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ int tessel_min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ bool tessel_max(bool a, bool b) { return a || b; }
+__device__ __forceinline__ bool tessel_min(bool a, bool b) { return a && b; }
+__device__ __forceinline__ int tessel_ipow(int base, int e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+  unsigned r = 1u, b = (unsigned)base;
+  for (; e > 0; e >>= 1, b *= b) {
+    if (e & 1) r *= b;
+  }
+  return (int)r;
+}
+__device__ __forceinline__ int tessel_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int tessel_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int tessel_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+
+// Philox-4x32-10 for rand/randn: ops/philox.h is the specification.
+__device__ __forceinline__ uint4 tessel_philox(unsigned long long seed, unsigned long long i) {
+  unsigned c0 = (unsigned)i, c1 = (unsigned)(i >> 32), c2 = 0, c3 = 0;
+  unsigned k0 = (unsigned)seed, k1 = (unsigned)(seed >> 32);
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    const unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    const unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return make_uint4(c0, c1, c2, c3);
+}
+__device__ __forceinline__ float tessel_rand(unsigned long long seed, unsigned long long i) {
+  return (float)(tessel_philox(seed, i).x >> 8) * (1.0f / 16777216.0f);
+}
+__device__ __forceinline__ float tessel_randn(unsigned long long seed, unsigned long long i) {
+  const uint4 r = tessel_philox(seed, i);
+  const float u1 = (float)((r.x >> 8) + 1) * (1.0f / 16777216.0f);
+  const float u2 = (float)(r.y >> 8) * (1.0f / 16777216.0f);
+  return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+}
+
+// N contiguous elements in one access (N * sizeof(T) bytes, aligned to that).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) tessel_vec {
+  T v[N];
+};
+template <typename T, int N>
+__device__ __forceinline__ tessel_vec<T, N> tessel_load_vec(const T* p) {
+  return *reinterpret_cast<const tessel_vec<T, N>*>(p);
+}
+template <typename T, int N>
+__device__ __forceinline__ void tessel_store_vec(T* p, const tessel_vec<T, N>& v) {
+  *reinterpret_cast<tessel_vec<T, N>*>(p) = v;
+}
+
+// Block-wide reductions in a fixed order (warp butterflies, then warp 0 over the warps):
+// the same input gives the same bits. `scratch` holds 32 values; every thread gets the result.
+struct tessel_sum_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct tessel_isum_op {
+  __device__ int operator()(int a, int b) const { return tessel_iadd(a, b); }
+};
+struct tessel_max_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_max(a, b); }
+};
+struct tessel_min_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_min(a, b); }
+};
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_warp_reduce(T v, Op op) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  v = tessel_warp_reduce(v, op);
+  __syncthreads();  // scratch may still be read from the previous reduction
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = lane < warps ? scratch[lane] : identity;
+  return tessel_warp_reduce(v, op);
+}
+
+typedef int index_t;
+
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_d1f3050d(const bf16_t* __restrict__ in0, const float* __restrict__ in1, const f16_t* __restrict__ in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2) {
+  // 64 rows of 96: 32 threads x 4 lanes hold a row (4-element vectors)
+  __shared__ float scratch_f[32];
+  const index_t row = blockIdx.x;
+  const int tid = threadIdx.x;
+  auto col = [tid](int k) -> index_t { return (index_t)((k / 4) * 32 + tid) * 4 + k % 4; };
+  float in0_0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<bf16_t, 4> vec{};
+    if (col(k) < 96) vec = tessel_load_vec<bf16_t, 4>(in0 + (row * 96 + col(k)));
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) in0_0[k + j] = tessel_bf16_to_float(vec.v[j]);
+  }
+  float acc0 = __int_as_float(0xff800000);
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc0 = tessel_max(acc0, (float)in0_0[k]);
+  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
+  float sub0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) sub0[k] = (in0_0[k] - max0);
+  float exp0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) exp0[k] = expf(sub0[k]);
+  float acc1 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc1 = acc1 + (float)exp0[k];
+  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f);
+  float acc2 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc2 = acc2 + (float)in0_0[k];
+  const float mean0 = (tessel_block_reduce(acc2, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  float sub1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) sub1[k] = (in0_0[k] - mean0);
+  float mul0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul0[k] = (sub1[k] * sub1[k]);
+  float acc3 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc3 = acc3 + (float)mul0[k];
+  const float mean1 = (tessel_block_reduce(acc3, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  float in2_0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<f16_t, 4> vec{};
+    if (col(k) < 96) vec = tessel_load_vec<f16_t, 4>(in2 + (row * 96 + col(k)));
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) in2_0[k + j] = tessel_f16_to_float(vec.v[j]);
+  }
+  float mul1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul1[k] = (in2_0[k] * in2_0[k]);
+  float acc4 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc4 = acc4 + (float)mul1[k];
+  const float mean2 = (tessel_block_reduce(acc4, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  float div0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) div0[k] = (exp0[k] / sum0);
+  float cvt0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) cvt0[k] = tessel_round_bf16(div0[k]);
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<bf16_t, 4> vec;
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_bf16(cvt0[k + j]);
+    if (col(k) < 96) tessel_store_vec<bf16_t, 4>(out0 + (row * 96 + col(k)), vec);
+  }
+  const float add0 = (mean1 + 0x1.4f8b58p-17f);
+  const float rsqrt0 = (1.0f / sqrtf(add0));
+  float mul2[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul2[k] = (sub1[k] * rsqrt0);
+  float in1_0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) in1_0[k] = (col(k) < 96 ? in1[col(k)] : 0);
+  float mul3[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul3[k] = (mul2[k] * in1_0[k]);
+  float add1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) add1[k] = (mul3[k] + in1_0[k]);
+  float cvt1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) cvt1[k] = tessel_round_bf16(add1[k]);
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<bf16_t, 4> vec;
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_bf16(cvt1[k + j]);
+    if (col(k) < 96) tessel_store_vec<bf16_t, 4>(out1 + (row * 96 + col(k)), vec);
+  }
+  const float add2 = (mean2 + 0x1.0c6f7ap-20f);
+  const float rsqrt1 = (1.0f / sqrtf(add2));
+  float mul4[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul4[k] = (in2_0[k] * rsqrt1);
+  float mul5[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul5[k] = (mul4[k] * in1_0[k]);
+  float cvt2[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) cvt2[k] = tessel_round_f16(mul5[k]);
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<f16_t, 4> vec;
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_f16(cvt2[k + j]);
+    if (col(k) < 96) tessel_store_vec<f16_t, 4>(out2 + (row * 96 + col(k)), vec);
+  }
+}

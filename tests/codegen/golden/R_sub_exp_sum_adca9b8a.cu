@@ -1,0 +1,178 @@
+// tessel device prelude
+typedef unsigned short bf16_t;
+typedef unsigned short f16_t;
+typedef unsigned char bool_t;
+
+__device__ __forceinline__ float tessel_load(float v) { return v; }
+__device__ __forceinline__ int tessel_load(int v) { return v; }
+__device__ __forceinline__ bool tessel_load_bool(bool_t v) { return v != 0; }
+__device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
+  return __uint_as_float(((unsigned)v) << 16);
+}
+__device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return (bf16_t)(u >> 16);
+}
+__device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
+  return f;
+}
+__device__ __forceinline__ f16_t tessel_float_to_f16(float f) {
+  f16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float tessel_round_bf16(float f) {
+  return tessel_bf16_to_float(tessel_float_to_bf16(f));
+}
+__device__ __forceinline__ float tessel_round_f16(float f) {
+  return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+__device__ __forceinline__ int tessel_float_to_int(float f) {
+  // Saturating, NaN to 0: the CPU backend's rule.
+  if (f != f) return 0;
+  if (f >= 2147483647.0f) return 2147483647;
+  if (f <= -2147483648.0f) return (-2147483647 - 1);
+  return (int)f;
+}
+// NaN-propagating maximum and minimum (fmaxf drops NaN).
+__device__ __forceinline__ float tessel_max(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
+}
+__device__ __forceinline__ float tessel_min(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
+}
+__device__ __forceinline__ int tessel_max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ int tessel_min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ bool tessel_max(bool a, bool b) { return a || b; }
+__device__ __forceinline__ bool tessel_min(bool a, bool b) { return a && b; }
+__device__ __forceinline__ int tessel_ipow(int base, int e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+  unsigned r = 1u, b = (unsigned)base;
+  for (; e > 0; e >>= 1, b *= b) {
+    if (e & 1) r *= b;
+  }
+  return (int)r;
+}
+__device__ __forceinline__ int tessel_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int tessel_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int tessel_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+
+// Philox-4x32-10 for rand/randn: ops/philox.h is the specification.
+__device__ __forceinline__ uint4 tessel_philox(unsigned long long seed, unsigned long long i) {
+  unsigned c0 = (unsigned)i, c1 = (unsigned)(i >> 32), c2 = 0, c3 = 0;
+  unsigned k0 = (unsigned)seed, k1 = (unsigned)(seed >> 32);
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    const unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    const unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return make_uint4(c0, c1, c2, c3);
+}
+__device__ __forceinline__ float tessel_rand(unsigned long long seed, unsigned long long i) {
+  return (float)(tessel_philox(seed, i).x >> 8) * (1.0f / 16777216.0f);
+}
+__device__ __forceinline__ float tessel_randn(unsigned long long seed, unsigned long long i) {
+  const uint4 r = tessel_philox(seed, i);
+  const float u1 = (float)((r.x >> 8) + 1) * (1.0f / 16777216.0f);
+  const float u2 = (float)(r.y >> 8) * (1.0f / 16777216.0f);
+  return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+}
+
+// N contiguous elements in one access (N * sizeof(T) bytes, aligned to that).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) tessel_vec {
+  T v[N];
+};
+template <typename T, int N>
+__device__ __forceinline__ tessel_vec<T, N> tessel_load_vec(const T* p) {
+  return *reinterpret_cast<const tessel_vec<T, N>*>(p);
+}
+template <typename T, int N>
+__device__ __forceinline__ void tessel_store_vec(T* p, const tessel_vec<T, N>& v) {
+  *reinterpret_cast<tessel_vec<T, N>*>(p) = v;
+}
+
+// Block-wide reductions in a fixed order (warp butterflies, then warp 0 over the warps):
+// the same input gives the same bits. `scratch` holds 32 values; every thread gets the result.
+struct tessel_sum_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct tessel_isum_op {
+  __device__ int operator()(int a, int b) const { return tessel_iadd(a, b); }
+};
+struct tessel_max_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_max(a, b); }
+};
+struct tessel_min_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_min(a, b); }
+};
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_warp_reduce(T v, Op op) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  v = tessel_warp_reduce(v, op);
+  __syncthreads();  // scratch may still be read from the previous reduction
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = lane < warps ? scratch[lane] : identity;
+  return tessel_warp_reduce(v, op);
+}
+
+typedef int index_t;
+
+extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_adca9b8a_stage1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
+  // 2 rows of 40000, each in 2 chunks of 20000
+  __shared__ float scratch_f[32];
+  const index_t row = blockIdx.x;
+  const index_t begin = (index_t)blockIdx.y * 20000;
+  const index_t end = min(begin + 20000, (index_t)40000);
+  float acc0 = 0.0f;
+  for (index_t c = begin + (index_t)threadIdx.x * 4; c < end; c += 1024) {
+    float in0_0[4];
+    #pragma unroll
+    for (int k = 0; k < 4; k += 4) {
+      tessel_vec<float, 4> vec{};
+      if (c + k < end) vec = tessel_load_vec<float, 4>(in0 + (row * 40000 + (c + k)));
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) in0_0[k + j] = vec.v[j];
+    }
+    const float in1_0 = in1[row];
+    float sub0[4];
+    #pragma unroll
+    for (int k = 0; k < 4; ++k) sub0[k] = (in0_0[k] - in1_0);
+    float exp0[4];
+    #pragma unroll
+    for (int k = 0; k < 4; ++k) exp0[k] = expf(sub0[k]);
+    #pragma unroll
+    for (int k = 0; k < 4; ++k) if (c + k < end) acc0 = acc0 + (float)exp0[k];
+  }
+  {
+    const float total = tessel_block_reduce(acc0, tessel_sum_op(), 0.0f, scratch_f);
+    if (threadIdx.x == 0) ((float*)ws)[(0 * 2 + row) * 2 + blockIdx.y] = total;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_adca9b8a_stage2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
+  __shared__ float scratch_f[32];
+  const index_t row = blockIdx.x;
+  float acc0 = 0.0f;
+  for (int p = threadIdx.x; p < 2; p += 256) acc0 = acc0 + ((const float*)ws)[(0 * 2 + row) * 2 + p];
+  const float sum0 = tessel_block_reduce(acc0, tessel_sum_op(), 0.0f, scratch_f);
+  if (threadIdx.x == 0) out0[row] = sum0;
+}

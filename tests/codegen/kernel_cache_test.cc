@@ -1,0 +1,103 @@
+// The kernel cache: memory, then disk, then NVRTC; corrupt or truncated entries recompile.
+#include "codegen/kernel_cache.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace tessel::cuda {
+namespace {
+
+constexpr char kSource[] = "extern \"C\" __global__ void k(float* p) { p[threadIdx.x] *= 2.0f; }\n";
+const Target kSm90a{9, 0, true};
+
+class KernelCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+    dir_ = absl::StrCat(::testing::TempDir(), "/cache-", getpid(), "-",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  // The single entry file in the cache directory.
+  std::string EntryPath() {
+    DIR* d = opendir(dir_.c_str());
+    std::string found;
+    while (dirent* e = d ? readdir(d) : nullptr) {
+      if (std::string(e->d_name).find(".cubin") != std::string::npos) found = e->d_name;
+    }
+    if (d) closedir(d);
+    return dir_ + "/" + found;
+  }
+  std::string dir_;
+};
+
+TEST_F(KernelCacheTest, MemoryThenDisk) {
+  KernelCache cache(dir_);
+  auto first = cache.GetOrCompile(kSource, "k", kSm90a);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE((*first)->cubin.empty());
+  auto again = cache.GetOrCompile(kSource, "k", kSm90a);
+  EXPECT_EQ(cache.stats().compiles, 1);
+  EXPECT_EQ(cache.stats().memory_hits, 1);
+  EXPECT_EQ(again->get(), first->get());
+
+  KernelCache fresh(dir_);  // another process: memory empty, disk warm
+  auto loaded = fresh.GetOrCompile(kSource, "k", kSm90a);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(fresh.stats().disk_hits, 1);
+  EXPECT_EQ(fresh.stats().compiles, 0);
+  EXPECT_EQ((*loaded)->cubin, (*first)->cubin);
+}
+
+TEST_F(KernelCacheTest, KeyCoversSourceAndTarget) {
+  KernelCache cache(dir_);
+  ASSERT_TRUE(cache.GetOrCompile(kSource, "k", kSm90a).ok());
+  ASSERT_TRUE(cache.GetOrCompile(kSource, "k", Target{8, 0, false}).ok());
+  ASSERT_TRUE(cache.GetOrCompile(std::string(kSource) + "// changed\n", "k", kSm90a).ok());
+  EXPECT_EQ(cache.stats().compiles, 3);
+}
+
+TEST_F(KernelCacheTest, CorruptEntriesAreRecompiledNotTrusted) {
+  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(kSource, "k", kSm90a).ok()); }
+  const std::string path = EntryPath();
+  std::string data;
+  {
+    std::ifstream in(path, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  data[data.size() / 2] ^= 0x5a;  // flip bits in the middle
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << data;
+  KernelCache cache(dir_);
+  auto out = cache.GetOrCompile(kSource, "k", kSm90a);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(cache.stats().disk_rejects, 1);
+  EXPECT_EQ(cache.stats().compiles, 1);
+  KernelCache after(dir_);  // the rewritten entry is good again
+  ASSERT_TRUE(after.GetOrCompile(kSource, "k", kSm90a).ok());
+  EXPECT_EQ(after.stats().disk_hits, 1);
+}
+
+TEST_F(KernelCacheTest, TruncatedEntriesAreRecompiled) {
+  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(kSource, "k", kSm90a).ok()); }
+  const std::string path = EntryPath();
+  ASSERT_EQ(truncate(path.c_str(), 100), 0);
+  KernelCache cache(dir_);
+  ASSERT_TRUE(cache.GetOrCompile(kSource, "k", kSm90a).ok());
+  EXPECT_EQ(cache.stats().disk_rejects, 1);
+}
+
+TEST_F(KernelCacheTest, CompileErrorsCarryTheLog) {
+  KernelCache cache(dir_);
+  auto out = cache.GetOrCompile("__global__ void broken( {", "broken", kSm90a);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("NVRTC could not compile broken for sm_90a"),
+            std::string::npos);
+  EXPECT_NE(out.status().message().find("error"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessel::cuda

@@ -1,0 +1,20 @@
+// Rewrites tests/codegen/golden/ from the current generator (run from the workspace root
+// through `bazel run`, which sets BUILD_WORKSPACE_DIRECTORY).
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "codegen/inspect.h"
+#include "tests/codegen/corpus.h"
+
+int main() {
+  const char* root = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  const std::string dir = std::string(root ? root : ".") + "/tests/codegen/golden/";
+  for (const tessel::testing::CorpusCase& c : tessel::testing::Corpus()) {
+    if (c.name != "chain" && c.name != "normalizations" && c.name != "api_example") continue;
+    for (const tessel::KernelInfo& k : tessel::inspect(c.outputs)) {
+      std::ofstream(dir + k.name + ".cu") << k.source;
+      std::cout << "wrote " << dir << k.name << ".cu\n";
+    }
+  }
+}

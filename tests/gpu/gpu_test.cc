@@ -1,0 +1,291 @@
+// The CUDA backend against the CPU backend: every op and fusion pattern, the same inputs on
+// both devices (from host data or the same generator seed), compared with per-dtype bounds:
+//   f32: |gpu - cpu| <= 1e-5 |cpu| + 1e-5   (transcendentals differ by float ulps;
+//        float vs double accumulation: reductions use 1e-4)
+//   f16: 4e-3 relative (2 ulps), bf16: 1.6e-2 relative (2 ulps) plus the same absolute term.
+// Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
+#include <cmath>
+#include <functional>
+
+#include "core/stats.h"
+#include "gtest/gtest.h"
+#include "tessel.h"
+#include "tests/test_util.h"
+
+namespace tessel {
+namespace {
+
+using testing::RandomValues;
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "no usable GPU";
+  }
+};
+
+double Bound(DType d) {
+  switch (d) {
+    case DType::kBF16:
+      return 1.6e-2;
+    case DType::kF16:
+      return 4e-3;
+    case DType::kF32:
+      return 1e-5;
+    default:
+      return 0;
+  }
+}
+
+// Builds the graph on both devices and compares every output.
+void Compare(const std::function<std::vector<Tensor>(Device)>& build, double rtol = -1,
+             double atol = 1e-5) {
+  std::vector<Tensor> gpu = build(Device::kCUDA), cpu = build(Device::kCPU);
+  realize(gpu);
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "output " << i << " " << gpu[i]);
+    ASSERT_EQ(gpu[i].device(), Device::kCUDA);
+    ASSERT_EQ(gpu[i].shape(), cpu[i].shape());
+    ASSERT_EQ(gpu[i].dtype(), cpu[i].dtype());
+    const std::vector<double> want = cpu[i].to_vector<double>();
+    const std::vector<float> got = gpu[i].to_vector<float>();
+    testing::ExpectClose(got, want, rtol >= 0 ? rtol : Bound(gpu[i].dtype()), atol);
+  }
+}
+
+Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, float lo = -2, float hi = 2) {
+  return from_vector(RandomValues(shape.numel(), seed, lo, hi), shape, dtype, d);
+}
+
+constexpr DType kFloats[] = {DType::kF32, DType::kBF16, DType::kF16};
+
+TEST_F(GpuTest, UnaryOps) {
+  using F = Tensor (*)(const Tensor&);
+  const std::vector<std::pair<F, std::pair<float, float>>> ops = {
+      {neg, {-3, 3}},     {abs, {-3, 3}},  {exp, {-5, 5}},  {log, {0.1f, 9}},    {sqrt, {0, 9}},
+      {rsqrt, {0.1f, 9}}, {sin, {-3, 3}},  {cos, {-3, 3}},  {tanh, {-4, 4}},     {erf, {-3, 3}},
+      {sigmoid, {-8, 8}}, {relu, {-3, 3}}, {gelu, {-4, 4}}, {gelu_erf, {-4, 4}}, {silu, {-4, 4}}};
+  for (DType dt : kFloats) {
+    for (const auto& [op, range] : ops) {
+      Compare([&, op = op, range = range](Device d) {
+        return std::vector<Tensor>{op(Data({3, 1000}, 1, dt, d, range.first, range.second))};
+      });
+    }
+  }
+}
+
+TEST_F(GpuTest, BinaryOpsWithBroadcasting) {
+  using F = Tensor (*)(const Tensor&, const Tensor&);
+  const std::vector<F> ops = {add, sub, mul, div, maximum, minimum};
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{64, 33}, {64, 33}},
+                                                       {{64, 33}, {33}},
+                                                       {{64, 1}, {1, 33}},
+                                                       {{}, {5, 7}},
+                                                       {{2, 3, 1}, {3, 9}}};
+  for (DType dt : kFloats) {
+    for (F op : ops) {
+      for (const auto& [sa, sb] : shapes) {
+        Compare([&](Device d) {
+          return std::vector<Tensor>{op(Data(sa, 1, dt, d, 0.5f, 3), Data(sb, 2, dt, d, 0.5f, 3))};
+        });
+      }
+    }
+    Compare([&](Device d) {
+      Tensor x = Data({100}, 3, dt, d, 0.5f, 3);
+      return std::vector<Tensor>{pow(x, Data({100}, 4, dt, d, -2, 2)), 2.0 - x * 0.5 + 1.0 / x};
+    });
+  }
+}
+
+TEST_F(GpuTest, IntegersComparisonsWhereAndCasts) {
+  Compare(
+      [](Device d) {
+        std::vector<int32_t> a(200), b(200);
+        for (int i = 0; i < 200; ++i) {
+          a[i] = i * 7919 - 700000;
+          b[i] = (i % 13) - 6;
+        }
+        Tensor x = from_vector(a, {200}, DType::kI32, d), y = from_vector(b, {200}, DType::kI32, d);
+        Tensor f = Data({200}, 5, DType::kF32, d, -3, 3);
+        return std::vector<Tensor>{x + y,
+                                   x * y,
+                                   pow(y, abs(y)),
+                                   maximum(x, y),
+                                   -x,
+                                   relu(y),
+                                   x / y,
+                                   lt(f, cast(y, DType::kF32)),
+                                   where(gt(f, 0.0 * f), f, cast(y, DType::kBF16)),
+                                   cast(f * 1e5, DType::kI32),
+                                   cast(f, DType::kBool),
+                                   cast(f, DType::kF16),
+                                   sum(ge(f, 0.0 * f))};
+      },
+      0, 0);
+}
+
+TEST_F(GpuTest, ReductionsOverEveryAxisSubset) {
+  for (DType dt : kFloats) {
+    for (unsigned mask = 1; mask < 8; ++mask) {
+      std::vector<int> axes;
+      for (int a = 0; a < 3; ++a) {
+        if (mask >> a & 1) axes.push_back(a - 3);
+      }
+      Compare(
+          [&](Device d) {
+            Tensor x = Data({7, 33, 65}, mask, dt, d);
+            return std::vector<Tensor>{sum(x, axes), mean(x, axes, true), max(x, axes),
+                                       min(x, axes, true)};
+          },
+          dt == DType::kF32 ? 1e-4 : Bound(dt), 1e-3);
+    }
+  }
+}
+
+TEST_F(GpuTest, LongReductionsStreamDeterministically) {
+  Compare(
+      [](Device d) {
+        Tensor x = Data({1 << 22}, 9, DType::kF32, d);
+        return std::vector<Tensor>{sum(x), sum(x * x), max(x),
+                                   mean(Data({3, 100000}, 2, DType::kBF16, d), {1})};
+      },
+      1e-4, 1e-2);
+  // The same graph on the same input, recorded and computed twice: the same bits.
+  Tensor x = Data({1 << 22}, 9, DType::kF32, Device::kCUDA);
+  const float a = sum(x * 3.0).to_vector<float>()[0];
+  const float b = sum(x * 3.0).to_vector<float>()[0];  // the first result is gone: recomputed
+  EXPECT_EQ(a, b);
+}
+
+TEST_F(GpuTest, NanPropagates) {
+  Compare([](Device d) {
+    Tensor x = from_vector({1, NAN, 3, 4, -INFINITY, 2}, {2, 3}, DType::kF32, d);
+    return std::vector<Tensor>{max(x, {1}), min(x, {0}), maximum(x, x * 0.5), relu(x)};
+  });
+}
+
+TEST_F(GpuTest, ViewsFoldIntoIndexMath) {
+  for (DType dt : {DType::kF32, DType::kBF16}) {
+    Compare([&](Device d) {
+      Tensor x = Data({6, 8, 10}, 1, dt, d);
+      Tensor y = Data({10, 8}, 2, dt, d);
+      return std::vector<Tensor>{permute(x, {2, 0, 1}) * 2.0,
+                                 slice(x, 2, 3, 9) + slice(x, 2, 0, 6),
+                                 reshape(transpose(x), {6, 80}) - 1.0,
+                                 x * reshape(transpose(y), {1, 8, 10}),
+                                 broadcast_to(slice(y, 0, 2, 3), {4, 1, 8}) + 0.0,
+                                 concat({x, x * 3.0, slice(x, 0, 0, 2)}, 0),
+                                 sum(transpose(x), {1})};
+    });
+  }
+}
+
+TEST_F(GpuTest, Normalizations) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kF16}) {
+    for (int64_t cols : {7, 256, 1000, 8192, 40000}) {  // 40000 streams
+      Compare(
+          [&](Device d) {
+            Tensor x = Data({5, cols}, 3, dt, d, -4, 6);
+            Tensor w = Data({cols}, 4, dt, d), b = Data({cols}, 5, dt, d);
+            return std::vector<Tensor>{softmax(x), log_softmax(x), layer_norm(x, w, b),
+                                       rms_norm(x, w)};
+          },
+          dt == DType::kF32 ? 2e-5 : Bound(dt), 1e-4);
+    }
+  }
+  Compare([](Device d) {
+    return std::vector<Tensor>{softmax(Data({4, 6, 5}, 7, DType::kF32, d), 1)};
+  });
+}
+
+TEST_F(GpuTest, MatmulsWithEpilogues) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{1, 1}, {1, 1}},
+                                                       {{17, 33}, {33, 65}},
+                                                       {{128, 64}, {64, 256}},
+                                                       {{3, 70, 19}, {19, 5}},
+                                                       {{2, 1, 9, 40}, {3, 40, 11}}};
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kF16}) {
+    for (const auto& [sa, sb] : shapes) {
+      Compare(
+          [&](Device d) {
+            Tensor a = Data(sa, 1, dt, d), b = Data(sb, 2, dt, d);
+            Tensor c = matmul(a, b);
+            Tensor bias = Data({c.shape()[c.rank() - 1]}, 3, dt, d);
+            return std::vector<Tensor>{c, gelu(c + bias) + c * 0.5};
+          },
+          dt == DType::kF32 ? 1e-4 : 2 * Bound(dt), 1e-2);
+    }
+  }
+  Compare(
+      [](Device d) {
+        Tensor a = Data({40, 30}, 1, DType::kF32, d), b = Data({50, 40}, 2, DType::kF32, d);
+        return std::vector<Tensor>{
+            softmax(matmul(transpose(a), transpose(b)) + Data({30, 50}, 3, DType::kF32, d))};
+      },
+      1e-4, 1e-5);
+}
+
+TEST_F(GpuTest, ApiExample) {
+  Compare(
+      [](Device d) {
+        Tensor x = randn({512, 256}, 1, DType::kBF16, d);
+        Tensor w = randn({256, 1024}, 2, DType::kBF16, d);
+        Tensor b = randn({1024}, 3, DType::kBF16, d);
+        return std::vector<Tensor>{softmax(gelu(matmul(x, w) + b))};
+      },
+      0.05, 1e-4);  // a bf16 logit may round one ulp apart; exp magnifies it
+}
+
+TEST_F(GpuTest, GeneratorsMatchTheCpu) {
+  Compare(
+      [](Device d) {
+        return std::vector<Tensor>{randn({3, 1000}, 11, DType::kF32, d),
+                                   rand({1000}, 11, DType::kBF16, d), arange(100, DType::kF32, d),
+                                   full({5}, -2.5, DType::kF16, d),
+                                   randn({64}, 5, DType::kF32, d) * rand({64}, 5, DType::kF32, d)};
+      },
+      2e-6, 2e-6);
+}
+
+TEST_F(GpuTest, HorizontalFusionOfManyUpdates) {
+  Compare([](Device d) {
+    std::vector<Tensor> outs;
+    for (int i = 0; i < 64; ++i) {
+      const int64_t n = int64_t{4096} << (i % 6);
+      Tensor p = Data({n}, i, DType::kF32, d), g = Data({n}, 100 + i, DType::kF32, d);
+      outs.push_back(p - 0.01 * g);
+    }
+    return outs;
+  });
+}
+
+TEST_F(GpuTest, SharedValuesAndMultipleOutputs) {
+  Compare(
+      [](Device d) {
+        Tensor x = Data({64, 128}, 1, DType::kF32, d);
+        Tensor e = tanh(exp(sin(x)));
+        return std::vector<Tensor>{sum(e, {0}), sum(e, {1}), e, x * 2.0, softmax(x) + e};
+      },
+      1e-4, 1e-4);
+}
+
+TEST_F(GpuTest, UnfusedModeAgrees) {
+  setenv("TESSEL_FUSION", "0", 1);
+  Compare([](Device d) {
+    Tensor x = Data({33, 70}, 1, DType::kBF16, d);
+    return std::vector<Tensor>{softmax(x), layer_norm(x, Tensor(), Tensor())};
+  });
+  unsetenv("TESSEL_FUSION");
+}
+
+TEST_F(GpuTest, ResultsSurviveLaterWork) {
+  Tensor x = Data({1000}, 1, DType::kF32, Device::kCUDA);
+  Tensor y = exp(x);
+  realize({y});
+  for (int i = 0; i < 20; ++i) realize({sum(x * static_cast<double>(i))});
+  EXPECT_EQ(y.to_vector<float>(), exp(x).to_vector<float>());
+  EXPECT_EQ(y.to_vector<float>().size(), 1000u);
+}
+
+}  // namespace
+}  // namespace tessel

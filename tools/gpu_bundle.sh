@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the GPU test, benchmarks and demo, and packs them with the one shared library they
+# need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
+# with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
+#   tools/gpu_bundle.sh            then, on the GPU machine:   bash dist/run.sh [tests|bench|all]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+targets=(//tests/gpu:gpu_test //bench:gpu_bench //bench:compile_bench //examples:mlp)
+bazel build -c opt "${targets[@]}"
+rm -rf dist
+mkdir -p dist
+for t in "${targets[@]}"; do
+  path=${t#//}
+  cp -L "bazel-bin/${path/://}" dist/
+done
+cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
+chmod u+w dist/*
+strip dist/gpu_test dist/gpu_bench dist/compile_bench dist/mlp
+cat > dist/run.sh <<'RUN'
+#!/usr/bin/env bash
+# Runs tessel's GPU tests and benchmarks; logs and JSON go to $OUT (default ./out).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-./out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TESSEL_CACHE_DIR="$out/cache"
+what=${1:-all}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  "$here/gpu_test" --gtest_output="xml:$out/gpu_test.xml" 2>&1 | tee "$out/gpu_test.log" | tail -40
+  TESSEL_LOG=1 "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  CUDA_CACHE_DISABLE=1 "$here/compile_bench" --benchmark_out="$out/compile_bench.json" 2>&1 | tee "$out/compile_bench.log" | grep -E "^BM_|Run on"
+  "$here/gpu_bench" --benchmark_out="$out/gpu_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/gpu_bench.log" | grep -E "^BM_|Run on|rror"
+fi
+RUN
+chmod +x dist/run.sh
+du -sh dist

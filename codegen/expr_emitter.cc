@@ -247,6 +247,12 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     per_lane = per_lane || v.per_lane;
     args.push_back(v.At());
   }
+  // Dividing many lanes by one value: one reciprocal, then multiplies (within an ulp).
+  if (node->op() == OpKind::kDiv && per_lane && args[1].find('[') == std::string::npos) {
+    const Value rcp = Define("rcp", "float", false, absl::StrCat("__frcp_rn(", args[1], ")"));
+    return Define(name, "float", true,
+                  Round(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));
+  }
   return Define(name, CudaComputeType(dtype), per_lane,
                 Round(dtype, CudaScalarExpr(node->op(), operand, args)));
 }

@@ -69,12 +69,23 @@ IndexExpr BroadcastUnguarded(const IndexExpr& idx, const Shape& out, const Shape
   std::vector<std::string> dims;
   std::vector<bool> lane;
   const int offset = out.rank() - in.rank();
+  bool suffix = in.rank() > 0;  // `in` is out's trailing dimensions, repeated along the rest
   for (int d = 0; d < in.rank(); ++d) {
     const bool repeated = in[d] == 1;
     dims.push_back(repeated ? "0" : idx.dims[offset + d]);
     lane.push_back(!repeated && idx.lane[offset + d]);
+    suffix = suffix && in[d] == out[offset + d];
   }
-  return FromDims(in, std::move(dims), std::move(lane));
+  IndexExpr result = FromDims(in, std::move(dims), std::move(lane));
+  // A bias along the last axes: lanes contiguous in `out` stay contiguous in `in` (a group
+  // never straddles two repeats when the repeat is a multiple of the group), so vector
+  // loads still apply.
+  if (suffix && idx.vector_width > 1 && in.numel() % idx.vector_width == 0) {
+    result.linear_lane = result.PerLane();  // from the dimensions, before `linear` is set
+    result.linear = LinearOffset(result, in);
+    result.vector_width = idx.vector_width;
+  }
+  return result;
 }
 
 IndexExpr ThroughView(const Node& view, const IndexExpr& idx) {

@@ -17,10 +17,16 @@ __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }
 __device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  bf16_t h;  // one instruction: round to nearest even, NaN stays NaN
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (bf16_t)(u >> 16);
+#endif
 }
 __device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
   float f;
@@ -37,6 +43,12 @@ __device__ __forceinline__ float tessel_round_bf16(float f) {
 }
 __device__ __forceinline__ float tessel_round_f16(float f) {
   return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+// 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
+__device__ __forceinline__ float tessel_rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
 }
 __device__ __forceinline__ int tessel_float_to_int(float f) {
   // Saturating, NaN to 0: the CPU backend's rule.

@@ -44,7 +44,7 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
     case OpKind::kSqrt:
       return call("sqrtf");
     case OpKind::kRsqrt:
-      return absl::StrCat("(1.0f / sqrtf(", a(), "))");  // rsqrtf is 2 ulp; this matches the CPU
+      return absl::StrCat("__frsqrt_rn(", a(), ")");  // correctly rounded (rsqrtf is 2 ulp)
     case OpKind::kSin:
       return call("sinf");
     case OpKind::kCos:
@@ -54,7 +54,8 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
     case OpKind::kErf:
       return call("erff");
     case OpKind::kSigmoid:
-      return absl::StrCat("(1.0f / (1.0f + expf(-", a(), ")))");
+      // The approximate reciprocal (1 ulp) instead of a divide: sigmoid is in hot chains.
+      return absl::StrCat("tessel_rcp(1.0f + expf(-", a(), "))");
     case OpKind::kRelu:
       return absl::StrCat("(", a(), " < 0 ? 0 : ", a(), ")");
     case OpKind::kAdd:

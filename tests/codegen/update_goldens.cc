@@ -1,6 +1,7 @@
 // Rewrites tests/codegen/golden/ from the current generator (run from the workspace root
 // through `bazel run`, which sets BUILD_WORKSPACE_DIRECTORY).
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -10,6 +11,9 @@
 int main() {
   const char* root = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   const std::string dir = std::string(root ? root : ".") + "/tests/codegen/golden/";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".cu") std::filesystem::remove(entry.path());  // stale names
+  }
   for (const tessel::testing::CorpusCase& c : tessel::testing::Corpus()) {
     if (c.name != "chain" && c.name != "normalizations" && c.name != "api_example") continue;
     for (const tessel::KernelInfo& k : tessel::inspect(c.outputs)) {

@@ -10,10 +10,16 @@ __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }
 __device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  bf16_t h;  // one instruction: round to nearest even, NaN stays NaN
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (bf16_t)(u >> 16);
+#endif
 }
 __device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
   float f;
@@ -30,6 +36,12 @@ __device__ __forceinline__ float tessel_round_bf16(float f) {
 }
 __device__ __forceinline__ float tessel_round_f16(float f) {
   return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+// 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
+__device__ __forceinline__ float tessel_rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
 }
 __device__ __forceinline__ int tessel_float_to_int(float f) {
   // Saturating, NaN to 0: the CPU backend's rule.
@@ -136,7 +148,7 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_978c9035(const bf16_t* __restrict__ in0, bf16_t* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_81b970bb(const bf16_t* __restrict__ in0, bf16_t* __restrict__ out0) {
   // 64 rows of 128: 32 threads x 8 lanes hold a row (8-element vectors)
   __shared__ float scratch_f[32];
   const index_t row = blockIdx.x;
@@ -164,9 +176,10 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_978c9035(con
   #pragma unroll
   for (int k = 0; k < 8; ++k) if (col(k) < 128) acc1 = acc1 + (float)exp0[k];
   const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f);
+  const float rcp0 = __frcp_rn(sum0);
   float div0[8];
   #pragma unroll
-  for (int k = 0; k < 8; ++k) div0[k] = (exp0[k] / sum0);
+  for (int k = 0; k < 8; ++k) div0[k] = (exp0[k] * rcp0);
   float cvt0[8];
   #pragma unroll
   for (int k = 0; k < 8; ++k) cvt0[k] = tessel_round_bf16(div0[k]);

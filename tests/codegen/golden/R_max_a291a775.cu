@@ -10,10 +10,16 @@ __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }
 __device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  bf16_t h;  // one instruction: round to nearest even, NaN stays NaN
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (bf16_t)(u >> 16);
+#endif
 }
 __device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
   float f;
@@ -30,6 +36,12 @@ __device__ __forceinline__ float tessel_round_bf16(float f) {
 }
 __device__ __forceinline__ float tessel_round_f16(float f) {
   return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+// 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
+__device__ __forceinline__ float tessel_rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
 }
 __device__ __forceinline__ int tessel_float_to_int(float f) {
   // Saturating, NaN to 0: the CPU backend's rule.
@@ -136,13 +148,13 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_adca9b8a_stage1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_a291a775_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ ws) {
   // 2 rows of 40000, each in 2 chunks of 20000
   __shared__ float scratch_f[32];
   const index_t row = blockIdx.x;
   const index_t begin = (index_t)blockIdx.y * 20000;
   const index_t end = min(begin + 20000, (index_t)40000);
-  float acc0 = 0.0f;
+  float acc0 = __int_as_float(0xff800000);
   for (index_t c = begin + (index_t)threadIdx.x * 4; c < end; c += 1024) {
     float in0_0[4];
     #pragma unroll
@@ -152,27 +164,20 @@ extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_adca9b8a_stage1(
       #pragma unroll
       for (int j = 0; j < 4; ++j) in0_0[k + j] = vec.v[j];
     }
-    const float in1_0 = in1[row];
-    float sub0[4];
     #pragma unroll
-    for (int k = 0; k < 4; ++k) sub0[k] = (in0_0[k] - in1_0);
-    float exp0[4];
-    #pragma unroll
-    for (int k = 0; k < 4; ++k) exp0[k] = expf(sub0[k]);
-    #pragma unroll
-    for (int k = 0; k < 4; ++k) if (c + k < end) acc0 = acc0 + (float)exp0[k];
+    for (int k = 0; k < 4; ++k) if (c + k < end) acc0 = tessel_max(acc0, (float)in0_0[k]);
   }
   {
-    const float total = tessel_block_reduce(acc0, tessel_sum_op(), 0.0f, scratch_f);
+    const float total = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
     if (threadIdx.x == 0) ((float*)ws)[(0 * 2 + row) * 2 + blockIdx.y] = total;
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_adca9b8a_stage2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_a291a775_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ ws) {
   __shared__ float scratch_f[32];
   const index_t row = blockIdx.x;
-  float acc0 = 0.0f;
-  for (int p = threadIdx.x; p < 2; p += 256) acc0 = acc0 + ((const float*)ws)[(0 * 2 + row) * 2 + p];
-  const float sum0 = tessel_block_reduce(acc0, tessel_sum_op(), 0.0f, scratch_f);
-  if (threadIdx.x == 0) out0[row] = sum0;
+  float acc0 = __int_as_float(0xff800000);
+  for (int p = threadIdx.x; p < 2; p += 256) acc0 = tessel_max(acc0, ((const float*)ws)[(0 * 2 + row) * 2 + p]);
+  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
+  if (threadIdx.x == 0) out0[row] = max0;
 }

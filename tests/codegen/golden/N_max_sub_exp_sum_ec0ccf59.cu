@@ -10,10 +10,16 @@ __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }
 __device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  bf16_t h;  // one instruction: round to nearest even, NaN stays NaN
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (bf16_t)(u >> 16);
+#endif
 }
 __device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
   float f;
@@ -30,6 +36,12 @@ __device__ __forceinline__ float tessel_round_bf16(float f) {
 }
 __device__ __forceinline__ float tessel_round_f16(float f) {
   return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+// 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
+__device__ __forceinline__ float tessel_rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
 }
 __device__ __forceinline__ int tessel_float_to_int(float f) {
   // Saturating, NaN to 0: the CPU backend's rule.
@@ -136,75 +148,33 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) G_matmul_add_cast_mul_991435ca(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0) {
-  // [64 x 96] x [96 x 128], 1 batch entries
-  __shared__ float As[16][68];
-  __shared__ float Bs[16][68];
-  const index_t batch = blockIdx.z;
-  const int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
-  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const bf16_t* A = in0 + (index_t)batch * 6144;
-  const bf16_t* B = in1 + (index_t)batch * 12288;
-  float acc[16] = {};
-  for (int k0 = 0; k0 < 96; k0 += 16) {
-    for (int i = threadIdx.x; i < 1024; i += 256) {
-      const int r = i / 16, c = i % 16;
-      As[c][r] = (m0 + r < 64 && k0 + c < 96) ? tessel_bf16_to_float(A[(index_t)(m0 + r) * 96 + k0 + c]) : 0.0f;
-      const int kr = i / 64, nc = i % 64;
-      Bs[kr][nc] = (k0 + kr < 96 && n0 + nc < 128) ? tessel_bf16_to_float(B[(index_t)(k0 + kr) * 128 + n0 + nc]) : 0.0f;
-    }
-    __syncthreads();
-    #pragma unroll
-    for (int kk = 0; kk < 16; ++kk) {
-      float av[4], bv[4];
-      #pragma unroll
-      for (int i = 0; i < 4; ++i) av[i] = As[kk][ty * 4 + i];
-      #pragma unroll
-      for (int j = 0; j < 4; ++j) bv[j] = Bs[kk][tx * 4 + j];
-      #pragma unroll
-      for (int t = 0; t < 16; ++t) acc[t] += av[t / 4] * bv[t % 4];
-    }
-    __syncthreads();
-  }
-  float mm0[16];
+extern "C" __global__ void __launch_bounds__(32) N_max_sub_exp_sum_ec0ccf59(const float* __restrict__ in0, float* __restrict__ out0) {
+  // 96 rows of 64: 32 threads x 2 lanes hold a row (1-element vectors)
+  __shared__ float scratch_f[32];
+  const index_t row = blockIdx.x;
+  const int tid = threadIdx.x;
+  auto col = [tid](int k) -> index_t { return (index_t)((k / 1) * 32 + tid) * 1 + k % 1; };
+  float in0_0[2];
   #pragma unroll
-  for (int k = 0; k < 16; ++k) mm0[k] = tessel_round_bf16(acc[k]);
-  float in2_0[16];
+  for (int k = 0; k < 2; ++k) in0_0[k] = in0[(col(k) * 96 + row)];
+  float acc0 = __int_as_float(0xff800000);
   #pragma unroll
-  for (int k = 0; k < 16; ++k) in2_0[k] = ((m0 + ty * 4 + k / 4) < 64 && (n0 + tx * 4 + k % 4) < 128 ? tessel_bf16_to_float(in2[(n0 + tx * 4 + k % 4)]) : 0);
-  float add0[16];
+  for (int k = 0; k < 2; ++k) acc0 = tessel_max(acc0, (float)in0_0[k]);
+  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
+  float sub0[2];
   #pragma unroll
-  for (int k = 0; k < 16; ++k) add0[k] = tessel_round_bf16((mm0[k] + in2_0[k]));
-  float mul0[16];
+  for (int k = 0; k < 2; ++k) sub0[k] = (in0_0[k] - max0);
+  float exp0[2];
   #pragma unroll
-  for (int k = 0; k < 16; ++k) mul0[k] = (0x1p-1f * add0[k]);
-  float mul1[16];
+  for (int k = 0; k < 2; ++k) exp0[k] = expf(sub0[k]);
+  float acc1 = 0.0f;
   #pragma unroll
-  for (int k = 0; k < 16; ++k) mul1[k] = (0x1.6e4e26p-5f * add0[k]);
-  float mul2[16];
+  for (int k = 0; k < 2; ++k) acc1 = acc1 + (float)exp0[k];
+  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f);
+  const float log0 = logf(sum0);
+  float sub1[2];
   #pragma unroll
-  for (int k = 0; k < 16; ++k) mul2[k] = (mul1[k] * add0[k]);
-  float mul3[16];
+  for (int k = 0; k < 2; ++k) sub1[k] = (sub0[k] - log0);
   #pragma unroll
-  for (int k = 0; k < 16; ++k) mul3[k] = (mul2[k] * add0[k]);
-  float add1[16];
-  #pragma unroll
-  for (int k = 0; k < 16; ++k) add1[k] = (add0[k] + mul3[k]);
-  float mul4[16];
-  #pragma unroll
-  for (int k = 0; k < 16; ++k) mul4[k] = (0x1.988454p-1f * add1[k]);
-  float tanh0[16];
-  #pragma unroll
-  for (int k = 0; k < 16; ++k) tanh0[k] = tanhf(mul4[k]);
-  float add2[16];
-  #pragma unroll
-  for (int k = 0; k < 16; ++k) add2[k] = (0x1p+0f + tanh0[k]);
-  float mul5[16];
-  #pragma unroll
-  for (int k = 0; k < 16; ++k) mul5[k] = (mul0[k] * add2[k]);
-  float cvt0[16];
-  #pragma unroll
-  for (int k = 0; k < 16; ++k) cvt0[k] = tessel_round_bf16(mul5[k]);
-  #pragma unroll
-  for (int k = 0; k < 16; ++k) if ((m0 + ty * 4 + k / 4) < 64 && (n0 + tx * 4 + k % 4) < 128) out0[((m0 + ty * 4 + k / 4) * 128 + (n0 + tx * 4 + k % 4))] = tessel_float_to_bf16(cvt0[k]);
+  for (int k = 0; k < 2; ++k) out0[(col(k) * 96 + row)] = sub1[k];
 }

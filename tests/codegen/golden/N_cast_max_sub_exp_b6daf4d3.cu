@@ -10,10 +10,16 @@ __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }
 __device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  bf16_t h;  // one instruction: round to nearest even, NaN stays NaN
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (bf16_t)(u >> 16);
+#endif
 }
 __device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
   float f;
@@ -30,6 +36,12 @@ __device__ __forceinline__ float tessel_round_bf16(float f) {
 }
 __device__ __forceinline__ float tessel_round_f16(float f) {
   return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+// 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
+__device__ __forceinline__ float tessel_rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
 }
 __device__ __forceinline__ int tessel_float_to_int(float f) {
   // Saturating, NaN to 0: the CPU backend's rule.
@@ -136,68 +148,122 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_e98021bc(const float* __restrict__ in0, float* __restrict__ out0) {
-  // [1048576]: 1048576 elements, 8 per thread per step
-  const index_t n = 1048576;
-  const index_t stride = (index_t)gridDim.x * 2048;
-  for (index_t i = ((index_t)blockIdx.x * 256 + threadIdx.x) * 8; i < n; i += stride) {
-    if (i + 8 <= n) {
-      float in0_0[8];
-      #pragma unroll
-      for (int k = 0; k < 8; k += 8) {
-        const auto vec = tessel_load_vec<float, 8>(in0 + (i + k));
-        #pragma unroll
-        for (int j = 0; j < 8; ++j) in0_0[k + j] = vec.v[j];
-      }
-      float mul0[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul0[k] = (in0_0[k] * 0x1.8p+0f);
-      float add0[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) add0[k] = (mul0[k] + 0x1p-2f);
-      float mul1[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul1[k] = (0x1p-1f * add0[k]);
-      float mul2[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul2[k] = (0x1.6e4e26p-5f * add0[k]);
-      float mul3[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul3[k] = (mul2[k] * add0[k]);
-      float mul4[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul4[k] = (mul3[k] * add0[k]);
-      float add1[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) add1[k] = (add0[k] + mul4[k]);
-      float mul5[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul5[k] = (0x1.988454p-1f * add1[k]);
-      float tanh0[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) tanh0[k] = tanhf(mul5[k]);
-      float add2[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) add2[k] = (0x1p+0f + tanh0[k]);
-      float mul6[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul6[k] = (mul1[k] * add2[k]);
-      float sigmoid0[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) sigmoid0[k] = (1.0f / (1.0f + expf(-in0_0[k])));
-      float mul7[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) mul7[k] = (mul6[k] * sigmoid0[k]);
-      float add3[8];
-      #pragma unroll
-      for (int k = 0; k < 8; ++k) add3[k] = (mul7[k] + in0_0[k]);
-      #pragma unroll
-      for (int k = 0; k < 8; k += 8) {
-        tessel_vec<float, 8> vec;
-        #pragma unroll
-        for (int j = 0; j < 8; ++j) vec.v[j] = add3[k + j];
-        tessel_store_vec<float, 8>(out0 + (i + k), vec);
-      }
-    }
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_b6daf4d3(const bf16_t* __restrict__ in0, const float* __restrict__ in1, const f16_t* __restrict__ in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2) {
+  // 64 rows of 96: 32 threads x 4 lanes hold a row (4-element vectors)
+  __shared__ float scratch_f[32];
+  const index_t row = blockIdx.x;
+  const int tid = threadIdx.x;
+  auto col = [tid](int k) -> index_t { return (index_t)((k / 4) * 32 + tid) * 4 + k % 4; };
+  float in0_0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<bf16_t, 4> vec{};
+    if (col(k) < 96) vec = tessel_load_vec<bf16_t, 4>(in0 + (row * 96 + col(k)));
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) in0_0[k + j] = tessel_bf16_to_float(vec.v[j]);
+  }
+  float acc0 = __int_as_float(0xff800000);
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc0 = tessel_max(acc0, (float)in0_0[k]);
+  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
+  float sub0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) sub0[k] = (in0_0[k] - max0);
+  float exp0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) exp0[k] = expf(sub0[k]);
+  float acc1 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc1 = acc1 + (float)exp0[k];
+  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f);
+  float acc2 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc2 = acc2 + (float)in0_0[k];
+  const float mean0 = (tessel_block_reduce(acc2, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  float sub1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) sub1[k] = (in0_0[k] - mean0);
+  float mul0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul0[k] = (sub1[k] * sub1[k]);
+  float acc3 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc3 = acc3 + (float)mul0[k];
+  const float mean1 = (tessel_block_reduce(acc3, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  float in2_0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<f16_t, 4> vec{};
+    if (col(k) < 96) vec = tessel_load_vec<f16_t, 4>(in2 + (row * 96 + col(k)));
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) in2_0[k + j] = tessel_f16_to_float(vec.v[j]);
+  }
+  float mul1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul1[k] = (in2_0[k] * in2_0[k]);
+  float acc4 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) if (col(k) < 96) acc4 = acc4 + (float)mul1[k];
+  const float mean2 = (tessel_block_reduce(acc4, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  const float rcp0 = __frcp_rn(sum0);
+  float div0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) div0[k] = (exp0[k] * rcp0);
+  float cvt0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) cvt0[k] = tessel_round_bf16(div0[k]);
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<bf16_t, 4> vec;
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_bf16(cvt0[k + j]);
+    if (col(k) < 96) tessel_store_vec<bf16_t, 4>(out0 + (row * 96 + col(k)), vec);
+  }
+  const float add0 = (mean1 + 0x1.4f8b58p-17f);
+  const float rsqrt0 = __frsqrt_rn(add0);
+  float mul2[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul2[k] = (sub1[k] * rsqrt0);
+  float in1_0[4];
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<float, 4> vec{};
+    if (col(k) < 96) vec = tessel_load_vec<float, 4>(in1 + col(k));
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) in1_0[k + j] = vec.v[j];
+  }
+  float mul3[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul3[k] = (mul2[k] * in1_0[k]);
+  float add1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) add1[k] = (mul3[k] + in1_0[k]);
+  float cvt1[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) cvt1[k] = tessel_round_bf16(add1[k]);
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<bf16_t, 4> vec;
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_bf16(cvt1[k + j]);
+    if (col(k) < 96) tessel_store_vec<bf16_t, 4>(out1 + (row * 96 + col(k)), vec);
+  }
+  const float add2 = (mean2 + 0x1.0c6f7ap-20f);
+  const float rsqrt1 = __frsqrt_rn(add2);
+  float mul4[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul4[k] = (in2_0[k] * rsqrt1);
+  float mul5[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) mul5[k] = (mul4[k] * in1_0[k]);
+  float cvt2[4];
+  #pragma unroll
+  for (int k = 0; k < 4; ++k) cvt2[k] = tessel_round_f16(mul5[k]);
+  #pragma unroll
+  for (int k = 0; k < 4; k += 4) {
+    tessel_vec<f16_t, 4> vec;
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_f16(cvt2[k + j]);
+    if (col(k) < 96) tessel_store_vec<f16_t, 4>(out2 + (row * 96 + col(k)), vec);
   }
 }

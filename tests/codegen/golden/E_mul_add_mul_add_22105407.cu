@@ -10,10 +10,16 @@ __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }
 __device__ __forceinline__ bf16_t tessel_float_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  bf16_t h;  // one instruction: round to nearest even, NaN stays NaN
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (bf16_t)(u >> 16);
+#endif
 }
 __device__ __forceinline__ float tessel_f16_to_float(f16_t v) {
   float f;
@@ -30,6 +36,12 @@ __device__ __forceinline__ float tessel_round_bf16(float f) {
 }
 __device__ __forceinline__ float tessel_round_f16(float f) {
   return tessel_f16_to_float(tessel_float_to_f16(f));
+}
+// 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
+__device__ __forceinline__ float tessel_rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
 }
 __device__ __forceinline__ int tessel_float_to_int(float f) {
   // Saturating, NaN to 0: the CPU backend's rule.
@@ -136,33 +148,68 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_max_sub_exp_sum_e12151f4(const float* __restrict__ in0, float* __restrict__ out0) {
-  // 96 rows of 64: 32 threads x 2 lanes hold a row (1-element vectors)
-  __shared__ float scratch_f[32];
-  const index_t row = blockIdx.x;
-  const int tid = threadIdx.x;
-  auto col = [tid](int k) -> index_t { return (index_t)((k / 1) * 32 + tid) * 1 + k % 1; };
-  float in0_0[2];
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) in0_0[k] = in0[(col(k) * 96 + row)];
-  float acc0 = __int_as_float(0xff800000);
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) acc0 = tessel_max(acc0, (float)in0_0[k]);
-  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
-  float sub0[2];
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) sub0[k] = (in0_0[k] - max0);
-  float exp0[2];
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) exp0[k] = expf(sub0[k]);
-  float acc1 = 0.0f;
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) acc1 = acc1 + (float)exp0[k];
-  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f);
-  const float log0 = logf(sum0);
-  float sub1[2];
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) sub1[k] = (sub0[k] - log0);
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) out0[(col(k) * 96 + row)] = sub1[k];
+extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_22105407(const float* __restrict__ in0, float* __restrict__ out0) {
+  // [1048576]: 1048576 elements, 4 per thread per step
+  const index_t n = 1048576;
+  const index_t stride = (index_t)gridDim.x * 1024;
+  for (index_t i = ((index_t)blockIdx.x * 256 + threadIdx.x) * 4; i < n; i += stride) {
+    if (i + 4 <= n) {
+      float in0_0[4];
+      #pragma unroll
+      for (int k = 0; k < 4; k += 4) {
+        const auto vec = tessel_load_vec<float, 4>(in0 + (i + k));
+        #pragma unroll
+        for (int j = 0; j < 4; ++j) in0_0[k + j] = vec.v[j];
+      }
+      float mul0[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul0[k] = (in0_0[k] * 0x1.8p+0f);
+      float add0[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) add0[k] = (mul0[k] + 0x1p-2f);
+      float mul1[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul1[k] = (0x1p-1f * add0[k]);
+      float mul2[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul2[k] = (0x1.6e4e26p-5f * add0[k]);
+      float mul3[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul3[k] = (mul2[k] * add0[k]);
+      float mul4[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul4[k] = (mul3[k] * add0[k]);
+      float add1[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) add1[k] = (add0[k] + mul4[k]);
+      float mul5[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul5[k] = (0x1.988454p-1f * add1[k]);
+      float tanh0[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) tanh0[k] = tanhf(mul5[k]);
+      float add2[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) add2[k] = (0x1p+0f + tanh0[k]);
+      float mul6[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul6[k] = (mul1[k] * add2[k]);
+      float sigmoid0[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) sigmoid0[k] = tessel_rcp(1.0f + expf(-in0_0[k]));
+      float mul7[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul7[k] = (mul6[k] * sigmoid0[k]);
+      float add3[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) add3[k] = (mul7[k] + in0_0[k]);
+      #pragma unroll
+      for (int k = 0; k < 4; k += 4) {
+        tessel_vec<float, 4> vec;
+        #pragma unroll
+        for (int j = 0; j < 4; ++j) vec.v[j] = add3[k + j];
+        tessel_store_vec<float, 4>(out0 + (i + k), vec);
+      }
+    }
+  }
 }

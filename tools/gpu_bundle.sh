@@ -5,7 +5,7 @@
 #   tools/gpu_bundle.sh            then, on the GPU machine:   bash dist/run.sh [tests|bench|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(//tests/gpu:gpu_test //bench:gpu_bench //bench:compile_bench //examples:mlp)
+targets=(//tests/gpu:gpu_test //bench:gpu_bench //bench:compile_bench //examples:mlp //tools:inspect)
 bazel build -c opt "${targets[@]}"
 rm -rf dist
 mkdir -p dist
@@ -16,6 +16,8 @@ done
 cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 chmod u+w dist/*
 strip dist/gpu_test dist/gpu_bench dist/compile_bench dist/mlp
+for example in softmax chain; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
+rm dist/inspect
 cat > dist/run.sh <<'RUN'
 #!/usr/bin/env bash
 # Runs tessel's GPU tests and benchmarks; logs and JSON go to $OUT (default ./out).
@@ -30,6 +32,11 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$here/gpu_test" --gtest_output="xml:$out/gpu_test.xml" 2>&1 | tee "$out/gpu_test.log" | tail -40
   TESSEL_LOG=1 "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
+fi
+if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; then
+  for f in "$here"/repro/*.cu; do  # repro export: plain nvcc builds and runs them
+    nvcc -O3 -arch=sm_90a "$f" -o "$out/$(basename "$f" .cu)" && "$out/$(basename "$f" .cu)"
+  done 2>&1 | tee "$out/repro.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   CUDA_CACHE_DISABLE=1 "$here/compile_bench" --benchmark_out="$out/compile_bench.json" 2>&1 | tee "$out/compile_bench.log" | grep -E "^BM_|Run on"

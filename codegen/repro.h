@@ -1,0 +1,17 @@
+// Repro export: any generated kernel as one self-contained .cu with a host harness that
+// builds with plain nvcc, fills the inputs with random values, runs the kernel, times it and
+// prints a checksum of each output:   nvcc -O3 -arch=sm_90a K.cu -o K && ./K
+#ifndef TESSEL_CODEGEN_REPRO_H_
+#define TESSEL_CODEGEN_REPRO_H_
+
+#include <string>
+
+#include "codegen/kernel_source.h"
+
+namespace tessel::codegen {
+
+std::string ReproSource(const KernelSource& ks);
+
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_REPRO_H_

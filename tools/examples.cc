@@ -1,0 +1,47 @@
+#include "tools/examples.h"
+
+namespace tessel::tools {
+namespace {
+
+// An input without data: planning and code generation need only its type.
+Tensor In(Shape shape, DType dtype, Device device) {
+  return Tensor(MakeInputNode(dtype, device, shape, nullptr));
+}
+
+}  // namespace
+
+std::vector<Example> Examples(Device d) {
+  std::vector<Example> e;
+  Tensor x = In({4096, 1024}, DType::kBF16, d);
+  Tensor w = In({1024, 4096}, DType::kBF16, d);
+  Tensor b = In({4096}, DType::kBF16, d);
+  e.push_back({"api",
+               "api.md: softmax(gelu(matmul(x, w) + b)) in bf16",
+               {softmax(gelu(matmul(x, w) + b))}});
+  Tensor big = In({1 << 28}, DType::kF32, d);
+  e.push_back({"chain",
+               "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",
+               {gelu(big * 1.5 + 0.25) * sigmoid(big) + big}});
+  Tensor rows = In({16384, 8192}, DType::kBF16, d);
+  e.push_back({"softmax", "softmax over 16384 x 8192 bf16", {softmax(rows)}});
+  Tensor g = In({8192}, DType::kBF16, d), beta = In({8192}, DType::kBF16, d);
+  e.push_back({"layer_norm", "layer_norm over 16384 x 8192 bf16", {layer_norm(rows, g, beta)}});
+  e.push_back({"reductions",
+               "sum(x), sum(x * x), max(x) of 2^28 floats in one pass",
+               {sum(big), sum(big * big), max(big)}});
+  std::vector<Tensor> updates;
+  for (int i = 0; i < 64; ++i) {
+    const int64_t n = int64_t{4096} << (i * 10 / 63);
+    updates.push_back(In({n}, DType::kF32, d) - 0.01 * In({n}, DType::kF32, d));
+  }
+  e.push_back({"updates", "64 updates p - 0.01 * g, 4K to 4M elements", updates});
+  Tensor in = In({512, 1024}, DType::kF32, d);
+  Tensor h = gelu(linear(in, In({1024, 2048}, DType::kF32, d), zeros({2048}, DType::kF32, d)));
+  e.push_back(
+      {"mlp",
+       "the demo's two-layer MLP and softmax",
+       {softmax(linear(h, In({2048, 512}, DType::kF32, d), full({512}, 0.01, DType::kF32, d)))}});
+  return e;
+}
+
+}  // namespace tessel::tools

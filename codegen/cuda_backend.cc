@@ -23,7 +23,6 @@
 #include "core/backend.h"
 #include "core/stats.h"
 #include "core/status_macros.h"
-#include "core/topo_order.h"
 #include "fusion/planner.h"
 
 namespace tessel::cuda {
@@ -90,12 +89,21 @@ class CudaBackend : public Backend {
 
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {
     TESSEL_RETURN_IF_ERROR(Available());
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
-    const std::vector<const Node*> order =
-        TopologicalOrder(program.outputs, /*include_realized=*/true);
+    TESSEL_RETURN_IF_ERROR(MakeCurrent());
+    // The program's order with each leaf placed just before its first reader.
+    std::vector<const Node*> order;
     absl::flat_hash_map<const Node*, int> position;
-    position.reserve(order.size());
-    for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int>(i);
+    order.reserve(program.nodes.size() * 2);
+    position.reserve(program.nodes.size() * 2);
+    for (const Node* n : program.nodes) {
+      for (const NodePtr& in : n->inputs()) {
+        if (in->realized() && position.emplace(in.get(), static_cast<int>(order.size())).second) {
+          order.push_back(in.get());
+        }
+      }
+      position[n] = static_cast<int>(order.size());
+      order.push_back(n);
+    }
     std::vector<int64_t> key = StructureKey(order, position, program.outputs);
     key.push_back(DefaultFusionOptions().fuse ? 1 : 0);
     auto it = plans_.find(key);
@@ -108,7 +116,7 @@ class CudaBackend : public Backend {
 
   absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) override {
     TESSEL_RETURN_IF_ERROR(Available());
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
+    TESSEL_RETURN_IF_ERROR(MakeCurrent());
     TESSEL_ASSIGN_OR_RETURN(auto buffer, NewDeviceBuffer(dtype, numel));
     if (numel > 0) {
       TESSEL_RETURN_IF_ERROR(
@@ -119,18 +127,27 @@ class CudaBackend : public Backend {
 
   absl::Status Download(const Buffer& buffer, void* host) override {
     TESSEL_RETURN_IF_ERROR(Available());
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
+    TESSEL_RETURN_IF_ERROR(MakeCurrent());
     if (buffer.bytes() == 0) return absl::OkStatus();
     const auto& d = static_cast<const DeviceBuffer&>(buffer);
     return CheckCu(driver_->cuMemcpyDtoH(host, d.ptr(), buffer.bytes()), "copy from GPU");
   }
 
   absl::Status Synchronize() override {
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
+    TESSEL_RETURN_IF_ERROR(MakeCurrent());
     return CheckCu(driver_->cuCtxSynchronize(), "synchronize");
   }
 
  private:
+  // The context is per thread; setting it costs a driver call, so once per thread.
+  absl::Status MakeCurrent() {
+    thread_local CUcontext current = nullptr;
+    if (current == context_) return absl::OkStatus();
+    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
+    current = context_;
+    return absl::OkStatus();
+  }
+
   absl::Status Init() {
     TESSEL_ASSIGN_OR_RETURN(driver_, GetDriver());
     int count = 0;

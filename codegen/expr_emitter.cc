@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "core/error.h"
 #include "ops/cuda_expr.h"
+#include "ops/pointwise.h"
 
 namespace tessel::codegen {
 

@@ -26,10 +26,7 @@ std::string OperandBase(const Node& operand, const Shape& out, int64_t matrix) {
 }  // namespace
 
 KernelSource GenerateGemm(const FusedKernel& kernel) {
-  KernelSource ks;
-  ks.kind = "gemm";
-  ks.inputs = kernel.inputs;
-  ks.outputs = kernel.outputs;
+  KernelSource ks = NewKernelSource(kernel);
   const Node* mm = kernel.matmul;
   const Node& a = mm->input(0);
   const Node& b = mm->input(1);

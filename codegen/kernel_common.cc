@@ -10,6 +10,14 @@
 
 namespace tessel::codegen {
 
+KernelSource NewKernelSource(const FusedKernel& kernel) {
+  KernelSource ks;
+  ks.kind = std::string(KernelKindName(kernel.kind));
+  ks.inputs = kernel.inputs;
+  ks.outputs = kernel.outputs;
+  return ks;
+}
+
 std::string PointerName(const KernelSource& ks, const Node* node) {
   for (size_t i = 0; i < ks.inputs.size(); ++i) {
     if (ks.inputs[i] == node) return absl::StrCat("in", i);

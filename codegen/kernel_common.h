@@ -12,6 +12,9 @@
 
 namespace tessel::codegen {
 
+// A source for `kernel`: its kind, inputs and outputs (the parameter order).
+KernelSource NewKernelSource(const FusedKernel& kernel);
+
 // Placeholder for the kernel name until the source is complete (the name hashes it).
 inline constexpr char kNamePlaceholder[] = "TESSEL_KERNEL";
 

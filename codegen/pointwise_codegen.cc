@@ -70,10 +70,7 @@ void EmitSegment(CodeWriter& w, const KernelSource& ks, const Shape& shape,
 }  // namespace
 
 KernelSource GeneratePointwise(const FusedKernel& kernel) {
-  KernelSource ks;
-  ks.kind = "pointwise";
-  ks.inputs = kernel.inputs;
-  ks.outputs = kernel.outputs;
+  KernelSource ks = NewKernelSource(kernel);
   CodeWriter w;
   BeginSource(w, kernel);
   Launch launch;

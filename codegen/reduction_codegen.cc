@@ -302,10 +302,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
 }  // namespace
 
 KernelSource GenerateReduction(const FusedKernel& kernel) {
-  KernelSource ks;
-  ks.kind = std::string(KernelKindName(kernel.kind));
-  ks.inputs = kernel.inputs;
-  ks.outputs = kernel.outputs;
+  KernelSource ks = NewKernelSource(kernel);
   const RowLayout layout = LayoutOf(kernel);
   return kernel.staged ? Staged(kernel, layout, std::move(ks))
                        : Streaming(kernel, layout, std::move(ks));

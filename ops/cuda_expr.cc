@@ -11,20 +11,6 @@ const char* CudaComputeType(DType dtype) {
   return dtype == DType::kI32 ? "int" : "bool";
 }
 
-DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b) {
-  switch (op) {
-    case OpKind::kEq:
-    case OpKind::kNe:
-    case OpKind::kLt:
-    case OpKind::kLe:
-    case OpKind::kGt:
-    case OpKind::kGe:
-      return Promote(a, b);
-    default:
-      return result;
-  }
-}
-
 std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::string>& args) {
   const bool fp = IsFloating(operand);
   auto a = [&] { return args.at(0); };

@@ -14,10 +14,6 @@ namespace tessel {
 // The C++ type generated code computes `dtype` in: float for f32/f16/bf16, int, or bool.
 const char* CudaComputeType(DType dtype);
 
-// The dtype an elementwise op's operands are converted to before it applies: the promoted
-// operand type for comparisons, the result type otherwise (where's condition stays bool).
-DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b);
-
 // The expression for `op` on `args`, already in the operand compute type `operand`.
 // `op` is an elementwise operation other than cast.
 std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::string>& args);

@@ -142,6 +142,20 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                 {cond.node_ptr(), a.node_ptr(), b.node_ptr()});
 }
 
+DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b) {
+  switch (op) {
+    case OpKind::kEq:
+    case OpKind::kNe:
+    case OpKind::kLt:
+    case OpKind::kLe:
+    case OpKind::kGt:
+    case OpKind::kGe:
+      return Promote(a, b);
+    default:
+      return result;
+  }
+}
+
 Tensor operator-(const Tensor& x) { return neg(x); }
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

@@ -52,6 +52,11 @@ Tensor pow(const Tensor& a, double b);
 Tensor maximum(const Tensor& a, double b);
 Tensor minimum(const Tensor& a, double b);
 
+// The dtype an elementwise op's operands are converted to before it applies (both backends
+// use it): the promoted operand type for comparisons, the result type otherwise (where's
+// condition stays bool).
+DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b);
+
 Tensor operator-(const Tensor& x);
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/kernels.h"
 #include "ops/cpu/strided.h"
+#include "ops/pointwise.h"
 
 namespace tessel::cpu {
 namespace {
@@ -141,22 +142,6 @@ absl::Status Binary(OpKind op, const ConstMap<C>& a, const ConstMap<C>& b, OutMa
   }
 }
 
-// The dtype the operation computes in: the promoted operand type for comparisons and
-// where, the result type otherwise.
-DType ComputeDType(const Node& node) {
-  switch (node.op()) {
-    case OpKind::kEq:
-    case OpKind::kNe:
-    case OpKind::kLt:
-    case OpKind::kLe:
-    case OpKind::kGt:
-    case OpKind::kGe:
-      return Promote(node.input(0).dtype(), node.input(1).dtype());
-    default:
-      return node.dtype();
-  }
-}
-
 // Operand i as n compute values: the buffer itself when it already holds them in order,
 // else a converted, broadcast copy kept in `scratch`.
 template <typename C>
@@ -211,7 +196,11 @@ BufferPtr Cast(const Node& node, const Buffer& in) {
 
 absl::StatusOr<BufferPtr> RunElementwise(const Node& node, const InputBuffers& inputs) {
   if (node.op() == OpKind::kCast) return Cast(node, *inputs[0]);
-  if (IsFloating(ComputeDType(node))) return Compute<float>(node, inputs);
+  const DType a = node.input(0).dtype();
+  const DType b = node.inputs().size() > 1 ? node.input(1).dtype() : a;
+  if (IsFloating(ElementwiseOperandDType(node.op(), node.dtype(), a, b))) {
+    return Compute<float>(node, inputs);
+  }
   return Compute<int64_t>(node, inputs);
 }
 

@@ -2,11 +2,13 @@
 
 #include <atomic>
 #include <mutex>
-#include <tuple>
 #include <utility>
 
 #include "absl/base/casts.h"
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/hash/hash.h"
+#include "absl/types/span.h"
 
 namespace tessel {
 
@@ -16,34 +18,38 @@ bool operator==(const Attrs& a, const Attrs& b) {
 
 namespace {
 
-// What makes two recorded operations the same value. `unique` keeps leaves apart.
-struct NodeKey {
-  OpKind op;
-  DType dtype;
-  Device device;
-  Shape shape;
-  Attrs attrs;
-  std::vector<uint64_t> input_ids;
-  uint64_t unique;
-
-  friend bool operator==(const NodeKey& a, const NodeKey& b) {
-    return std::tie(a.op, a.dtype, a.device, a.shape, a.attrs, a.input_ids, a.unique) ==
-           std::tie(b.op, b.dtype, b.device, b.shape, b.attrs, b.input_ids, b.unique);
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const NodeKey& k) {
-    return H::combine(std::move(h), k.op, k.dtype, k.device, k.shape, k.attrs, k.input_ids,
-                      k.unique);
-  }
-};
-
 std::atomic<uint64_t> next_id{1};
 std::atomic<int64_t> live_nodes{0};
 
+// What makes two recorded operations the same value, viewed in place (no copies): from
+// MakeNode's arguments when looking up, from a node's fields when it is in the table.
+// `unique` keeps leaves apart.
+struct KeyView {
+  OpKind op;
+  DType dtype;
+  Device device;
+  absl::Span<const int64_t> dims;
+  absl::Span<const int64_t> ints;
+  uint64_t value_bits;
+  absl::Span<const uint64_t> input_ids;
+  uint64_t unique;
+
+  friend bool operator==(const KeyView& a, const KeyView& b) {
+    return a.op == b.op && a.dtype == b.dtype && a.device == b.device && a.dims == b.dims &&
+           a.ints == b.ints && a.value_bits == b.value_bits && a.input_ids == b.input_ids &&
+           a.unique == b.unique;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const KeyView& k) {
+    return H::combine(std::move(h), k.op, k.dtype, k.device, k.dims, k.ints, k.value_bits,
+                      k.input_ids, k.unique);
+  }
+};
+
 }  // namespace
 
-// The hash-consing table: live nodes by key. Entries hold weak references and are erased
-// by the node's destructor, so the table never keeps a graph alive.
+// The hash-consing table: the live nodes, found by their key. It holds plain pointers:
+// a node leaves it in its destructor, so the table never keeps a graph alive.
 class NodeTable {
  public:
   static NodeTable& Get() {
@@ -51,22 +57,32 @@ class NodeTable {
     return *table;
   }
 
-  NodePtr Intern(NodeKey key, std::vector<NodePtr> inputs, BufferPtr buffer) {
+  static KeyView ViewOf(const Node& n) {
+    return KeyView{n.op_,         n.dtype_,
+                   n.device_,     absl::MakeConstSpan(n.shape_.dims()),
+                   n.attrs_.ints, absl::bit_cast<uint64_t>(n.attrs_.value),
+                   n.input_ids_,  n.op_ == OpKind::kInput ? n.id_ : 0};
+  }
+
+  NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, std::vector<NodePtr> inputs,
+                 BufferPtr buffer) {
     std::lock_guard<std::mutex> lock(mu_);
-    std::weak_ptr<Node>& slot = table_[key];
-    if (NodePtr existing = slot.lock()) return existing;
+    if (auto it = nodes_.find(key); it != nodes_.end()) {
+      if (NodePtr existing = (*it)->weak_from_this().lock()) return existing;
+      nodes_.erase(it);  // dying: its destructor will find the slot taken or empty
+    }
     const uint64_t id = key.unique != 0 ? key.unique : next_id++;
-    NodePtr node(new Node(id, key.op, key.dtype, key.device, std::move(key.shape),
-                          std::move(key.attrs), std::move(inputs), std::move(buffer)));
-    slot = node;
+    NodePtr node(new Node(id, key.op, key.dtype, key.device, std::move(shape), std::move(attrs),
+                          std::move(inputs), std::move(buffer)));
+    nodes_.insert(node.get());
     return node;
   }
 
-  void Forget(const Node& node, uint64_t unique) {
+  void Forget(const Node& node) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = table_.find(KeyOf(node, unique));
-    // A node recorded after this one expired may already own the slot: keep it.
-    if (it != table_.end() && it->second.expired()) table_.erase(it);
+    auto it = nodes_.find(&node);
+    // A node recorded after this one started dying may hold the key now: keep it.
+    if (it != nodes_.end() && *it == &node) nodes_.erase(it);
   }
 
   // Frees a chain of nodes without recursion: a deep graph (a 100,000-op loop) must not
@@ -86,14 +102,21 @@ class NodeTable {
     }
   }
 
-  static NodeKey KeyOf(const Node& node, uint64_t unique) {
-    return NodeKey{node.op(),    node.dtype(),    node.device(), node.shape(),
-                   node.attrs(), node.input_ids_, unique};
-  }
-
  private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(const KeyView& k) const { return absl::Hash<KeyView>()(k); }
+    size_t operator()(const Node* n) const { return (*this)(ViewOf(*n)); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    bool operator()(const Node* a, const Node* b) const { return ViewOf(*a) == ViewOf(*b); }
+    bool operator()(const Node* a, const KeyView& b) const { return ViewOf(*a) == b; }
+    bool operator()(const KeyView& a, const Node* b) const { return a == ViewOf(*b); }
+  };
+
   std::mutex mu_;
-  absl::flat_hash_map<NodeKey, std::weak_ptr<Node>> table_;
+  absl::flat_hash_set<Node*, Hash, Eq> nodes_;
 };
 
 Node::Node(uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
@@ -113,7 +136,7 @@ Node::Node(uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attr
 
 Node::~Node() {
   NodeTable& table = NodeTable::Get();
-  table.Forget(*this, op_ == OpKind::kInput ? id_ : 0);
+  table.Forget(*this);
   table.ReleaseInputs(std::move(inputs_));
   --live_nodes;
 }
@@ -126,16 +149,21 @@ void Node::SetRealized(BufferPtr buffer) {
 
 NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
                  Attrs attrs) {
-  NodeKey key{op, dtype, device, std::move(shape), std::move(attrs), {}, 0};
-  key.input_ids.reserve(inputs.size());
-  for (const NodePtr& in : inputs) key.input_ids.push_back(in->id());
-  return NodeTable::Get().Intern(std::move(key), std::move(inputs), nullptr);
+  absl::InlinedVector<uint64_t, 4> ids;
+  for (const NodePtr& in : inputs) ids.push_back(in->id());
+  const KeyView key{op,         dtype,
+                    device,     absl::MakeConstSpan(shape.dims()),
+                    attrs.ints, absl::bit_cast<uint64_t>(attrs.value),
+                    ids,        0};
+  return NodeTable::Get().Intern(key, std::move(shape), std::move(attrs), std::move(inputs),
+                                 nullptr);
 }
 
 NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer) {
   const uint64_t id = next_id++;
-  NodeKey key{OpKind::kInput, dtype, device, shape, {}, {}, id};
-  return NodeTable::Get().Intern(std::move(key), {}, std::move(buffer));
+  const KeyView key{
+      OpKind::kInput, dtype, device, absl::MakeConstSpan(shape.dims()), {}, 0, {}, id};
+  return NodeTable::Get().Intern(key, shape, {}, {}, std::move(buffer));
 }
 
 int64_t LiveNodeCount() { return live_nodes.load(); }

@@ -34,7 +34,7 @@ struct Attrs {
 class Node;
 using NodePtr = std::shared_ptr<Node>;
 
-class Node {
+class Node : public std::enable_shared_from_this<Node> {
  public:
   ~Node();
   Node(const Node&) = delete;

@@ -72,8 +72,9 @@ class NodeTable {
       nodes_.erase(it);  // dying: its destructor will find the slot taken or empty
     }
     const uint64_t id = key.unique != 0 ? key.unique : next_id++;
-    NodePtr node(new Node(id, key.op, key.dtype, key.device, std::move(shape), std::move(attrs),
-                          std::move(inputs), std::move(buffer)));
+    NodePtr node =
+        std::make_shared<Node>(Node::PassKey{}, id, key.op, key.dtype, key.device, std::move(shape),
+                               std::move(attrs), std::move(inputs), std::move(buffer));
     nodes_.insert(node.get());
     return node;
   }
@@ -119,7 +120,7 @@ class NodeTable {
   absl::flat_hash_set<Node*, Hash, Eq> nodes_;
 };
 
-Node::Node(uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
+Node::Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
            std::vector<NodePtr> inputs, BufferPtr buffer)
     : id_(id),
       op_(op),
@@ -129,7 +130,6 @@ Node::Node(uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attr
       attrs_(std::move(attrs)),
       inputs_(std::move(inputs)),
       buffer_(std::move(buffer)) {
-  input_ids_.reserve(inputs_.size());
   for (const NodePtr& in : inputs_) input_ids_.push_back(in->id());
   ++live_nodes;
 }

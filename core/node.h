@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/base/casts.h"
+#include "absl/container/inlined_vector.h"
 #include "core/buffer.h"
 #include "core/dtype.h"
 #include "core/op_kind.h"
@@ -35,7 +36,11 @@ class Node;
 using NodePtr = std::shared_ptr<Node>;
 
 class Node : public std::enable_shared_from_this<Node> {
+  struct PassKey {};  // only NodeTable constructs nodes (through make_shared: one allocation)
+
  public:
+  Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
+       std::vector<NodePtr> inputs, BufferPtr buffer);
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -60,8 +65,6 @@ class Node : public std::enable_shared_from_this<Node> {
 
  private:
   friend class NodeTable;
-  Node(uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
-       std::vector<NodePtr> inputs, BufferPtr buffer);
 
   const uint64_t id_;
   const OpKind op_;
@@ -70,7 +73,7 @@ class Node : public std::enable_shared_from_this<Node> {
   const Shape shape_;
   const Attrs attrs_;
   // Ids of the inputs at recording time: the hash-consing key outlives `inputs_`.
-  std::vector<uint64_t> input_ids_;
+  absl::InlinedVector<uint64_t, 3> input_ids_;
   std::vector<NodePtr> inputs_;
   BufferPtr buffer_;
 };

@@ -31,7 +31,8 @@ what=${1:-all}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$here/gpu_test" --gtest_output="xml:$out/gpu_test.xml" 2>&1 | tee "$out/gpu_test.log" | tail -40
-  TESSEL_LOG=1 "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
+  TESSEL_LOG=1 TESSEL_DUMP="$out/dump" "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
+  ls "$out/dump" | tee "$out/dump.list"
 fi
 if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; then
   for f in "$here"/repro/*.cu; do  # repro export: plain nvcc builds and runs them

@@ -1,0 +1,41 @@
+// TESSEL_DUMP's plan and Graphviz files (the CUDA backend writes the .cu/.ptx beside them).
+#include "codegen/dump.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "core/realize.h"
+#include "fusion/planner.h"
+#include "gtest/gtest.h"
+#include "tessel.h"
+
+namespace tessel {
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(DumpTest, WritesThePlanAndAGraphColouredByKernel) {
+  Tensor x = Tensor(MakeInputNode(DType::kF32, Device::kCPU, {8, 16}, nullptr));
+  Tensor y = softmax(x) + sum(x * 2.0, {0}, true);
+  const FusionPlan plan = PlanFusion(CollectProgram({&y.node()}));
+  const std::string dir = absl::StrCat(::testing::TempDir(), "/dump-", getpid());
+  codegen::DumpPlan(dir, plan, {&y.node()});
+  const std::string text = Read(dir + "/realize-0.plan.txt");
+  EXPECT_NE(text.find("kernel 0"), std::string::npos) << text;
+  const std::string dot = Read(dir + "/realize-0.dot");
+  EXPECT_EQ(dot.rfind("digraph tessel {", 0), 0u) << dot;
+  EXPECT_NE(dot.find("%0 input f32[8,16]\\ninput"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("kernel 1"), std::string::npos) << dot;  // softmax and the column sum
+  EXPECT_NE(dot.find(" -> "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessel

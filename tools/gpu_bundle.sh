@@ -2,7 +2,8 @@
 # Builds the GPU test, benchmarks and demo, and packs them with the one shared library they
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
-#   tools/gpu_bundle.sh            then, on the GPU machine:   bash dist/run.sh [tests|bench|all]
+#   tools/gpu_bundle.sh            then, on the GPU machine:
+#   bash dist/run.sh [tests|repro|bench|sanitize|all]   (sanitize: memcheck and racecheck)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //bench:gpu_bench //bench:compile_bench //examples:mlp //tools:inspect)
@@ -38,6 +39,10 @@ if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; 
   for f in "$here"/repro/*.cu; do  # repro export: plain nvcc builds and runs them
     nvcc -O3 -arch=sm_90a "$f" -o "$out/$(basename "$f" .cu)" && "$out/$(basename "$f" .cu)"
   done 2>&1 | tee "$out/repro.log"
+fi
+if [ "$what" = sanitize ]; then
+  compute-sanitizer --tool memcheck --leak-check no "$here/gpu_test" 2>&1 | tee "$out/memcheck.log" | tail -3
+  compute-sanitizer --tool racecheck "$here/gpu_test" 2>&1 | tee "$out/racecheck.log" | tail -3
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   CUDA_CACHE_DISABLE=1 "$here/compile_bench" --benchmark_out="$out/compile_bench.json" 2>&1 | tee "$out/compile_bench.log" | grep -E "^BM_|Run on"

@@ -162,7 +162,6 @@ class CudaBackend : public Backend {
     target_.major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     target_.minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     target_.arch_specific = target_.major >= 9;
-    sm_count_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     TESSEL_RETURN_IF_ERROR(
         CheckCu(driver_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain"));
     TESSEL_RETURN_IF_ERROR(NvrtcVersion().status());
@@ -197,9 +196,6 @@ class CudaBackend : public Backend {
         TESSEL_RETURN_IF_ERROR(
             CheckCu(driver_->cuModuleGetFunction(&e.function, module, l.entry.c_str()),
                     absl::StrCat("finding ", l.entry)));
-        if (l.blocks_per_sm > 0) {
-          e.grid[0] = std::min<int64_t>(e.grid[0], int64_t{l.blocks_per_sm} * sm_count_);
-        }
         r.entries.push_back(std::move(e));
       }
       ready.nodes += static_cast<int64_t>(plan.kernels[k].nodes.size());
@@ -305,7 +301,6 @@ class CudaBackend : public Backend {
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   Target target_;
-  int sm_count_ = 1;
   absl::flat_hash_map<std::string, CUmodule> modules_;  // by source
   absl::flat_hash_map<std::vector<int64_t>, ReadyPlan> plans_;
 };

@@ -14,26 +14,21 @@ namespace tessel::cuda {
 // name, exported symbol (the versioned one that cuda.h's macros select).
 #define TESSEL_CUDA_DRIVER_FUNCTIONS(X)                   \
   X(cuInit, "cuInit")                                     \
-  X(cuDriverGetVersion, "cuDriverGetVersion")             \
   X(cuGetErrorName, "cuGetErrorName")                     \
   X(cuGetErrorString, "cuGetErrorString")                 \
   X(cuDeviceGetCount, "cuDeviceGetCount")                 \
   X(cuDeviceGet, "cuDeviceGet")                           \
-  X(cuDeviceGetName, "cuDeviceGetName")                   \
   X(cuDeviceGetAttribute, "cuDeviceGetAttribute")         \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") \
   X(cuCtxSetCurrent, "cuCtxSetCurrent")                   \
   X(cuCtxSynchronize, "cuCtxSynchronize")                 \
   X(cuMemAlloc, "cuMemAlloc_v2")                          \
   X(cuMemFree, "cuMemFree_v2")                            \
-  X(cuMemGetInfo, "cuMemGetInfo_v2")                      \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                      \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                      \
   X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                      \
   X(cuModuleLoadData, "cuModuleLoadData")                 \
-  X(cuModuleUnload, "cuModuleUnload")                     \
   X(cuModuleGetFunction, "cuModuleGetFunction")           \
-  X(cuFuncSetAttribute, "cuFuncSetAttribute")             \
   X(cuLaunchKernel, "cuLaunchKernel")                     \
   X(cuEventCreate, "cuEventCreate")                       \
   X(cuEventRecord, "cuEventRecord")                       \

@@ -1,13 +1,12 @@
 #include "codegen/dump.h"
 
-#include <sys/stat.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "codegen/files.h"
 #include "core/topo_order.h"
 
 namespace tessel::codegen {
@@ -19,9 +18,7 @@ std::string DumpDirectory() {
 
 std::string WriteDumpFile(const std::string& dir, const std::string& file,
                           const std::string& text) {
-  for (size_t i = 1; i <= dir.size(); ++i) {
-    if (i == dir.size() || dir[i] == '/') mkdir(dir.substr(0, i).c_str(), 0755);
-  }
+  cuda::MakeDirectories(dir);
   const std::string path = absl::StrCat(dir, "/", file);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   return out.write(text.data(), text.size()) ? path : "";

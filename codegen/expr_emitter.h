@@ -52,7 +52,6 @@ class ExprEmitter {
              const Value& value);
   // Emits `type name[lanes]` (or a scalar) assigned from `expr` (which may use `k`).
   Value Define(const std::string& prefix, const char* type, bool per_lane, const std::string& expr);
-  int lanes() const { return lanes_; }
 
  private:
   Value Load(const Node* node, const std::string& pointer, const IndexExpr& idx);

@@ -66,11 +66,8 @@ std::string explain(const std::vector<Tensor>& outputs) {
                     "  inputs:  ", ins.empty() ? "none" : absl::StrJoin(ins, ", "), "\n",
                     "  outputs: ", absl::StrJoin(outs, ", "), "\n");
     for (const codegen::Launch& l : ks.launches) {
-      absl::StrAppend(
-          &text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ", l.grid[2],
-          ") x ", l.block, " threads",
-          l.blocks_per_sm > 0 ? absl::StrCat(", at most ", l.blocks_per_sm, " blocks per SM") : "",
-          "\n");
+      absl::StrAppend(&text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ",
+                      l.grid[2], ") x ", l.block, " threads\n");
     }
     for (size_t j = 0; j < k.notes.size(); ++j) {
       const std::string node = Typed(k.notes_nodes[j], number);

@@ -1,18 +1,17 @@
 #include "codegen/kernel_cache.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "codegen/files.h"
 
 namespace tessel::cuda {
 namespace {
@@ -59,21 +58,6 @@ bool Deserialize(absl::string_view data, absl::string_view key, CompileOutput* o
     rest = rest.substr(newline + 1 + size);
   }
   return rest.empty() && !out->cubin.empty();
-}
-
-bool ReadFile(const std::string& path, std::string* data) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *data = s.str();
-  return true;
-}
-
-void MakeDirectories(const std::string& path) {
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') mkdir(path.substr(0, i).c_str(), 0755);
-  }
 }
 
 // Write-then-rename: readers see the old entry or the whole new one, never a part.
@@ -140,11 +124,6 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
 CacheStats KernelCache::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stats_;
-}
-
-void KernelCache::ClearMemory() {
-  std::lock_guard<std::mutex> lock(mu_);
-  memory_.clear();
 }
 
 std::string DefaultCacheDirectory() {

@@ -40,7 +40,6 @@ class KernelCache {
                                                                     const Target& target);
   CacheStats stats() const;
   const std::string& directory() const { return directory_; }
-  void ClearMemory();  // for tests: forces the disk path
 
  private:
   std::string directory_;

@@ -17,9 +17,6 @@ struct Launch {
   std::string entry;
   std::array<int64_t, 3> grid = {1, 1, 1};
   int block = 256;
-  // When positive, grid[0] is min(grid[0], blocks_per_sm * the device's SM count): the
-  // kernel loops over its work with gridDim, so any grid is correct.
-  int blocks_per_sm = 0;
 };
 
 struct KernelSource {

@@ -10,9 +10,6 @@ typedef unsigned short bf16_t;
 typedef unsigned short f16_t;
 typedef unsigned char bool_t;
 
-__device__ __forceinline__ float tessel_load(float v) { return v; }
-__device__ __forceinline__ int tessel_load(int v) { return v; }
-__device__ __forceinline__ bool tessel_load_bool(bool_t v) { return v != 0; }
 __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }

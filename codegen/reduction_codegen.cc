@@ -292,8 +292,8 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     }
     StoreReduced(w, e, ks, l, "row");
   }
-  Launch stage1{absl::StrCat(kNamePlaceholder, "_stage1"), {l.rows, parts, 1}, kThreads, 0};
-  Launch stage2{absl::StrCat(kNamePlaceholder, "_stage2"), {l.rows, 1, 1}, kThreads, 0};
+  Launch stage1{absl::StrCat(kNamePlaceholder, "_stage1"), {l.rows, parts, 1}, kThreads};
+  Launch stage2{absl::StrCat(kNamePlaceholder, "_stage2"), {l.rows, 1, 1}, kThreads};
   ks.launches = {stage1, stage2};
   FinishSource(k, w.text(), &ks);
   return ks;

@@ -46,19 +46,13 @@ void EmitHelpersFor(CodeWriter& w, DType dtype) {
   w.Line("*out = s;");
 }
 
-std::string Grid(const Launch& l, const std::string& sms) {
-  const std::string x = l.blocks_per_sm > 0
-                            ? absl::StrCat("std::min<long long>(", l.grid[0], "LL, ",
-                                           l.blocks_per_sm, "LL * ", sms, ")")
-                            : absl::StrCat(l.grid[0]);
-  return absl::StrCat("dim3((unsigned)", x, ", ", l.grid[1], ", ", l.grid[2], ")");
+std::string Grid(const Launch& l) {
+  return absl::StrCat("dim3(", l.grid[0], ", ", l.grid[1], ", ", l.grid[2], ")");
 }
 
 // The harness: buffers, fills, the launches as tessel makes them, timing, checksums.
 void EmitMain(CodeWriter& w, const KernelSource& ks) {
   auto main = w.Block("int main()");
-  w.Line("int sms = 0;");
-  w.Line("REPRO_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));");
   std::vector<std::string> args;
   double bytes = 0;
   auto buffer = [&](const std::string& name, DType dtype, int64_t n, bool fill) {
@@ -86,8 +80,7 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
   {
     auto run = w.Block("auto run = [&]()");
     for (const Launch& l : ks.launches) {
-      w.Line(l.entry, "<<<", Grid(l, "sms"), ", ", l.block, ">>>(", absl::StrJoin(args, ", "),
-             ");");
+      w.Line(l.entry, "<<<", Grid(l), ", ", l.block, ">>>(", absl::StrJoin(args, ", "), ");");
     }
   }
   w.Line(";");

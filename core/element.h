@@ -12,31 +12,8 @@
 
 namespace tessel {
 
-// The C++ storage type of each DType.
-template <DType D>
-struct Storage;
-template <>
-struct Storage<DType::kF32> {
-  using type = float;
-};
-template <>
-struct Storage<DType::kF16> {
-  using type = Eigen::half;
-};
-template <>
-struct Storage<DType::kBF16> {
-  using type = Eigen::bfloat16;
-};
-template <>
-struct Storage<DType::kI32> {
-  using type = int32_t;
-};
-template <>
-struct Storage<DType::kBool> {
-  using type = uint8_t;
-};
-
-// Calls f(Storage<D>::type{}) for the runtime dtype: one switch for all dispatch.
+// Calls f(T{}) with T the storage type of `dtype` (float, Eigen::half, Eigen::bfloat16,
+// int32_t, uint8_t for bool): one switch for all dispatch.
 template <typename F>
 decltype(auto) VisitDType(DType dtype, F&& f) {
   switch (dtype) {

@@ -7,7 +7,7 @@
 
 namespace tessel::fusion_internal {
 
-PlannerState::PlannerState(const Program& p, const FusionOptions& o) : program(p), options(o) {
+PlannerState::PlannerState(const Program& p, const FusionOptions& o) : options(o) {
   for (const Node* node : p.nodes) {
     if (node->op() != OpKind::kInput) nodes.push_back(node);
   }

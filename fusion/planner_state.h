@@ -40,7 +40,6 @@ struct PlannerState {
   // Whether group `from` reads, directly or through other groups, from group `to`.
   bool GroupReaches(int from, int to) const;
 
-  const Program& program;
   FusionOptions options;
   // The program's nodes without data placeholders (inputs parsed from text), which are
   // leaves like realized nodes.

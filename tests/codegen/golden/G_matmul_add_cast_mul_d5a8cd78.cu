@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) G_matmul_add_cast_mul_c2191425(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(256) G_matmul_add_cast_mul_d5a8cd78(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0) {
   // [64 x 96] x [96 x 128], 1 batch entries
   __shared__ float As[16][68];
   __shared__ float Bs[16][68];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "bench/gpu_timer.h"
 #include "codegen/cuda_driver.h"
 #include "core/stats.h"
 #include "tessel.h"
@@ -15,26 +16,9 @@
 namespace tessel {
 namespace {
 
-double g_copy_gbps = 0;  // measured by BM_Copy, which is registered first
+using bench::GpuSeconds;
 
-// Mean GPU time of `iterations` back-to-back runs of `body` (host work overlaps the queue).
-template <typename F>
-double GpuSeconds(F&& body, int iterations) {
-  const cuda::Driver* d = *cuda::GetDriver();
-  CUevent start, stop;
-  d->cuEventCreate(&start, 0);
-  d->cuEventCreate(&stop, 0);
-  synchronize();
-  d->cuEventRecord(start, nullptr);
-  for (int i = 0; i < iterations; ++i) body();
-  d->cuEventRecord(stop, nullptr);
-  d->cuEventSynchronize(stop);
-  float ms = 0;
-  d->cuEventElapsedTime(&ms, start, stop);
-  d->cuEventDestroy(start);
-  d->cuEventDestroy(stop);
-  return ms / 1e3 / iterations;
-}
+double g_copy_gbps = 0;  // measured by BM_Copy, which is registered first
 
 template <typename F>
 void Measure(benchmark::State& state, double bytes, F&& body) {

@@ -45,9 +45,11 @@ struct ReadyKernel {
     CUfunction function;
     std::array<int64_t, 3> grid;
     int block;
+    int64_t shared_bytes;
     std::string name;
   };
   std::vector<Entry> entries;
+  std::vector<codegen::TensorMapSpec> tensor_maps;
 };
 
 struct ReadyPlan {
@@ -162,6 +164,7 @@ class CudaBackend : public Backend {
     target_.major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     target_.minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     target_.arch_specific = target_.major >= 9;
+    sm_count_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     TESSEL_RETURN_IF_ERROR(
         CheckCu(driver_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain"));
     TESSEL_RETURN_IF_ERROR(NvrtcVersion().status());
@@ -181,7 +184,7 @@ class CudaBackend : public Backend {
     for (const Node* out : program.outputs) last_read.erase(position.at(out));  // the caller's
     ReadyPlan ready;
     for (size_t k = 0; k < plan.kernels.size(); ++k) {
-      const codegen::KernelSource ks = codegen::GenerateKernel(plan.kernels[k]);
+      const codegen::KernelSource ks = codegen::GenerateKernel(plan.kernels[k], target_);
       ReadyKernel r;
       for (const Node* in : ks.inputs) {
         r.inputs.push_back(position.at(in));
@@ -190,18 +193,48 @@ class CudaBackend : public Backend {
       }
       for (const Node* out : ks.outputs) r.outputs.push_back(position.at(out));
       r.workspace_bytes = ks.workspace_bytes;
+      r.tensor_maps = ks.tensor_maps;
       TESSEL_ASSIGN_OR_RETURN(CUmodule module, LoadModule(ks, dump));
       for (const codegen::Launch& l : ks.launches) {
-        ReadyKernel::Entry e{nullptr, l.grid, l.block, l.entry};
+        ReadyKernel::Entry e{nullptr, l.grid, l.block, l.shared_bytes, l.entry};
+        if (l.persistent) e.grid[0] = std::min<int64_t>(e.grid[0], sm_count_);
         TESSEL_RETURN_IF_ERROR(
             CheckCu(driver_->cuModuleGetFunction(&e.function, module, l.entry.c_str()),
                     absl::StrCat("finding ", l.entry)));
+        if (l.shared_bytes > 48 * 1024) {
+          TESSEL_RETURN_IF_ERROR(CheckCu(
+              driver_->cuFuncSetAttribute(e.function,
+                                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          static_cast<int>(l.shared_bytes)),
+              absl::StrCat("reserving ", l.shared_bytes, " bytes of shared memory for ", l.entry)));
+        }
         r.entries.push_back(std::move(e));
       }
       ready.nodes += static_cast<int64_t>(plan.kernels[k].nodes.size());
       ready.kernels.push_back(std::move(r));
     }
     return ready;
+  }
+
+  // A TMA descriptor for `spec` over the buffer at `address`.
+  absl::Status EncodeTensorMap(const codegen::TensorMapSpec& spec, CUdeviceptr address,
+                               CUtensorMap* map) {
+    const cuuint64_t dims[3] = {static_cast<cuuint64_t>(spec.dims[0]),
+                                static_cast<cuuint64_t>(spec.dims[1]),
+                                static_cast<cuuint64_t>(spec.dims[2])};
+    const cuuint64_t strides[2] = {static_cast<cuuint64_t>(spec.strides[0]),
+                                   static_cast<cuuint64_t>(spec.strides[1])};
+    const cuuint32_t box[3] = {static_cast<cuuint32_t>(spec.box[0]),
+                               static_cast<cuuint32_t>(spec.box[1]), 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    const CUtensorMapDataType type = spec.dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    return CheckCu(driver_->cuTensorMapEncodeTiled(
+                       map, type, 3, reinterpret_cast<void*>(address), dims, strides, box,
+                       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                   "encoding a TMA descriptor");
   }
 
   absl::StatusOr<CUmodule> LoadModule(const codegen::KernelSource& ks, const std::string& dump) {
@@ -218,6 +251,7 @@ class CudaBackend : public Backend {
     if (!dump.empty()) {
       codegen::WriteDumpFile(dump, ks.name + ".cu", ks.source);
       codegen::WriteDumpFile(dump, ks.name + ".ptx", (*compiled)->ptx);
+      codegen::WriteDumpFile(dump, ks.name + ".cubin", (*compiled)->cubin);
     }
     CUmodule module;
     TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuModuleLoadData(&module, (*compiled)->cubin.data()),
@@ -266,11 +300,17 @@ class CudaBackend : public Backend {
       }
       std::vector<void*> params;
       for (CUdeviceptr& a : args) params.push_back(&a);
+      std::vector<CUtensorMap> maps(k.tensor_maps.size());
+      for (size_t i = 0; i < maps.size(); ++i) {
+        TESSEL_RETURN_IF_ERROR(EncodeTensorMap(k.tensor_maps[i], args[k.tensor_maps[i].arg],
+                                               &maps[i]));
+        params.push_back(&maps[i]);
+      }
       for (const ReadyKernel::Entry& e : k.entries) {
         if (e.grid[0] == 0 || e.grid[1] == 0 || e.grid[2] == 0) continue;
         TESSEL_RETURN_IF_ERROR(
             CheckCu(driver_->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1,
-                                            1, 0, nullptr, params.data(), nullptr),
+                                            1, e.shared_bytes, nullptr, params.data(), nullptr),
                     absl::StrCat("launching ", e.name)));
         ++GetStats().kernels_launched;
         if (log) {
@@ -301,6 +341,7 @@ class CudaBackend : public Backend {
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   Target target_;
+  int sm_count_ = 1;
   absl::flat_hash_map<std::string, CUmodule> modules_;  // by source
   absl::flat_hash_map<std::vector<int64_t>, ReadyPlan> plans_;
 };

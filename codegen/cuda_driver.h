@@ -30,6 +30,8 @@ namespace tessel::cuda {
   X(cuModuleLoadData, "cuModuleLoadData")                 \
   X(cuModuleGetFunction, "cuModuleGetFunction")           \
   X(cuLaunchKernel, "cuLaunchKernel")                     \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute")             \
+  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled")     \
   X(cuEventCreate, "cuEventCreate")                       \
   X(cuEventRecord, "cuEventRecord")                       \
   X(cuEventSynchronize, "cuEventSynchronize")             \

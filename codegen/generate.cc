@@ -2,7 +2,7 @@
 
 namespace tessel::codegen {
 
-KernelSource GenerateKernel(const FusedKernel& kernel) {
+KernelSource GenerateKernel(const FusedKernel& kernel, const cuda::Target& target) {
   switch (kernel.kind) {
     case KernelKind::kPointwise:
       return GeneratePointwise(kernel);
@@ -10,7 +10,7 @@ KernelSource GenerateKernel(const FusedKernel& kernel) {
     case KernelKind::kNormalization:
       return GenerateReduction(kernel);
     case KernelKind::kGemm:
-      return GenerateGemm(kernel);
+      return GemmSm90Applies(kernel, target) ? GenerateGemmSm90(kernel) : GenerateGemmSimt(kernel);
   }
   return {};
 }

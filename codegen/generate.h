@@ -1,17 +1,22 @@
-// The code generator: FusedKernel -> KernelSource, for every kernel kind.
+// The code generator: FusedKernel -> KernelSource, for every kernel kind, for one target.
 #ifndef TESSEL_CODEGEN_GENERATE_H_
 #define TESSEL_CODEGEN_GENERATE_H_
 
 #include "codegen/kernel_source.h"
+#include "codegen/nvrtc_compiler.h"
 #include "fusion/plan.h"
 
 namespace tessel::codegen {
 
-KernelSource GenerateKernel(const FusedKernel& kernel);
+// GEMMs depend on the target (tensor-core kernels on sm_90a); other kinds do not.
+KernelSource GenerateKernel(const FusedKernel& kernel,
+                            const cuda::Target& target = cuda::Target{});
 
 KernelSource GeneratePointwise(const FusedKernel& kernel);
 KernelSource GenerateReduction(const FusedKernel& kernel);  // reduction and normalization
-KernelSource GenerateGemm(const FusedKernel& kernel);
+KernelSource GenerateGemmSimt(const FusedKernel& kernel);   // any GEMM, any target
+KernelSource GenerateGemmSm90(const FusedKernel& kernel);   // where GemmSm90Applies
+bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target);
 
 }  // namespace tessel::codegen
 

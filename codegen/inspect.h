@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/kernel_source.h"
+#include "codegen/nvrtc_compiler.h"
 #include "core/tensor.h"
 #include "fusion/plan.h"
 
@@ -31,7 +32,8 @@ struct GeneratedPlan {
   FusionPlan plan;
   std::vector<codegen::KernelSource> kernels;
 };
-GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs);
+GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs,
+                              const cuda::Target& target = cuda::DeviceTarget());
 
 }  // namespace tessel
 

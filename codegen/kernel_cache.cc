@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "codegen/device_library.h"
 #include "codegen/files.h"
 
 namespace tessel::cuda {
@@ -21,7 +22,9 @@ constexpr absl::string_view kMagic = "TESSEL-KERNEL-CACHE-1\n";
 // Everything that decides the compiled binary, in one string.
 std::string KeyMaterial(absl::string_view source, const Target& target,
                         absl::string_view nvrtc_version) {
-  return absl::StrCat("codegen ", kCodegenVersion, "\nnvrtc ", nvrtc_version, "\ntarget ",
+  return absl::StrCat("codegen ", kCodegenVersion, "\ndevice library ",
+                      absl::Hex(DeviceLibraryHash(), absl::kZeroPad16), "\nnvrtc ", nvrtc_version,
+                      "\ntarget ",
                       target.Name(), "\noptions ", absl::StrJoin(CompileOptions(target), " "), "\n",
                       source);
 }

@@ -39,6 +39,9 @@ std::string ParameterList(const KernelSource& ks) {
     params.push_back(absl::StrCat(StorageType(ks.outputs[i]->dtype()), "* __restrict__ out", i));
   }
   if (ks.workspace_bytes > 0) params.push_back("float* __restrict__ ws");
+  for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
+    params.push_back(absl::StrCat("const __grid_constant__ tessel_tensor_map tmap", i));
+  }
   return absl::StrJoin(params, ", ");
 }
 

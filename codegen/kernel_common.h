@@ -22,7 +22,8 @@ inline constexpr char kNamePlaceholder[] = "TESSEL_KERNEL";
 std::function<std::string(const Node*)> PointerNames(const KernelSource& ks);
 std::string PointerName(const KernelSource& ks, const Node* node);
 
-// "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws".
+// "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
+// const __grid_constant__ tessel_tensor_map tmap0, ...".
 std::string ParameterList(const KernelSource& ks);
 
 // "int" when every index fits in 31 bits, else "long long".

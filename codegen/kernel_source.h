@@ -17,6 +17,21 @@ struct Launch {
   std::string entry;
   std::array<int64_t, 3> grid = {1, 1, 1};
   int block = 256;
+  int64_t shared_bytes = 0;  // dynamic shared memory
+  // grid[0] is a count of work items that the kernel walks itself: the runtime launches at
+  // most one block per SM.
+  bool persistent = false;
+};
+
+// A TMA descriptor (128-byte swizzle, zero fill out of bounds). The runtime encodes it at
+// each launch for the buffer of parameter `arg` (inputs, then outputs) and passes it after
+// the pointers as `const __grid_constant__ tessel_tensor_map tmap<i>`.
+struct TensorMapSpec {
+  int arg = 0;
+  DType dtype = DType::kBF16;
+  std::array<int64_t, 3> dims = {1, 1, 1};  // elements, innermost first
+  std::array<int64_t, 2> strides = {0, 0};  // bytes between steps of dims 1 and 2
+  std::array<int, 2> box = {64, 64};        // the box in dims 0 and 1 (one step of dim 2)
 };
 
 struct KernelSource {
@@ -27,6 +42,7 @@ struct KernelSource {
   std::vector<const Node*> inputs;
   std::vector<const Node*> outputs;
   int64_t workspace_bytes = 0;
+  std::vector<TensorMapSpec> tensor_maps;
   std::vector<Launch> launches;  // in order
 };
 

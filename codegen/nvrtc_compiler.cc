@@ -3,6 +3,8 @@
 #include <nvrtc.h>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/cuda_driver.h"
+#include "codegen/device_library.h"
 #include "codegen/dynamic_library.h"
 #include "core/status_macros.h"
 
@@ -50,9 +52,23 @@ std::string Target::Name() const {
   return absl::StrCat("sm_", major, minor, arch_specific && major >= 9 ? "a" : "");
 }
 
+Target DeviceTarget() {
+  static const Target target = [] {
+    Target t;
+    auto driver = GetDriver();
+    CUdevice device;
+    if (!driver.ok() || (*driver)->cuDeviceGet(&device, 0) != CUDA_SUCCESS) return t;
+    (*driver)->cuDeviceGetAttribute(&t.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+    (*driver)->cuDeviceGetAttribute(&t.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+    t.arch_specific = t.major >= 9;
+    return t;
+  }();
+  return target;
+}
+
 std::vector<std::string> CompileOptions(const Target& target) {
-  // No headers: generated sources are self-contained (the prelude is pasted in), which keeps
-  // compiles fast and dumps recompilable alone.
+  // No include paths: sources carry the prelude and see only the embedded device library,
+  // which keeps compiles fast and independent of the machine's toolkit.
   return {absl::StrCat("--gpu-architecture=", target.Name()), "--std=c++17",
           "--ptxas-options=--warn-on-spills"};
 }
@@ -69,8 +85,19 @@ absl::StatusOr<CompileOutput> CompileCuda(absl::string_view source, absl::string
   TESSEL_ASSIGN_OR_RETURN(const Nvrtc* n, GetNvrtc());
   nvrtcProgram program;
   const std::string src(source), file = absl::StrCat(name, ".cu");
+  std::vector<std::string> texts, names;
+  for (const DeviceHeader& h : DeviceLibrary()) {
+    texts.emplace_back(h.text);
+    names.emplace_back(h.name);
+  }
+  std::vector<const char*> text_ptrs, name_ptrs;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    text_ptrs.push_back(texts[i].c_str());
+    name_ptrs.push_back(names[i].c_str());
+  }
   if (nvrtcResult r =
-          n->nvrtcCreateProgram(&program, src.c_str(), file.c_str(), 0, nullptr, nullptr);
+          n->nvrtcCreateProgram(&program, src.c_str(), file.c_str(), static_cast<int>(texts.size()),
+                                text_ptrs.data(), name_ptrs.data());
       r != NVRTC_SUCCESS) {
     return absl::InternalError(absl::StrCat("nvrtcCreateProgram: ", n->nvrtcGetErrorString(r)));
   }

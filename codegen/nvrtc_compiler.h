@@ -26,6 +26,10 @@ struct Target {
   std::string Name() const;  // "sm_90a"
 };
 
+// The target of the GPU the CUDA backend uses (device 0), or sm_90a when there is none:
+// what inspect() and explain() generate for.
+Target DeviceTarget();
+
 // The options tessel compiles with for `target` (part of the cache key).
 std::vector<std::string> CompileOptions(const Target& target);
 

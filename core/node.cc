@@ -168,4 +168,14 @@ NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr 
 
 int64_t LiveNodeCount() { return live_nodes.load(); }
 
+bool SwapsLastTwoAxes(const Node& n) {
+  if (n.op() != OpKind::kPermute) return false;
+  const std::vector<int64_t>& perm = n.attrs().ints;
+  const int64_t r = static_cast<int64_t>(perm.size());
+  for (int64_t i = 0; i + 2 < r; ++i) {
+    if (perm[i] != i) return false;
+  }
+  return r >= 2 && perm[r - 2] == r - 1 && perm[r - 1] == r - 2;
+}
+
 }  // namespace tessel

@@ -90,6 +90,9 @@ NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr 
 // How many nodes are alive (tests check that realized graphs are freed).
 int64_t LiveNodeCount();
 
+// Whether `n` is a permute that swaps the last two axes and keeps the others (transpose()).
+bool SwapsLastTwoAxes(const Node& n);
+
 template <typename H>
 H AbslHashValue(H h, const Attrs& a) {
   // By bits: full(-0.0) and full(0.0) are different values.

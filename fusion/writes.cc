@@ -31,6 +31,18 @@ int OpCost(const Node* n) {
   }
 }
 
+// A transpose of the last two axes whose only readers are matmuls: the GEMM reads its input
+// with the axes swapped (tensor cores take either layout), so the view costs no copy.
+bool IsTransposedOperand(const PlannerState& s, const Node* n) {
+  if (!SwapsLastTwoAxes(*n) || s.outputs.contains(n) || s.consumers[s.Index(n)].empty()) {
+    return false;
+  }
+  for (const Node* c : s.consumers[s.Index(n)]) {
+    if (c->op() != OpKind::kMatmul) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void ChooseWrites(PlannerState& s) {
@@ -50,11 +62,12 @@ void ChooseWrites(PlannerState& s) {
   }
 
   std::vector<absl::flat_hash_set<int>> evaluated_in(n);
+  std::vector<bool> read_transposed(n, false);  // the input of a transposed operand
   for (int i = n - 1; i >= 0; --i) {
     const Node* node = s.nodes[i];
     absl::flat_hash_set<int> sites;
     if (s.outputs.contains(node)) sites.insert(kHost);
-    bool matmul_operand = false;
+    bool matmul_operand = read_transposed[i];
     for (const Node* c : s.consumers[i]) {
       const absl::flat_hash_set<int>& where = evaluated_in[s.Index(c)];
       sites.insert(where.begin(), where.end());
@@ -70,6 +83,13 @@ void ChooseWrites(PlannerState& s) {
         reason = matmul_operand ? "matmul operand" : "read by another kernel";
       }
       evaluated_in[i] = {group};
+      continue;
+    }
+    if (s.options.fuse && IsTransposedOperand(s, node)) {
+      const Node* in = node->inputs()[0].get();
+      if (s.InProgram(in)) read_transposed[s.Index(in)] = true;
+      s.written[i] = false;
+      evaluated_in[i] = std::move(sites);
       continue;
     }
     if (s.outputs.contains(node)) {

@@ -3,10 +3,13 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|sanitize|all]   (sanitize: memcheck and racecheck)
+#   bash dist/run.sh [tests|repro|bench|gemm|sanitize|all]
+#   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks; sanitize: memcheck,
+#   racecheck and synccheck)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(//tests/gpu:gpu_test //bench:gpu_bench //bench:compile_bench //examples:mlp //tools:inspect)
+targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //bench:gpu_bench //bench:gemm_bench
+  //bench:compile_bench //examples:mlp //tools:inspect)
 bazel build -c opt "${targets[@]}"
 rm -rf dist
 mkdir -p dist
@@ -16,7 +19,7 @@ for t in "${targets[@]}"; do
 done
 cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 chmod u+w dist/*
-strip dist/gpu_test dist/gpu_bench dist/compile_bench dist/mlp
+strip dist/gpu_test dist/gemm_test dist/gpu_bench dist/gemm_bench dist/compile_bench dist/mlp
 for example in softmax chain; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
 rm dist/inspect
 cat > dist/run.sh <<'RUN'
@@ -28,10 +31,12 @@ out=${OUT:-./out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TESSEL_CACHE_DIR="$out/cache"
+export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/lib64"  # cuBLASLt, for gemm_bench
 what=${1:-all}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$here/gpu_test" --gtest_output="xml:$out/gpu_test.xml" 2>&1 | tee "$out/gpu_test.log" | tail -40
+  "$here/gemm_test" --gtest_output="xml:$out/gemm_test.xml" 2>&1 | tee "$out/gemm_test.log" | tail -40
   TESSEL_LOG=1 TESSEL_DUMP="$out/dump" "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
   ls "$out/dump" | tee "$out/dump.list"
 fi
@@ -40,7 +45,20 @@ if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; 
     nvcc -O3 -arch=sm_90a "$f" -o "$out/$(basename "$f" .cu)" && "$out/$(basename "$f" .cu)"
   done 2>&1 | tee "$out/repro.log"
 fi
+if [ "$what" = gemm ]; then
+  "$here/gemm_test" --gtest_output="xml:$out/gemm_test.xml" 2>&1 | tee "$out/gemm_test.log" | tail -30
+  # The Hopper kernel's SASS: HGMMA is the tensor-core path (HMMA would be mma.sync).
+  TESSEL_DUMP="$out/gemm_dump" "$here/gemm_test" --gtest_filter='*EpiloguesFuse*' >/dev/null 2>&1
+  for f in "$out"/gemm_dump/G_*.cubin; do
+    cuobjdump --dump-sass "$f" > "${f%.cubin}.sass"
+    echo "$(basename "$f"): $(grep -o 'HGMMA[.A-Z0-9x]*' "${f%.cubin}.sass" | sort | uniq -c | tr '\n' ' ')"
+  done | tee "$out/hgmma.txt"
+  "$here/gemm_bench" --benchmark_out="$out/gemm_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/gemm_bench.log" | grep -E "^BM_|Run on|rror"
+fi
 if [ "$what" = sanitize ]; then
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool "$here/gemm_test" --gtest_filter=${GEMM_FILTER:-*} 2>&1 | tee "$out/gemm_$tool.log" | tail -3
+  done
   compute-sanitizer --tool memcheck --leak-check no "$here/gpu_test" 2>&1 | tee "$out/memcheck.log" | tail -3
   compute-sanitizer --tool racecheck "$here/gpu_test" 2>&1 | tee "$out/racecheck.log" | tail -3
 fi

@@ -1,0 +1,30 @@
+// cuBLASLt, the baseline of the GEMM benchmarks only: opened with dlopen from the CUDA
+// Toolkit on the GPU machine, never linked into tessel.
+#ifndef TESSEL_BENCH_CUBLAS_LT_H_
+#define TESSEL_BENCH_CUBLAS_LT_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "codegen/cuda_driver.h"
+
+namespace tessel::bench {
+
+enum class LtEpilogue { kNone, kBiasGelu };
+
+// D[m, n] = A[m, k] B[k, n] (+ bias[n], GELU), all row-major bf16, f32 accumulation, with
+// the algorithm cuBLASLt's heuristic picks first.
+class LtGemm {
+ public:
+  static absl::StatusOr<LtGemm> Create(int64_t m, int64_t n, int64_t k, LtEpilogue epilogue,
+                                       CUdeviceptr bias);
+  absl::Status Run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d) const;
+
+ private:
+  struct Plan;
+  const Plan* plan_ = nullptr;  // lives for the process, as the benchmarks do
+};
+
+}  // namespace tessel::bench
+
+#endif  // TESSEL_BENCH_CUBLAS_LT_H_

@@ -1,0 +1,145 @@
+// GEMM benchmarks (issue 4): tessel's tensor-core GEMMs against cuBLASLt, in one binary, on
+// the same bf16 data, in TFLOP/s (2mnk per GEMM). Every cuBLASLt figure is measured before
+// the tessel figures that compare with it ("%cublas": against cuBLASLt's GEMM alone for the
+// same shape).
+//
+//   tools/gpu_bundle.sh, then on the GPU machine: dist/gemm_bench
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "bench/cublas_lt.h"
+#include "bench/gpu_timer.h"
+#include "benchmark/benchmark.h"
+#include "tessel.h"
+
+namespace tessel {
+namespace {
+
+using Mnk = std::tuple<int64_t, int64_t, int64_t>;
+std::map<Mnk, double> g_cublas_tflops;  // cuBLASLt's GEMM alone, by shape
+
+enum Epilogue : int64_t { kNone = 0, kBiasGelu = 1, kBiasGeluResidual = 2 };
+
+CUdeviceptr Pointer(const Tensor& t) {
+  return reinterpret_cast<CUdeviceptr>(t.node().buffer()->data());
+}
+
+// The operands, realized on the GPU.
+struct Problem {
+  int64_t m, n, k;
+  Tensor x, w, bias, residual, out;
+  explicit Problem(const benchmark::State& state)
+      : m(state.range(0)), n(state.range(1)), k(state.range(2)) {
+    x = randn({m, k}, 1, DType::kBF16, Device::kCUDA);
+    w = randn({k, n}, 2, DType::kBF16, Device::kCUDA);
+    bias = randn({n}, 3, DType::kBF16, Device::kCUDA);
+    residual = randn({m, n}, 4, DType::kBF16, Device::kCUDA);
+    out = zeros({m, n}, DType::kBF16, Device::kCUDA);
+    realize({x, w, bias, residual, out});
+  }
+  Mnk key() const { return {m, n, k}; }
+};
+
+template <typename F>
+void Measure(benchmark::State& state, const Problem& p, F&& body) {
+  body();  // compile, allocate, warm up
+  body();
+  synchronize();
+  double total = 0;
+  for (auto _ : state) {
+    const double t = bench::GpuSeconds(body, 10);
+    total += t;
+    state.SetIterationTime(t);
+  }
+  const double tflops = 2.0 * p.m * p.n * p.k * state.iterations() / total / 1e12;
+  state.counters["TFLOP/s"] = tflops;
+  if (auto it = g_cublas_tflops.find(p.key()); it != g_cublas_tflops.end()) {
+    state.counters["%cublas"] = 100 * tflops / it->second;
+  }
+}
+
+bool NeedGpu(benchmark::State& state) {
+  if (GetBackend(Device::kCUDA).ok()) return true;
+  state.SkipWithError("no usable GPU");
+  return false;
+}
+
+// cuBLASLt: the GEMM alone (the baseline), or with its own fused bias + GELU epilogue.
+void BM_Cublas(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  const Problem p(state);
+  const bool gelu = state.range(3) == kBiasGelu;
+  auto lt = bench::LtGemm::Create(p.m, p.n, p.k,
+                                  gelu ? bench::LtEpilogue::kBiasGelu : bench::LtEpilogue::kNone,
+                                  Pointer(p.bias));
+  if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
+  Measure(state, p, [&] { (void)lt->Run(Pointer(p.x), Pointer(p.w), Pointer(p.out)); });
+  if (!gelu) g_cublas_tflops[p.key()] = state.counters["TFLOP/s"];
+  state.SetLabel(gelu ? "cuBLASLt GEMM + its bias+GELU epilogue" : "cuBLASLt GEMM");
+}
+
+// cuBLASLt's GEMM, then tessel's bias + GELU as a separate kernel: what an eager library does.
+void BM_CublasThenTesselEpilogue(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  const Problem p(state);
+  auto lt = bench::LtGemm::Create(p.m, p.n, p.k, bench::LtEpilogue::kNone, 0);
+  if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
+  Measure(state, p, [&] {
+    (void)lt->Run(Pointer(p.x), Pointer(p.w), Pointer(p.out));
+    realize({gelu(p.out + p.bias)});
+  });
+  state.SetLabel("cuBLASLt GEMM, then tessel bias+GELU kernel");
+}
+
+// tessel: the GEMM with its epilogue fused.
+void BM_Tessel(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  const Problem p(state);
+  const int64_t epilogue = state.range(3);
+  Measure(state, p, [&] {
+    Tensor y = matmul(p.x, p.w);
+    if (epilogue != kNone) y = gelu(y + p.bias);
+    if (epilogue == kBiasGeluResidual) y = y + p.residual;
+    realize({y});
+  });
+  state.SetLabel(epilogue == kNone        ? "tessel GEMM"
+                 : epilogue == kBiasGelu ? "tessel GEMM + bias+GELU, fused"
+                                         : "tessel GEMM + bias+GELU+residual, fused");
+}
+
+void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> epilogues) {
+  const Mnk shapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096},  {8192, 11008, 4096},
+                        {4096, 14336, 4096}, {16, 8192, 8192},   {128, 8192, 8192}};
+  for (const auto& [m, n, k] : shapes) {
+    for (int64_t e : epilogues) b->Args({m, n, k, e});
+  }
+  b->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+}
+
+BENCHMARK(BM_Cublas)->Apply([](auto* b) { Shapes(b, {kNone}); });
+BENCHMARK(BM_Tessel)->Apply([](auto* b) { Shapes(b, {kNone}); });
+BENCHMARK(BM_Cublas)
+    ->Args({8192, 8192, 8192, kBiasGelu})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+BENCHMARK(BM_CublasThenTesselEpilogue)
+    ->Args({8192, 8192, 8192, kNone})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+BENCHMARK(BM_Tessel)
+    ->Args({8192, 8192, 8192, kBiasGelu})
+    ->Args({8192, 8192, 8192, kBiasGeluResidual})
+    ->Args({8192, 11008, 4096, kBiasGeluResidual})
+    ->Args({4096, 14336, 4096, kBiasGeluResidual})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+}  // namespace
+}  // namespace tessel
+
+BENCHMARK_MAIN();

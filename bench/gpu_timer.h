@@ -1,0 +1,31 @@
+// GPU time of a piece of work, by CUDA events on the stream tessel uses (the null stream).
+#ifndef TESSEL_BENCH_GPU_TIMER_H_
+#define TESSEL_BENCH_GPU_TIMER_H_
+
+#include "codegen/cuda_driver.h"
+#include "tessel.h"
+
+namespace tessel::bench {
+
+// Mean GPU seconds of `iterations` back-to-back runs of `body` (host work overlaps the queue).
+template <typename F>
+double GpuSeconds(F&& body, int iterations) {
+  const cuda::Driver* d = *cuda::GetDriver();
+  CUevent start, stop;
+  d->cuEventCreate(&start, 0);
+  d->cuEventCreate(&stop, 0);
+  synchronize();
+  d->cuEventRecord(start, nullptr);
+  for (int i = 0; i < iterations; ++i) body();
+  d->cuEventRecord(stop, nullptr);
+  d->cuEventSynchronize(stop);
+  float ms = 0;
+  d->cuEventElapsedTime(&ms, start, stop);
+  d->cuEventDestroy(start);
+  d->cuEventDestroy(stop);
+  return ms / 1e3 / iterations;
+}
+
+}  // namespace tessel::bench
+
+#endif  // TESSEL_BENCH_GPU_TIMER_H_

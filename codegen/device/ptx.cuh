@@ -1,0 +1,168 @@
+// tessel device library: one small wrapper per PTX instruction the GEMM kernels use.
+// Handed to NVRTC as the named header "tessel/ptx.cuh"; sm_90a unless marked otherwise.
+#pragma once
+
+// A 128-byte, 64-byte-aligned TMA descriptor (CUtensorMap), encoded on the host per launch
+// and passed as a `const __grid_constant__` kernel parameter.
+struct alignas(64) tessel_tensor_map {
+  unsigned long long opaque[16];
+};
+
+__device__ __forceinline__ unsigned tessel_smem(const void* p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// ---- mbarrier (sm_90) --------------------------------------------------------------------
+__device__ __forceinline__ void tessel_mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(tessel_smem(bar)), "r"(count));
+}
+// Makes initialized barriers visible to the async proxy (TMA) before first use.
+__device__ __forceinline__ void tessel_fence_mbar_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void tessel_mbar_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(tessel_smem(bar)) : "memory");
+}
+// Arrives and announces `bytes` of TMA transactions that complete the phase.
+__device__ __forceinline__ void tessel_mbar_arrive_expect_tx(unsigned long long* bar,
+                                                             unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(tessel_smem(bar)),
+               "r"(bytes)
+               : "memory");
+}
+// Blocks until the phase of parity `parity` has completed.
+__device__ __forceinline__ void tessel_mbar_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(tessel_smem(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ---- TMA (sm_90) ---------------------------------------------------------------------------
+// Loads the box at (c0 innermost, c1, c2) into `dst`; completes `bytes` on `bar`.
+__device__ __forceinline__ void tessel_tma_load_3d(void* dst, const tessel_tensor_map* map,
+                                                   unsigned long long* bar, int c0, int c1,
+                                                   int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(tessel_smem(dst)),
+      "l"((unsigned long long)map), "r"(tessel_smem(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+// ---- register budget (sm_90a) ---------------------------------------------------------------
+// Only honoured with __launch_bounds__(threads, 1) and each role in its own branch.
+template <int REGISTERS>
+__device__ __forceinline__ void tessel_setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGISTERS));
+}
+template <int REGISTERS>
+__device__ __forceinline__ void tessel_setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGISTERS));
+}
+
+// ---- wgmma (sm_90a) ------------------------------------------------------------------------
+// Orders earlier register writes (accumulators) before the next wgmma reads them.
+__device__ __forceinline__ void tessel_wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void tessel_wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most N committed groups are still running.
+template <int N>
+__device__ __forceinline__ void tessel_wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// The shared-memory matrix descriptor for a 128-byte-swizzled operand (bits: 0-13 start
+// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 62-63 swizzle
+// mode 1 = 128 B). Stage buffers are 1024-byte aligned, so the base offset is 0.
+__device__ __forceinline__ unsigned long long tessel_wgmma_desc(unsigned smem_address,
+                                                                unsigned leading_bytes,
+                                                                unsigned stride_bytes) {
+  return (unsigned long long)((smem_address & 0x3FFFF) >> 4) |
+         ((unsigned long long)(leading_bytes >> 4) << 16) |
+         ((unsigned long long)(stride_bytes >> 4) << 32) | (1ull << 62);
+}
+
+// D (f32, m64 x N, R = N/2 registers per thread) += A x B, both operands in shared memory.
+// TRANS_A/TRANS_B: 0 K-major, 1 MN-major. `accumulate` 0 overwrites D.
+#define TESSEL_WGMMA_REGS_128 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95," \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define TESSEL_WGMMA_OUTS_128 \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+#define TESSEL_WGMMA_REGS_64 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define TESSEL_WGMMA_OUTS_64 \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+
+#define TESSEL_WGMMA_REGS_32 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define TESSEL_WGMMA_OUTS_32 \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+
+// Operand numbers after the R accumulators: A, B (descriptors), ACC (flag), TA, TB.
+#define TESSEL_WGMMA_ASM(N, TYPE, R, A, B, ACC, TA, TB)                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #ACC ", 0;\n"                            \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE " {"        \
+               TESSEL_WGMMA_REGS_##R "}, %" #A ", %" #B ", p, 1, 1, %" #TA ", %" #TB ";\n}\n" \
+               : TESSEL_WGMMA_OUTS_##R                                                       \
+               : "l"(a), "l"(b), "r"(accumulate), "n"(TRANS_A), "n"(TRANS_B))
+
+#define TESSEL_DEFINE_WGMMA(N, R, A, B, ACC, TA, TB)                                         \
+  template <bool F16, int TRANS_A, int TRANS_B>                                              \
+  __device__ __forceinline__ void tessel_wgmma(float(&d)[R], unsigned long long a,          \
+                                               unsigned long long b, int accumulate) {      \
+    if constexpr (F16) {                                                                     \
+      TESSEL_WGMMA_ASM(N, f16, R, A, B, ACC, TA, TB);                                        \
+    } else {                                                                                 \
+      TESSEL_WGMMA_ASM(N, bf16, R, A, B, ACC, TA, TB);                                       \
+    }                                                                                        \
+  }
+
+TESSEL_DEFINE_WGMMA(256, 128, 128, 129, 130, 131, 132)
+TESSEL_DEFINE_WGMMA(128, 64, 64, 65, 66, 67, 68)
+TESSEL_DEFINE_WGMMA(64, 32, 32, 33, 34, 35, 36)

@@ -1,0 +1,26 @@
+#include "codegen/device_library.h"
+
+#include "codegen/kernel_cache.h"
+
+namespace tessel::cuda {
+
+absl::Span<const DeviceHeader> DeviceLibrary() {
+  // device_library_text.inc is written by the build from codegen/device/*.cuh.
+  static constexpr DeviceHeader kHeaders[] = {
+#include "codegen/device_library_text.inc"
+  };
+  return kHeaders;
+}
+
+uint64_t DeviceLibraryHash() {
+  static const uint64_t hash = [] {
+    uint64_t h = StableHash("");
+    for (const DeviceHeader& header : DeviceLibrary()) {
+      h = StableHash(header.text, StableHash(header.name, h));
+    }
+    return h;
+  }();
+  return hash;
+}
+
+}  // namespace tessel::cuda

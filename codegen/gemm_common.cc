@@ -1,0 +1,74 @@
+#include "codegen/gemm_common.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/kernel_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand) {
+  GemmOperand o;
+  const bool read_transposed =
+      SwapsLastTwoAxes(operand) &&
+      std::find(kernel.inputs.begin(), kernel.inputs.end(), &operand.input(0)) !=
+          kernel.inputs.end();
+  o.buffer = read_transposed ? &operand.input(0) : &operand;
+  o.transposed = read_transposed;
+  o.batch = BatchOf(operand.shape());
+  return o;
+}
+
+}  // namespace
+
+Shape BatchOf(const Shape& s) {
+  return Shape(absl::MakeConstSpan(s.dims()).subspan(0, s.rank() - 2));
+}
+
+GemmProblem AnalyzeGemm(const FusedKernel& kernel) {
+  GemmProblem p;
+  p.matmul = kernel.matmul;
+  p.a = OperandOf(kernel, p.matmul->input(0));
+  p.b = OperandOf(kernel, p.matmul->input(1));
+  const Shape& out = p.matmul->shape();
+  p.m = out[out.rank() - 2];
+  p.n = out[out.rank() - 1];
+  p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];
+  p.batch = BatchOf(out);
+  return p;
+}
+
+std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batch,
+                               const std::string& batch) {
+  const IndexExpr b =
+      Broadcast(FromLinear(out_batch, batch, false, 1), out_batch, operand.batch);
+  return LinearOffset(b, operand.batch);
+}
+
+void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p, int lanes,
+                      const std::string& batch, const std::string& row, const std::string& col,
+                      const std::string& accumulator) {
+  const Shape& out = p.matmul->shape();
+  std::vector<std::string> dims = FromLinear(p.batch, batch, false, 1).dims;
+  std::vector<bool> lane(dims.size(), false);
+  dims.push_back(row);
+  dims.push_back(absl::StrCat("(", col, " + k)"));
+  lane.push_back(false);
+  lane.push_back(true);
+  IndexExpr idx = FromDims(out, dims, lane);
+  // Pairs of lanes at even columns of an even-width row are aligned, adjacent elements.
+  idx.vector_width = lanes % 2 == 0 && p.n % 2 == 0 ? 2 : 1;
+  idx.guard = absl::StrCat(row, " < ", p.m, " && ", col, " + k < ", p.n);
+  ExprEmitter e(&w, lanes, PointerNames(ks));
+  const char* round = p.matmul->dtype() == DType::kBF16  ? "tessel_round_bf16"
+                      : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
+                                                         : "";
+  e.Bind(p.matmul, idx, e.Define("mm", "float", true, absl::StrCat(round, "(", accumulator, ")")));
+  for (size_t o = 0; o < ks.outputs.size(); ++o) {
+    e.Store(absl::StrCat("out", o), ks.outputs[o], idx, e.Get(ks.outputs[o], idx));
+  }
+}
+
+}  // namespace tessel::codegen

@@ -1,0 +1,58 @@
+// What every GEMM kernel generator shares: the problem as the kernel sees it (each operand's
+// buffer and layout, the sizes, the batch), and the epilogue, printed by the expression
+// emitter at any position of the output. FusedKernel -> KernelSource.
+#ifndef TESSEL_CODEGEN_GEMM_COMMON_H_
+#define TESSEL_CODEGEN_GEMM_COMMON_H_
+
+#include <string>
+
+#include "codegen/code_writer.h"
+#include "codegen/index_expr.h"
+#include "codegen/kernel_source.h"
+#include "fusion/plan.h"
+
+namespace tessel::codegen {
+
+// An operand of the matmul as stored: `buffer` holds it row-major, or with its last two
+// axes swapped when `transposed` (the planner passes a transpose view's input unchanged).
+struct GemmOperand {
+  const Node* buffer = nullptr;
+  bool transposed = false;
+  Shape batch;  // the buffer's batch axes (all but the last two)
+};
+
+struct GemmProblem {
+  const Node* matmul = nullptr;
+  GemmOperand a, b;       // [.., m, k] x [.., k, n]
+  int64_t m = 0, n = 0, k = 0;
+  Shape batch;            // the output's batch axes
+};
+
+GemmProblem AnalyzeGemm(const FusedKernel& kernel);
+
+// The Hopper kernel's tiling: BM x BN output tiles, BK-deep stages in a ring of `stages`,
+// tiles walked in bands of `group_m` tile rows.
+struct GemmTile {
+  int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
+};
+// The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch);
+
+Shape BatchOf(const Shape& s);
+
+// An expression for the element offset of `operand`'s matrix for output batch entry `batch`
+// (an expression naming the entry), in units of whole matrices.
+std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batch,
+                               const std::string& batch);
+
+// The epilogue at `lanes` output positions per thread: binds the matmul to `accumulator`
+// (an expression of the lane `k`, rounded to the matmul's dtype here), then computes and
+// stores every output of the kernel at positions (row, col + k) of batch entry `batch`,
+// named by the given expressions, guarded by row < m and col + k < n.
+void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p, int lanes,
+                      const std::string& batch, const std::string& row, const std::string& col,
+                      const std::string& accumulator);
+
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_GEMM_COMMON_H_

@@ -1,0 +1,88 @@
+// The portable GEMM: a plain tiled kernel (64x64 tiles, 16x16 threads with 4x4 outputs each,
+// operands staged through shared memory in float) for what the tensor-core kernels do not
+// take: f32 operands, mixed or misaligned operands, GPUs before sm_90. Correct for every
+// shape, layout and batch broadcast; its epilogue is any elementwise graph.
+#include "absl/strings/str_cat.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/gemm_common.h"
+#include "codegen/generate.h"
+#include "codegen/kernel_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+constexpr int kTile = 64, kStep = 16, kThreads = 256;
+
+// The element (r, c) of `operand` (rows x cols as the matmul sees it) in its buffer.
+std::string At(const GemmOperand& operand, int64_t rows, int64_t cols, const std::string& r,
+               const std::string& c) {
+  return operand.transposed ? absl::StrCat("[(index_t)(", c, ") * ", rows, " + ", r, "]")
+                            : absl::StrCat("[(index_t)(", r, ") * ", cols, " + ", c, "]");
+}
+
+}  // namespace
+
+KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
+  KernelSource ks = NewKernelSource(kernel);
+  const GemmProblem p = AnalyzeGemm(kernel);
+  const int64_t m = p.m, n = p.n, k = p.k;
+  const DType ta = p.a.buffer->dtype(), tb = p.b.buffer->dtype();
+  CodeWriter w;
+  BeginSource(w, kernel);
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
+                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    w.Line("// [", m, " x ", k, "] x [", k, " x ", n, "], ", p.batch.numel(), " batch entries",
+           p.a.transposed ? ", A read transposed" : "", p.b.transposed ? ", B read transposed" : "");
+    w.Line("__shared__ float As[", kStep, "][", kTile + 4, "];");
+    w.Line("__shared__ float Bs[", kStep, "][", kTile + 4, "];");
+    w.Line("const index_t batch = blockIdx.z;");
+    w.Line("const int m0 = blockIdx.y * ", kTile, ", n0 = blockIdx.x * ", kTile, ";");
+    w.Line("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;");
+    w.Line("const ", StorageType(ta), "* A = ", PointerName(ks, p.a.buffer), " + (index_t)",
+           OperandMatrixIndex(p.a, p.batch, "batch"), " * ", m * k, ";");
+    w.Line("const ", StorageType(tb), "* B = ", PointerName(ks, p.b.buffer), " + (index_t)",
+           OperandMatrixIndex(p.b, p.batch, "batch"), " * ", k * n, ";");
+    w.Line("float acc[16] = {};");
+    {
+      auto loop = w.Block("for (int k0 = 0; k0 < ", k, "; k0 += ", kStep, ")");
+      {
+        auto load =
+            w.Block("for (int i = threadIdx.x; i < ", kTile * kStep, "; i += ", kThreads, ")");
+        w.Line("const int r = i / ", kStep, ", c = i % ", kStep, ";");
+        w.Line("As[c][r] = (m0 + r < ", m, " && k0 + c < ", k, ") ? ",
+               LoadConvert(ta, absl::StrCat("A", At(p.a, m, k, "m0 + r", "k0 + c"))), " : 0.0f;");
+        w.Line("const int kr = i / ", kTile, ", nc = i % ", kTile, ";");
+        w.Line("Bs[kr][nc] = (k0 + kr < ", k, " && n0 + nc < ", n, ") ? ",
+               LoadConvert(tb, absl::StrCat("B", At(p.b, k, n, "k0 + kr", "n0 + nc"))),
+               " : 0.0f;");
+      }
+      w.Line("__syncthreads();");
+      w.Line("#pragma unroll");
+      {
+        auto inner = w.Block("for (int kk = 0; kk < ", kStep, "; ++kk)");
+        w.Line("float av[4], bv[4];");
+        w.Line("#pragma unroll");
+        w.Line("for (int i = 0; i < 4; ++i) av[i] = As[kk][ty * 4 + i];");
+        w.Line("#pragma unroll");
+        w.Line("for (int j = 0; j < 4; ++j) bv[j] = Bs[kk][tx * 4 + j];");
+        w.Line("#pragma unroll");
+        w.Line("for (int t = 0; t < 16; ++t) acc[t] += av[t / 4] * bv[t % 4];");
+      }
+      w.Line("__syncthreads();");
+    }
+    // Each thread's 4x4 outputs, one row of four lanes at a time.
+    w.Line("#pragma unroll");
+    auto rows = w.Block("for (int i = 0; i < 4; ++i)");
+    EmitGemmEpilogue(w, ks, p, 4, "batch", "(m0 + ty * 4 + i)", "(n0 + tx * 4)", "acc[i * 4 + k]");
+  }
+  Launch launch;
+  launch.entry = kNamePlaceholder;
+  launch.grid = {(n + kTile - 1) / kTile, (m + kTile - 1) / kTile, p.batch.numel()};
+  launch.block = kThreads;
+  ks.launches.push_back(launch);
+  FinishSource(kernel, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

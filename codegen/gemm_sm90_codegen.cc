@@ -1,0 +1,119 @@
+// The Hopper GEMM (sm_90a): the generator writes the tile configuration, the epilogue and
+// the kernel; the mainloop is the device library's tessel_gemm_sm90 (codegen/device/).
+// Operands arrive by TMA, so each needs 16-bit elements and rows of a multiple of 16 bytes;
+// GemmSm90Applies says when that holds.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/gemm_common.h"
+#include "codegen/generate.h"
+#include "codegen/kernel_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+constexpr int kSharedLimit = 227 * 1024;  // per block on sm_90
+constexpr int kSms = 132;                 // H100 SXM; only shapes the tile choice
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
+// `box_rows`: the box's extent along the second axis.
+TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_rows) {
+  TensorMapSpec map;
+  const Shape& s = o.buffer->shape();
+  const int64_t inner = s[s.rank() - 1], outer = s[s.rank() - 2];
+  map.arg = static_cast<int>(std::find(ks.inputs.begin(), ks.inputs.end(), o.buffer) -
+                             ks.inputs.begin());
+  map.dtype = o.buffer->dtype();
+  map.dims = {inner, outer, std::max<int64_t>(o.batch.numel(), 1)};
+  map.strides = {inner * 2, inner * outer * 2};
+  map.box = {64, box_rows};
+  return map;
+}
+
+}  // namespace
+
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch) {
+  GemmTile tile;
+  // The widest tile that still gives every SM a tile; 64 when none does.
+  for (int bn : {256, 128, 64}) {
+    tile.bn = bn;
+    if (CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch >= kSms && n > bn / 2) break;
+  }
+  const int stage = (tile.bm + tile.bn) * tile.bk * 2;
+  tile.stages = std::min(8, (kSharedLimit - 2048) / stage);
+  return tile;
+}
+
+bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target) {
+  if (target.major != 9 || !target.arch_specific) return false;
+  const GemmProblem p = AnalyzeGemm(kernel);
+  const DType t = p.a.buffer->dtype();
+  if ((t != DType::kBF16 && t != DType::kF16) || p.b.buffer->dtype() != t) return false;
+  // TMA: every stride a multiple of 16 bytes, i.e. contiguous rows of a multiple of 8.
+  for (const GemmOperand* o : {&p.a, &p.b}) {
+    const Shape& s = o->buffer->shape();
+    if (s[s.rank() - 1] % 8 != 0) return false;
+  }
+  return p.m > 0 && p.n > 0 && p.k > 0 && p.batch.numel() < (int64_t{1} << 31) / 4096;
+}
+
+KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
+  KernelSource ks = NewKernelSource(kernel);
+  const GemmProblem p = AnalyzeGemm(kernel);
+  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel());
+  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 + 16 * tile.stages;
+  // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
+  const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
+  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
+  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn));
+  CodeWriter w;
+  BeginSource(w, kernel);
+  w.Line("#include \"tessel/gemm_sm90.cuh\"");
+  w.Blank();
+  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], ", p.batch.numel(),
+         " batch entries; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
+  {
+    w.Line("struct gemm_config {");
+    CodeWriter::Scope config(&w, "};");
+    w.Line("static constexpr int M = ", p.m, ", N = ", p.n, ", K = ", p.k,
+           ", BATCH = ", p.batch.numel(), ";");
+    w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn, ", BK = ", tile.bk,
+           ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
+    w.Line("static constexpr bool A_MN = ", a_mn ? "true" : "false",
+           ", B_MN = ", b_mn ? "true" : "false",
+           ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false", ";");
+    w.Line("static __device__ int a_batch(int batch) { return ",
+           OperandMatrixIndex(p.a, p.batch, "batch"), "; }");
+    w.Line("static __device__ int b_batch(int batch) { return ",
+           OperandMatrixIndex(p.b, p.batch, "batch"), "; }");
+  }
+  w.Blank();
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
+                        "(", ParameterList(ks), ")");
+    w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, [&](const float (&acc)[", tile.bn / 2,
+           "], int batch, int row0, int col0) {");
+    CodeWriter::Scope epilogue(&w, "});");
+    w.Line("const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;");
+    w.Line("const int row_base = row0 + 16 * warp + lane / 4, col_base = col0 + 2 * (lane % 4);");
+    w.Line("// Register pair p holds columns (col, col + 1) of one row.");
+    w.Line("#pragma unroll");
+    auto pairs = w.Block("for (int p = 0; p < ", tile.bn / 4, "; ++p)");
+    w.Line("const int row = row_base + 8 * (p & 1), col = col_base + 8 * (p >> 1);");
+    EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col", "acc[2 * p + k]");
+  }
+  Launch launch;
+  launch.entry = kNamePlaceholder;
+  launch.grid = {CeilDiv(p.m, tile.bm) * CeilDiv(p.n, tile.bn) * p.batch.numel(), 1, 1};
+  launch.block = 384;
+  launch.shared_bytes = smem;
+  launch.persistent = true;
+  ks.launches.push_back(launch);
+  FinishSource(kernel, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

@@ -1,0 +1,146 @@
+// GEMMs on the GPU against the CPU backend: the tensor-core kernels (sm_90a) and the
+// portable one, for many shapes (ragged and tiny ones included), both operand layouts,
+// batches with broadcasting, and epilogues. Bounds: bf16 outputs 3.2e-2 and f16 8e-3 relative
+// (two ulps: the GPU sums in another order, and a rounding step may fall either side), plus
+// 1e-2 absolute; f32 1e-4 relative (float sums of up to 4096 products).
+// Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
+#include <functional>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "tessel.h"
+#include "tests/test_util.h"
+
+namespace tessel {
+namespace {
+
+class GemmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "no usable GPU";
+  }
+};
+
+double Bound(DType d) { return d == DType::kBF16 ? 3.2e-2 : d == DType::kF16 ? 8e-3 : 1e-4; }
+
+Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d) {
+  return from_vector(testing::RandomValues(shape.numel(), seed, -1, 1), shape, dtype, d);
+}
+
+// Builds the graph on both devices and compares every output.
+void Compare(const std::function<std::vector<Tensor>(Device)>& build) {
+  std::vector<Tensor> gpu = build(Device::kCUDA), cpu = build(Device::kCPU);
+  realize(gpu);
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "output " << i << " " << gpu[i]);
+    ASSERT_EQ(gpu[i].shape(), cpu[i].shape());
+    testing::ExpectClose(gpu[i].to_vector<float>(), cpu[i].to_vector<double>(),
+                         Bound(gpu[i].dtype()), 1e-2);
+  }
+}
+
+// Whether the kernels for `outputs` include the Hopper tensor-core GEMM.
+bool UsesTensorCores(const std::vector<Tensor>& outputs) {
+  for (const KernelInfo& k : inspect(outputs)) {
+    if (absl::StrContains(k.source, "tessel_gemm_sm90<")) return true;
+  }
+  return false;
+}
+
+bool OnHopper() { return cuda::DeviceTarget().major == 9; }
+
+struct Case {
+  int64_t m, k, n;
+};
+
+TEST_F(GemmTest, ShapesAndDtypes) {
+  // Tiny, ragged (K not a multiple of the 64-deep stage, M and N not of the tile), skinny,
+  // and more tiles than SMs (each block walks several; the stage ring wraps many times).
+  const Case cases[] = {{1, 8, 8},      {5, 8, 16},     {128, 64, 256},  {300, 136, 264},
+                        {1000, 72, 520}, {16, 512, 1024}, {128, 1024, 2048}, {4096, 256, 2048},
+                        {2048, 1024, 1024}};
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(::testing::Message() << c.m << "x" << c.k << "x" << c.n << " " << DTypeName(dt));
+      auto build = [&](Device d) {
+        return std::vector<Tensor>{matmul(Data({c.m, c.k}, 1, dt, d), Data({c.k, c.n}, 2, dt, d))};
+      };
+      if (OnHopper()) {
+        EXPECT_TRUE(UsesTensorCores(build(Device::kCUDA)));
+      }
+      Compare(build);
+    }
+  }
+}
+
+TEST_F(GemmTest, TransposedOperandsAreReadInPlace) {
+  const DType dt = DType::kBF16;
+  for (int layout = 1; layout < 4; ++layout) {
+    SCOPED_TRACE(::testing::Message() << "layout " << layout);
+    auto build = [&](Device d) {
+      Tensor a = layout & 1 ? transpose(Data({200, 136}, 1, dt, d)) : Data({136, 200}, 1, dt, d);
+      Tensor b = layout & 2 ? transpose(Data({264, 200}, 2, dt, d)) : Data({200, 264}, 2, dt, d);
+      return std::vector<Tensor>{matmul(a, b)};
+    };
+    const std::vector<Tensor> outputs = build(Device::kCUDA);
+    const std::vector<KernelInfo> kernels = inspect(outputs);
+    ASSERT_EQ(kernels.size(), 1u) << "a transpose must not be copied";
+    if (OnHopper()) {
+      EXPECT_TRUE(UsesTensorCores(outputs));
+    }
+    Compare(build);
+  }
+}
+
+TEST_F(GemmTest, BatchesAndBroadcastBatches) {
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    Compare([&](Device d) {
+      return std::vector<Tensor>{
+          matmul(Data({3, 70, 64}, 1, dt, d), Data({64, 40}, 2, dt, d)),
+          matmul(Data({2, 1, 40, 24}, 3, dt, d), Data({3, 24, 200}, 4, dt, d)),
+          matmul(Data({64, 32}, 5, dt, d), transpose(Data({4, 48, 32}, 6, dt, d)))};
+    });
+  }
+}
+
+TEST_F(GemmTest, EpiloguesFuseIntoOneKernel) {
+  const DType dt = DType::kBF16;
+  auto build = [&](Device d) {
+    Tensor x = Data({384, 256}, 1, dt, d), w = Data({256, 512}, 2, dt, d);
+    Tensor t = matmul(x, w) + Data({512}, 3, dt, d);           // bias along columns
+    Tensor rows = matmul(x, w) * 0.5 + Data({384, 1}, 4, dt, d);  // bias along rows
+    return std::vector<Tensor>{gelu(t) + Data({384, 512}, 5, dt, d),  // residual
+                               t,                                    // an extra output
+                               cast(relu(rows), DType::kF32)};
+  };
+  const std::vector<Tensor> outputs = build(Device::kCUDA);
+  int gemms = 0;
+  for (const KernelInfo& k : inspect(outputs)) gemms += k.kind == "gemm" ? 1 : 0;
+  EXPECT_EQ(inspect(outputs).size(), 1u) << explain(outputs);
+  EXPECT_EQ(gemms, 1);
+  Compare(build);
+}
+
+TEST_F(GemmTest, FallbacksStayCorrect) {
+  // f32 operands, mixed dtypes and rows TMA cannot address (K % 8 != 0) take the portable
+  // kernel.
+  Compare([](Device d) {
+    return std::vector<Tensor>{
+        matmul(Data({70, 33}, 1, DType::kBF16, d), Data({33, 48}, 2, DType::kBF16, d)),
+        matmul(Data({64, 40}, 3, DType::kF32, d), Data({40, 72}, 4, DType::kF32, d)),
+        matmul(Data({64, 40}, 5, DType::kBF16, d), Data({40, 72}, 6, DType::kF16, d))};
+  });
+}
+
+TEST_F(GemmTest, RepeatedRunsAgreeBitForBit) {
+  auto run = [] {
+    Tensor c = matmul(Data({512, 512}, 1, DType::kBF16, Device::kCUDA),
+                      Data({512, 1024}, 2, DType::kBF16, Device::kCUDA));
+    return c.to_vector<float>();
+  };
+  const std::vector<float> first = run();
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(run(), first);
+}
+
+}  // namespace
+}  // namespace tessel

@@ -47,9 +47,10 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
   return LinearOffset(b, operand.batch);
 }
 
-void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p, int lanes,
-                      const std::string& batch, const std::string& row, const std::string& col,
-                      const std::string& accumulator) {
+std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                                    int lanes, const std::string& batch, const std::string& row,
+                                    const std::string& col, const std::string& accumulator,
+                                    bool store) {
   const Shape& out = p.matmul->shape();
   std::vector<std::string> dims = FromLinear(p.batch, batch, false, 1).dims;
   std::vector<bool> lane(dims.size(), false);
@@ -66,9 +67,12 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
                       : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
                                                          : "";
   e.Bind(p.matmul, idx, e.Define("mm", "float", true, absl::StrCat(round, "(", accumulator, ")")));
+  std::vector<Value> values;
   for (size_t o = 0; o < ks.outputs.size(); ++o) {
-    e.Store(absl::StrCat("out", o), ks.outputs[o], idx, e.Get(ks.outputs[o], idx));
+    values.push_back(e.Get(ks.outputs[o], idx));
+    if (store) e.Store(absl::StrCat("out", o), ks.outputs[o], idx, values.back());
   }
+  return values;
 }
 
 }  // namespace tessel::codegen

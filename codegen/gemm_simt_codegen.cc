@@ -32,7 +32,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
   {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
                         kNamePlaceholder, "(", ParameterList(ks), ")");
-    w.Line("// [", m, " x ", k, "] x [", k, " x ", n, "], ", p.batch.numel(), " batch entries",
+    w.Line("// [", m, " x ", k, "] x [", k, " x ", n, "], batch of ", p.batch.numel(),
            p.a.transposed ? ", A read transposed" : "", p.b.transposed ? ", B read transposed" : "");
     w.Line("__shared__ float As[", kStep, "][", kTile + 4, "];");
     w.Line("__shared__ float Bs[", kStep, "][", kTile + 4, "];");

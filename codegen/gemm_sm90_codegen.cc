@@ -35,7 +35,7 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
 
 }  // namespace
 
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch) {
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store) {
   GemmTile tile;
   // The widest tile that still gives every SM a tile; 64 when none does.
   for (int bn : {256, 128, 64}) {
@@ -43,7 +43,8 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch) {
     if (CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch >= kSms && n > bn / 2) break;
   }
   const int stage = (tile.bm + tile.bn) * tile.bk * 2;
-  tile.stages = std::min(8, (kSharedLimit - 2048) / stage);
+  tile.staging_bytes = staged_store ? 2 * 64 * tile.bn * 2 : 0;
+  tile.stages = std::min(8, (kSharedLimit - 2048 - tile.staging_bytes) / stage);
   return tile;
 }
 
@@ -63,18 +64,32 @@ bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target) {
 KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   KernelSource ks = NewKernelSource(kernel);
   const GemmProblem p = AnalyzeGemm(kernel);
-  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel());
-  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 + 16 * tile.stages;
+  // One 16-bit output in rows TMA can address leaves through a staging tile and TMA stores
+  // that overlap the next tile's mainloop; anything else is stored from registers.
+  const DType out_dtype = ks.outputs[0]->dtype();
+  const bool tma_store = ks.outputs.size() == 1 && p.n % 8 == 0 &&
+                         (out_dtype == DType::kBF16 || out_dtype == DType::kF16);
+  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tma_store);
+  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 +
+                       tile.staging_bytes + 16 * tile.stages;
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
   ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
   ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn));
+  if (tma_store) {
+    TensorMapSpec out;
+    out.arg = static_cast<int>(ks.inputs.size());
+    out.dtype = out_dtype;
+    out.dims = {p.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
+    out.strides = {p.n * 2, p.m * p.n * 2};
+    ks.tensor_maps.push_back(out);
+  }
   CodeWriter w;
   BeginSource(w, kernel);
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
-  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], ", p.batch.numel(),
-         " batch entries; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
+  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
+         "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
@@ -84,7 +99,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
            ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
     w.Line("static constexpr bool A_MN = ", a_mn ? "true" : "false",
            ", B_MN = ", b_mn ? "true" : "false",
-           ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false", ";");
+           ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false",
+           ", TMA_STORE = ", tma_store ? "true" : "false", ";");
     w.Line("static __device__ int a_batch(int batch) { return ",
            OperandMatrixIndex(p.a, p.batch, "batch"), "; }");
     w.Line("static __device__ int b_batch(int batch) { return ",
@@ -94,8 +110,9 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
                         "(", ParameterList(ks), ")");
-    w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, [&](const float (&acc)[", tile.bn / 2,
-           "], int batch, int row0, int col0) {");
+    w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, ", tma_store ? "&tmap2" : "nullptr",
+           ", [&](const float (&acc)[", tile.bn / 2,
+           "], int batch, int row0, int col0, unsigned char* staging) {");
     CodeWriter::Scope epilogue(&w, "});");
     w.Line("const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;");
     w.Line("const int row_base = row0 + 16 * warp + lane / 4, col_base = col0 + 2 * (lane % 4);");
@@ -103,7 +120,13 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     w.Line("#pragma unroll");
     auto pairs = w.Block("for (int p = 0; p < ", tile.bn / 4, "; ++p)");
     w.Line("const int row = row_base + 8 * (p & 1), col = col_base + 8 * (p >> 1);");
-    EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col", "acc[2 * p + k]");
+    const std::vector<Value> out =
+        EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col", "acc[2 * p + k]", !tma_store);
+    if (tma_store) {
+      w.Line("tessel_gemm_sm90_stage<gemm_config>(staging, row - row0, col - col0, ",
+             StoreConvert(out_dtype, out[0].At("0")), ", ", StoreConvert(out_dtype, out[0].At("1")),
+             ");");
+    }
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

@@ -10,7 +10,9 @@
 //
 // C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
 // STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands, else bf16), SMEM (dynamic shared bytes the host reserves), and
+// (f16 operands, else bf16), TMA_STORE (the epilogue writes one 16-bit output into a
+// shared staging tile that TMA stores while the next tile's mainloop runs), SMEM (dynamic
+// shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
 // an output batch entry (broadcast batches map many entries to one).
 #pragma once
@@ -21,8 +23,10 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kABytes = C::BM * C::BK * 2;  // one stage of A
   static constexpr int kBBytes = C::BN * C::BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kStagingBytes = 64 * C::BN * 2;  // per consumer, when TMA_STORE
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom.
-  static constexpr int kSmemBytes = 1024 + C::STAGES * kStageBytes + 2 * C::STAGES * 8;
+  static constexpr int kSmemBytes = 1024 + C::STAGES * kStageBytes +
+                                    (C::TMA_STORE ? 2 * kStagingBytes : 0) + 2 * C::STAGES * 8;
   static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
@@ -100,18 +104,34 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
   }
 }
 
-// `epilogue(acc, batch, row0, col0)` runs in each consumer thread once its 64 x BN block of
+// Puts two adjacent 16-bit outputs (row, col), (row, col + 1) of a consumer's 64 x BN block
+// into its staging tile: BN / 64 boxes of 64 x 64, 128-byte swizzled as the TMA store expects
+// (16-byte chunk index XOR row % 8), which also spreads a warp's writes over all banks.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_stage(unsigned char* staging, int row, int col,
+                                                       unsigned short first,
+                                                       unsigned short second) {
+  const int chunk = ((col % 64) / 8) ^ (row % 8);
+  unsigned* p = (unsigned*)(staging + (col / 64) * 8192 + row * 128 + chunk * 16 + (col % 8) * 2);
+  *p = (unsigned)first | ((unsigned)second << 16);
+}
+
+// `epilogue(acc, batch, row0, col0, staging)` runs in each consumer thread once its 64 x BN block of
 // the tile (rows row0.., columns col0..) is complete. Thread t of the warpgroup holds
 // acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1) and column
-// col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1).
+// col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1). With TMA_STORE it fills `staging` (see
+// tessel_gemm_sm90_stage) and the block is stored through `out_map` afterwards.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
+                                                 const tessel_tensor_map* out_map,
                                                  Epilogue epilogue) {
   using L = tessel_gemm_sm90_layout<C>;
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
-  unsigned long long* full = (unsigned long long*)(ring + C::STAGES * L::kStageBytes);
+  unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
+  unsigned long long* full =
+      (unsigned long long*)(staging_base + (C::TMA_STORE ? 2 * L::kStagingBytes : 0));
   unsigned long long* empty = full + C::STAGES;
   if (threadIdx.x == 0) {
 #pragma unroll
@@ -143,6 +163,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     tessel_setmaxnreg_inc<232>();
     const int c = warpgroup - 1;
     const bool signals = threadIdx.x % 128 == 0;
+    unsigned char* staging = C::TMA_STORE ? staging_base + c * L::kStagingBytes : nullptr;
     int stage = 0;
     unsigned phase = 0;
     float acc[C::BN / 2];
@@ -165,7 +186,24 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       }
       tessel_wgmma_wait<0>();
       if (signals) tessel_mbar_arrive(&empty[previous]);
-      epilogue(acc, batch, tm * C::BM + c * 64, tn * C::BN);
+      const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
+      if constexpr (C::TMA_STORE) {
+        if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
+        tessel_named_barrier(1 + c, 128);
+      }
+      epilogue(acc, batch, row0, col0, staging);
+      if constexpr (C::TMA_STORE) {
+        tessel_fence_proxy_async();  // every writer, before the TMA store reads staging
+        tessel_named_barrier(1 + c, 128);
+        if (signals) {
+#pragma unroll
+          for (int i = 0; i < C::BN / 64; ++i) {
+            tessel_tma_store_3d(out_map, staging + i * 8192, col0 + i * 64, row0, batch);
+          }
+          tessel_bulk_commit();
+        }
+      }
     }
+    if (C::TMA_STORE && signals) tessel_bulk_wait_read<0>();  // staging outlives its stores
   }
 }

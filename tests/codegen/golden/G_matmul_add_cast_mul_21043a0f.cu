@@ -3,17 +3,17 @@ typedef int index_t;
 
 #include "tessel/gemm_sm90.cuh"
 
-// [64 x 96] x [96 x 128], 1 batch entries; A K-major, B MN-major
+// [64 x 96] x [96 x 128], batch of 1; A K-major, B MN-major
 struct gemm_config {
   static constexpr int M = 64, N = 128, K = 96, BATCH = 1;
-  static constexpr int BM = 128, BN = 64, BK = 64, STAGES = 8, GROUP_M = 8, SMEM = 197760;
-  static constexpr bool A_MN = false, B_MN = true, F16 = false;
+  static constexpr int BM = 128, BN = 64, BK = 64, STAGES = 8, GROUP_M = 8, SMEM = 214144;
+  static constexpr bool A_MN = false, B_MN = true, F16 = false, TMA_STORE = true;
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_0ecf08ec(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1) {
-  tessel_gemm_sm90<gemm_config>(tmap0, tmap1, [&](const float (&acc)[32], int batch, int row0, int col0) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_21043a0f(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
+  tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, [&](const float (&acc)[32], int batch, int row0, int col0, unsigned char* staging) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
     const int row_base = row0 + 16 * warp + lane / 4, col_base = col0 + 2 * (lane % 4);
     // Register pair p holds columns (col, col + 1) of one row.
@@ -64,13 +64,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_0ecf0
       float cvt0[2];
       #pragma unroll
       for (int k = 0; k < 2; ++k) cvt0[k] = tessel_round_bf16(mul5[k]);
-      #pragma unroll
-      for (int k = 0; k < 2; k += 2) {
-        tessel_vec<bf16_t, 2> vec;
-        #pragma unroll
-        for (int j = 0; j < 2; ++j) vec.v[j] = tessel_float_to_bf16(cvt0[k + j]);
-        if (row < 64 && col + k < 128) tessel_store_vec<bf16_t, 2>(out0 + (row * 128 + (col + k)), vec);
-      }
+      tessel_gemm_sm90_stage<gemm_config>(staging, row - row0, col - col0, tessel_float_to_bf16(cvt0[0]), tessel_float_to_bf16(cvt0[1]));
     }
   });
 }

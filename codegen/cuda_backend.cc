@@ -161,9 +161,7 @@ class CudaBackend : public Backend {
       driver_->cuDeviceGetAttribute(&v, a, device_);
       return v;
     };
-    target_.major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    target_.minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    target_.arch_specific = target_.major >= 9;
+    target_ = DeviceTarget();
     sm_count_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     TESSEL_RETURN_IF_ERROR(
         CheckCu(driver_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain"));

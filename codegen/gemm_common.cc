@@ -47,6 +47,28 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
   return LinearOffset(b, operand.batch);
 }
 
+bool TensorCoreOperands(const GemmProblem& p) {
+  const DType t = p.a.buffer->dtype();
+  if ((t != DType::kBF16 && t != DType::kF16) || p.b.buffer->dtype() != t) return false;
+  for (const GemmOperand* o : {&p.a, &p.b}) {
+    const Shape& s = o->buffer->shape();
+    if (s[s.rank() - 1] % 8 != 0) return false;
+  }
+  return p.m > 0 && p.n > 0 && p.k > 0 && p.batch.numel() < (int64_t{1} << 31) / 4096;
+}
+
+void EmitOperandConfig(CodeWriter& w, const GemmProblem& p) {
+  w.Line("static constexpr int M = ", p.m, ", N = ", p.n, ", K = ", p.k,
+         ", BATCH = ", p.batch.numel(), ";");
+  w.Line("static constexpr bool A_MN = ", p.a.transposed ? "true" : "false",
+         ", B_MN = ", p.b.transposed ? "false" : "true",
+         ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false", ";");
+  w.Line("static __device__ int a_batch(int batch) { return ",
+         OperandMatrixIndex(p.a, p.batch, "batch"), "; }");
+  w.Line("static __device__ int b_batch(int batch) { return ",
+         OperandMatrixIndex(p.b, p.batch, "batch"), "; }");
+}
+
 std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
                                     int lanes, const std::string& batch, const std::string& row,
                                     const std::string& col, const std::string& accumulator,

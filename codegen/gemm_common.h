@@ -31,6 +31,14 @@ struct GemmProblem {
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel);
 
+// Whether both operands suit the tensor-core kernels: the same 16-bit dtype, and contiguous
+// rows whose length is a multiple of 8 (16-byte copies, TMA's stride rule).
+bool TensorCoreOperands(const GemmProblem& p);
+
+// The configuration members both tensor-core mainloops read (inside `struct gemm_config`):
+// sizes, operand layouts and dtype, and each operand's batch entry for an output entry.
+void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
+
 // The Hopper kernel's tiling: BM x BN output tiles, BK-deep stages in a ring of `stages`,
 // tiles walked in bands of `group_m` tile rows.
 struct GemmTile {

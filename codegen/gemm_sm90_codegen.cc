@@ -1,7 +1,7 @@
 // The Hopper GEMM (sm_90a): the generator writes the tile configuration, the epilogue and
 // the kernel; the mainloop is the device library's tessel_gemm_sm90 (codegen/device/).
-// Operands arrive by TMA, so each needs 16-bit elements and rows of a multiple of 16 bytes;
-// GemmSm90Applies says when that holds.
+// Operands arrive by TMA, so each needs 16-bit elements and rows of a multiple of 16 bytes
+// (TensorCoreOperands).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -49,16 +49,7 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store) 
 }
 
 bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target) {
-  if (target.major != 9 || !target.arch_specific) return false;
-  const GemmProblem p = AnalyzeGemm(kernel);
-  const DType t = p.a.buffer->dtype();
-  if ((t != DType::kBF16 && t != DType::kF16) || p.b.buffer->dtype() != t) return false;
-  // TMA: every stride a multiple of 16 bytes, i.e. contiguous rows of a multiple of 8.
-  for (const GemmOperand* o : {&p.a, &p.b}) {
-    const Shape& s = o->buffer->shape();
-    if (s[s.rank() - 1] % 8 != 0) return false;
-  }
-  return p.m > 0 && p.n > 0 && p.k > 0 && p.batch.numel() < (int64_t{1} << 31) / 4096;
+  return target.major == 9 && target.arch_specific && TensorCoreOperands(AnalyzeGemm(kernel));
 }
 
 KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
@@ -93,18 +84,10 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
-    w.Line("static constexpr int M = ", p.m, ", N = ", p.n, ", K = ", p.k,
-           ", BATCH = ", p.batch.numel(), ";");
+    EmitOperandConfig(w, p);
     w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn, ", BK = ", tile.bk,
            ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
-    w.Line("static constexpr bool A_MN = ", a_mn ? "true" : "false",
-           ", B_MN = ", b_mn ? "true" : "false",
-           ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false",
-           ", TMA_STORE = ", tma_store ? "true" : "false", ";");
-    w.Line("static __device__ int a_batch(int batch) { return ",
-           OperandMatrixIndex(p.a, p.batch, "batch"), "; }");
-    w.Line("static __device__ int b_batch(int batch) { return ",
-           OperandMatrixIndex(p.b, p.batch, "batch"), "; }");
+    w.Line("static constexpr bool TMA_STORE = ", tma_store ? "true" : "false", ";");
   }
   w.Blank();
   {

@@ -10,7 +10,9 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const cuda::Target& targe
     case KernelKind::kNormalization:
       return GenerateReduction(kernel);
     case KernelKind::kGemm:
-      return GemmSm90Applies(kernel, target) ? GenerateGemmSm90(kernel) : GenerateGemmSimt(kernel);
+      if (GemmSm90Applies(kernel, target)) return GenerateGemmSm90(kernel);
+      if (GemmSm80Applies(kernel, target)) return GenerateGemmSm80(kernel);
+      return GenerateGemmSimt(kernel);
   }
   return {};
 }

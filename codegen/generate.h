@@ -8,14 +8,17 @@
 
 namespace tessel::codegen {
 
-// GEMMs depend on the target (tensor-core kernels on sm_90a); other kinds do not.
+// GEMMs depend on the target (wgmma on sm_90a, mma.sync from sm_80, else SIMT); other kinds
+// do not.
 KernelSource GenerateKernel(const FusedKernel& kernel,
                             const cuda::Target& target = cuda::Target{});
 
 KernelSource GeneratePointwise(const FusedKernel& kernel);
 KernelSource GenerateReduction(const FusedKernel& kernel);  // reduction and normalization
 KernelSource GenerateGemmSimt(const FusedKernel& kernel);   // any GEMM, any target
+KernelSource GenerateGemmSm80(const FusedKernel& kernel);   // where GemmSm80Applies
 KernelSource GenerateGemmSm90(const FusedKernel& kernel);   // where GemmSm90Applies
+bool GemmSm80Applies(const FusedKernel& kernel, const cuda::Target& target);
 bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target);
 
 }  // namespace tessel::codegen

@@ -2,7 +2,11 @@
 
 #include <nvrtc.h>
 
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "codegen/cuda_driver.h"
 #include "codegen/device_library.h"
 #include "codegen/dynamic_library.h"
@@ -55,6 +59,18 @@ std::string Target::Name() const {
 Target DeviceTarget() {
   static const Target target = [] {
     Target t;
+    // TESSEL_ARCH=sm_90 (say) overrides the device's own, e.g. to run the portable kernels.
+    if (const char* arch = std::getenv("TESSEL_ARCH"); arch != nullptr) {
+      int number = 0;
+      absl::string_view a(arch);
+      if (absl::ConsumePrefix(&a, "sm_") && a.size() >= 2 &&
+          absl::SimpleAtoi(a.substr(0, 2), &number)) {
+        t.major = number / 10;
+        t.minor = number % 10;
+        t.arch_specific = a.substr(2) == "a";
+        return t;
+      }
+    }
     auto driver = GetDriver();
     CUdevice device;
     if (!driver.ok() || (*driver)->cuDeviceGet(&device, 0) != CUDA_SUCCESS) return t;

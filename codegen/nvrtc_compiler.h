@@ -27,7 +27,7 @@ struct Target {
 };
 
 // The target of the GPU the CUDA backend uses (device 0), or sm_90a when there is none:
-// what inspect() and explain() generate for.
+// what the backend, inspect() and explain() generate for. TESSEL_ARCH=sm_XY[a] overrides it.
 Target DeviceTarget();
 
 // The options tessel compiles with for `target` (part of the cache key).

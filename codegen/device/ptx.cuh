@@ -12,6 +12,48 @@ __device__ __forceinline__ unsigned tessel_smem(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
+// ---- cp.async, ldmatrix, mma.sync (sm_80) ---------------------------------------------------
+// Copies 16 bytes global -> shared without holding registers; zeros when !inside.
+__device__ __forceinline__ void tessel_cp_async_16(void* dst, const void* src, bool inside) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(tessel_smem(dst)), "l"(src),
+               "r"(inside ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void tessel_cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+// Waits until at most N of this thread's committed copy groups are in flight.
+template <int N>
+__device__ __forceinline__ void tessel_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// Four 8x8 16-bit matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tessel_ldmatrix_x4(unsigned (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(tessel_smem(p)));
+}
+__device__ __forceinline__ void tessel_ldmatrix_x4_trans(unsigned (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(tessel_smem(p)));
+}
+// d (16x8 f32) += a (16x16) x b (16x8), bf16 or f16 operands.
+#define TESSEL_MMA_16816(TYPE)                                                               \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." #TYPE "." #TYPE ".f32 "               \
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"            \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                              \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+template <bool F16>
+__device__ __forceinline__ void tessel_mma_16816(float* d, const unsigned (&a)[4],
+                                                 const unsigned (&b)[2]) {
+  if constexpr (F16) {
+    TESSEL_MMA_16816(f16);
+  } else {
+    TESSEL_MMA_16816(bf16);
+  }
+}
+
 // ---- mbarrier (sm_90) --------------------------------------------------------------------
 __device__ __forceinline__ void tessel_mbar_init(unsigned long long* bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(tessel_smem(bar)), "r"(count));

@@ -1,0 +1,66 @@
+// The portable tensor-core GEMM (sm_80 and later, mma.sync): for GPUs without wgmma and as
+// Hopper's fallback when TMA cannot be used. The generator writes the configuration, the
+// epilogue and the kernel; the mainloop is the device library's tessel_gemm_sm80.
+#include "absl/strings/str_cat.h"
+#include "codegen/gemm_common.h"
+#include "codegen/generate.h"
+#include "codegen/kernel_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+constexpr int kTile = 128, kDepth = 32, kStages = 4, kPad = 8;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+bool GemmSm80Applies(const FusedKernel& kernel, const cuda::Target& target) {
+  return target.major >= 8 && TensorCoreOperands(AnalyzeGemm(kernel));
+}
+
+KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
+  KernelSource ks = NewKernelSource(kernel);
+  const GemmProblem p = AnalyzeGemm(kernel);
+  // Each stage: a 128 x 32 block of A and a 32 x 128 block of B, rows padded by 8 elements.
+  const int64_t smem = kStages * 2 * (kTile * (kDepth + kPad) + kDepth * (kTile + kPad)) * 2;
+  CodeWriter w;
+  BeginSource(w, kernel);
+  w.Line("#include \"tessel/gemm_sm80.cuh\"");
+  w.Blank();
+  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
+         "; A ", p.a.transposed ? "MN" : "K", "-major, B ", p.b.transposed ? "K" : "MN",
+         "-major");
+  {
+    w.Line("struct gemm_config {");
+    CodeWriter::Scope config(&w, "};");
+    EmitOperandConfig(w, p);
+    w.Line("static constexpr int STAGES = ", kStages, ";");
+  }
+  w.Blank();
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(256) ", kNamePlaceholder,
+                        "(", ParameterList(ks), ")");
+    w.Line("tessel_gemm_sm80<gemm_config>((const unsigned short*)", PointerName(ks, p.a.buffer),
+           ", (const unsigned short*)", PointerName(ks, p.b.buffer),
+           ", [&](const float (&acc)[64], int batch, int row0, int col0) {");
+    CodeWriter::Scope epilogue(&w, "});");
+    w.Line("const int lane = threadIdx.x % 32;");
+    w.Line("const int row_base = row0 + lane / 4, col_base = col0 + 2 * (lane % 4);");
+    w.Line("// Register pair p holds columns (col, col + 1) of one row.");
+    w.Line("#pragma unroll");
+    auto pairs = w.Block("for (int p = 0; p < 32; ++p)");
+    w.Line("const int row = row_base + 16 * (p / 8) + 8 * (p % 2), col = col_base + 8 * (p / 2 % 4);");
+    EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col", "acc[2 * p + k]");
+  }
+  Launch launch;
+  launch.entry = kNamePlaceholder;
+  launch.grid = {CeilDiv(p.n, kTile), CeilDiv(p.m, kTile), p.batch.numel()};
+  launch.block = 256;
+  launch.shared_bytes = smem;
+  ks.launches.push_back(launch);
+  FinishSource(kernel, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

@@ -44,7 +44,6 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
   int staging_bytes = 0;  // shared memory for the output's staging tiles
-  bool pingpong = false;  // consumers alternate 64-row tiles instead of sharing 128-row ones
 };
 // The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc),
 // leaving room for staging tiles when the output is stored through them.

@@ -3,8 +3,6 @@
 // Operands arrive by TMA, so each needs 16-bit elements and rows of a multiple of 16 bytes
 // (TensorCoreOperands).
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
@@ -39,9 +37,6 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
 
 GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store) {
   GemmTile tile;
-  const char* schedule = std::getenv("TESSEL_GEMM_SCHEDULE");  // for benchmarking both
-  tile.pingpong = schedule != nullptr && std::string(schedule) == "pingpong";
-  if (tile.pingpong) tile.bm = 64, tile.group_m = 16;
   // The widest tile that still gives every SM a tile; 64 when none does.
   for (int bn : {256, 128, 64}) {
     tile.bn = bn;
@@ -49,7 +44,7 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store) 
   }
   const int stage = (tile.bm + tile.bn) * tile.bk * 2;
   tile.staging_bytes = staged_store ? 2 * 64 * tile.bn * 2 : 0;
-  tile.stages = std::min(8, (kSharedLimit - 1024 - 64 - tile.staging_bytes) / stage);
+  tile.stages = std::min(8, (kSharedLimit - 2048 - tile.staging_bytes) / stage);
   return tile;
 }
 
@@ -67,7 +62,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
                          (out_dtype == DType::kBF16 || out_dtype == DType::kF16);
   const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tma_store);
   const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 +
-                       tile.staging_bytes + 16 * tile.stages + 16;
+                       tile.staging_bytes + 16 * tile.stages;
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
   ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
@@ -92,8 +87,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     EmitOperandConfig(w, p);
     w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn, ", BK = ", tile.bk,
            ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
-    w.Line("static constexpr bool PINGPONG = ", tile.pingpong ? "true" : "false",
-           ", TMA_STORE = ", tma_store ? "true" : "false", ";");
+    w.Line("static constexpr bool TMA_STORE = ", tma_store ? "true" : "false", ";");
   }
   w.Blank();
   {

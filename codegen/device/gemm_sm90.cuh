@@ -4,14 +4,12 @@
 //
 // One CTA per SM walks output tiles (persistent grid, L2-grouped order). Warpgroup 0 is the
 // producer: one thread issues TMA loads into a ring of C::STAGES shared-memory stages guarded
-// by full/empty mbarriers. Warpgroups 1 and 2 are consumers: each multiplies 64 rows with
-// wgmma straight from the swizzled stages, releases each stage once the wgmma reading it has
-// retired, and then runs the epilogue on its accumulators in registers. Cooperatively they
-// share each 128-row tile; in ping-pong they own alternate 64-row tiles.
+// by full/empty mbarriers. Warpgroups 1 and 2 are consumers: each multiplies its 64 rows of
+// the BM x BN tile with wgmma straight from the swizzled stages, releases each stage once the
+// wgmma reading it has retired, and then runs the epilogue on its accumulators in registers.
 //
-// C provides: M, N, K, BATCH (output batch entries), BM (128, or 64 with PINGPONG), BN
-// (256/128/64), BK (64), STAGES, GROUP_M, PINGPONG (the consumers alternate whole tiles
-// instead of sharing each), A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
+// C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
+// STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
 // (f16 operands, else bf16), TMA_STORE (the epilogue writes one 16-bit output into a
 // shared staging tile that TMA stores while the next tile's mainloop runs), SMEM (dynamic
 // shared bytes the host reserves), and
@@ -28,13 +26,12 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kStagingBytes = 64 * C::BN * 2;  // per consumer, when TMA_STORE
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom.
   static constexpr int kSmemBytes = 1024 + C::STAGES * kStageBytes +
-                                    (C::TMA_STORE ? 2 * kStagingBytes : 0) + 2 * C::STAGES * 8 + 16;
+                                    (C::TMA_STORE ? 2 * kStagingBytes : 0) + 2 * C::STAGES * 8;
   static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
-  static_assert(C::BM == (C::PINGPONG ? 64 : 128) && C::BK == 64,
-                "consumers of m64 rows each, 128-byte rows");
+  static_assert(C::BM == 128 && C::BK == 64, "two consumer warpgroups of m64, 128-byte rows");
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
 };
@@ -86,15 +83,15 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
   }
 }
 
-// One stage's wgmmas for rows 64 a_block.. of the stage's A block: BK / 16 steps of k16.
+// One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): BK / 16 steps of k16.
 // K-major operands advance 32 bytes per step inside the swizzled row; MN-major ones advance
 // 16 k-rows (2048 bytes). MN-major blocks of 64 columns lie 64 * BK * 2 bytes apart.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
-                                                     const unsigned char* stage, int a_block,
+                                                     const unsigned char* stage, int c,
                                                      bool first) {
   using L = tessel_gemm_sm90_layout<C>;
-  const unsigned a0 = tessel_smem(stage) + a_block * 64 * C::BK * 2;
+  const unsigned a0 = tessel_smem(stage) + c * 64 * C::BK * 2;
   const unsigned b0 = tessel_smem(stage) + L::kABytes;
   constexpr unsigned kStep = 16 * 128, kBlock = 64 * C::BK * 2;
 #pragma unroll
@@ -136,15 +133,12 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   unsigned long long* full =
       (unsigned long long*)(staging_base + (C::TMA_STORE ? 2 * L::kStagingBytes : 0));
   unsigned long long* empty = full + C::STAGES;
-  unsigned long long* turn = empty + C::STAGES;  // ping-pong: consumer c may start a tile
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
-      tessel_mbar_init(&full[s], 1);  // the producer's arrive plus the TMA bytes
-      tessel_mbar_init(&empty[s], C::PINGPONG ? 1 : 2);  // each consumer reading the stage
+      tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
+      tessel_mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
     }
-    tessel_mbar_init(&turn[0], 1);
-    tessel_mbar_init(&turn[1], 1);
     tessel_fence_mbar_init();
   }
   __syncthreads();
@@ -170,25 +164,17 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     const int c = warpgroup - 1;
     const bool signals = threadIdx.x % 128 == 0;
     unsigned char* staging = C::TMA_STORE ? staging_base + c * L::kStagingBytes : nullptr;
-    // Cooperative: both consumers take every tile of this CTA, rows 64 c.. of it. Ping-pong:
-    // consumer c takes the CTA's tiles c, c + 2, ... and the two take turns at the tensor
-    // cores, so that one's epilogue runs under the other's mainloop.
-    const int a_block = C::PINGPONG ? 0 : c;
+    int stage = 0;
+    unsigned phase = 0;
     float acc[C::BN / 2];
-    for (int j = C::PINGPONG ? c : 0, n = 0; blockIdx.x + j * gridDim.x < L::kTiles;
-         j += C::PINGPONG ? 2 : 1, ++n) {
+    for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
       int batch, tm, tn;
-      tessel_gemm_sm90_tile<C>(blockIdx.x + j * gridDim.x, batch, tm, tn);
-      // Ping-pong: wait for the other consumer to have issued its previous tile's last
-      // wgmma. This also keeps every full-barrier wait within one phase of the barrier.
-      if (C::PINGPONG && (c == 1 || n > 0)) tessel_mbar_wait(&turn[c], (c == 1 ? n : n - 1) & 1);
-      int position = j * L::kKSteps;  // this tile's first stage in the producer's sequence
+      tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
       int previous = 0;
-      for (int kt = 0; kt < L::kKSteps; ++kt, ++position) {
-        const int stage = position % C::STAGES;
-        tessel_mbar_wait(&full[stage], (position / C::STAGES) & 1);
+      for (int kt = 0; kt < L::kKSteps; ++kt) {
+        tessel_mbar_wait(&full[stage], phase);
         tessel_wgmma_fence();
-        tessel_gemm_sm90_mma<C>(acc, ring + stage * L::kStageBytes, a_block, kt == 0);
+        tessel_gemm_sm90_mma<C>(acc, ring + stage * L::kStageBytes, c, kt == 0);
         tessel_wgmma_commit();
         // The previous stage's wgmmas have retired once at most one group is in flight.
         if (kt > 0) {
@@ -196,11 +182,11 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
           if (signals) tessel_mbar_arrive(&empty[previous]);
         }
         previous = stage;
+        if (++stage == C::STAGES) stage = 0, phase ^= 1;
       }
-      if (C::PINGPONG && signals) tessel_mbar_arrive(&turn[1 - c]);
       tessel_wgmma_wait<0>();
       if (signals) tessel_mbar_arrive(&empty[previous]);
-      const int row0 = tm * C::BM + a_block * 64, col0 = tn * C::BN;
+      const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
       if constexpr (C::TMA_STORE) {
         if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
         tessel_named_barrier(1 + c, 128);

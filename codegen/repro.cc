@@ -2,8 +2,13 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "codegen/device_library.h"
 #include "codegen/code_writer.h"
 #include "codegen/expr_emitter.h"
 
@@ -12,9 +17,20 @@ namespace {
 
 // Host-side helpers the harness needs beyond the kernel's own prelude.
 constexpr char kHarnessHelpers[] = R"CUDA(
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cuda.h>
 #include <cuda_runtime.h>
+
+#define REPRO_CHECK_CU(call)                                       \
+  do {                                                             \
+    CUresult e = (call);                                           \
+    if (e != CUDA_SUCCESS) {                                       \
+      std::fprintf(stderr, "%s failed: error %d\n", #call, (int)e); \
+      std::exit(1);                                                \
+    }                                                              \
+  } while (0)
 
 #define REPRO_CHECK(call)                                                    \
   do {                                                                       \
@@ -47,7 +63,48 @@ void EmitHelpersFor(CodeWriter& w, DType dtype) {
 }
 
 std::string Grid(const Launch& l) {
-  return absl::StrCat("dim3(", l.grid[0], ", ", l.grid[1], ", ", l.grid[2], ")");
+  // A persistent kernel walks grid[0] work items with at most one block per SM.
+  const std::string x = l.persistent ? absl::StrCat("std::min(", l.grid[0], ", sms)")
+                                     : absl::StrCat(l.grid[0]);
+  return absl::StrCat("dim3(", x, ", ", l.grid[1], ", ", l.grid[2], ")");
+}
+
+// `text` with each device-library include replaced by the header itself (its own includes
+// first, each header once): one file for nvcc.
+void InlineDeviceLibrary(absl::string_view text, absl::flat_hash_set<std::string>& pasted,
+                         std::string* out) {
+  constexpr absl::string_view kInclude = "#include \"";
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    absl::string_view name = line;
+    if (line == "#pragma once") continue;
+    if (!absl::ConsumePrefix(&name, kInclude) || !absl::ConsumeSuffix(&name, "\"")) {
+      absl::StrAppend(out, line, "\n");
+      continue;
+    }
+    for (const cuda::DeviceHeader& h : cuda::DeviceLibrary()) {
+      if (h.name == name && pasted.insert(std::string(name)).second) {
+        InlineDeviceLibrary(h.text, pasted, out);
+      }
+    }
+  }
+}
+
+// Encodes the kernel's TMA descriptors as the runtime does, for buffers named in `args`.
+void EmitTensorMaps(CodeWriter& w, const KernelSource& ks, const std::vector<std::string>& args) {
+  for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
+    const TensorMapSpec& m = ks.tensor_maps[i];
+    w.Line("CUtensorMap map", i, ";");
+    auto block = w.Block("");
+    w.Line("cuuint64_t dims[3] = {", m.dims[0], ", ", m.dims[1], ", ", m.dims[2], "};");
+    w.Line("cuuint64_t strides[2] = {", m.strides[0], ", ", m.strides[1], "};");
+    w.Line("cuuint32_t box[3] = {", m.box[0], ", ", m.box[1], ", 1}, steps[3] = {1, 1, 1};");
+    w.Line("REPRO_CHECK_CU(cuTensorMapEncodeTiled(&map", i, ", ",
+           m.dtype == DType::kF16 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
+                                  : "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
+           ", 3, ", args[m.arg], ", dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,");
+    w.Line("    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,");
+    w.Line("    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));");
+  }
 }
 
 // The harness: buffers, fills, the launches as tessel makes them, timing, checksums.
@@ -77,10 +134,24 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
     w.Line("REPRO_CHECK(cudaMalloc(&ws, ", ks.workspace_bytes, "LL));");
     args.push_back("ws");
   }
+  EmitTensorMaps(w, ks, args);
+  std::vector<std::string> params = args;
+  for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
+    params.push_back(absl::StrCat("*reinterpret_cast<tessel_tensor_map*>(&map", i, ")"));
+  }
+  w.Line("int sms = 0;");
+  w.Line("REPRO_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));");
+  for (const Launch& l : ks.launches) {
+    if (l.shared_bytes > 0) {
+      w.Line("REPRO_CHECK(cudaFuncSetAttribute(", l.entry,
+             ", cudaFuncAttributeMaxDynamicSharedMemorySize, ", l.shared_bytes, "));");
+    }
+  }
   {
     auto run = w.Block("auto run = [&]()");
     for (const Launch& l : ks.launches) {
-      w.Line(l.entry, "<<<", Grid(l), ", ", l.block, ">>>(", absl::StrJoin(args, ", "), ");");
+      w.Line(l.entry, "<<<", Grid(l), ", ", l.block, ", ", l.shared_bytes, ">>>(",
+             absl::StrJoin(params, ", "), ");");
     }
   }
   w.Line(";");
@@ -114,8 +185,12 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
 std::string ReproSource(const KernelSource& ks) {
   CodeWriter w;
   w.Line("// tessel repro of ", ks.name, " (", ks.kind, "), self-contained:");
-  w.Line("//   nvcc -O3 -arch=sm_90a ", ks.name, ".cu -o ", ks.name, " && ./", ks.name);
-  w.Raw(ks.source);
+  w.Line("//   nvcc -O3 -gencode arch=compute_90a,code=sm_90a ", ks.name, ".cu -o ", ks.name,
+         " -lcuda && ./", ks.name);
+  std::string source;
+  absl::flat_hash_set<std::string> pasted;
+  InlineDeviceLibrary(ks.source, pasted, &source);
+  w.Raw(source);
   w.Raw(kHarnessHelpers);
   std::vector<DType> dtypes;
   for (const auto* list : {&ks.inputs, &ks.outputs}) {

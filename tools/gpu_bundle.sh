@@ -20,7 +20,7 @@ done
 cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 chmod u+w dist/*
 strip dist/gpu_test dist/gemm_test dist/gpu_bench dist/gemm_bench dist/compile_bench dist/mlp
-for example in softmax chain; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
+for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
 rm dist/inspect
 cat > dist/run.sh <<'RUN'
 #!/usr/bin/env bash
@@ -42,7 +42,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; then
   for f in "$here"/repro/*.cu; do  # repro export: plain nvcc builds and runs them
-    nvcc -O3 -arch=sm_90a "$f" -o "$out/$(basename "$f" .cu)" && "$out/$(basename "$f" .cu)"
+    nvcc -O3 -gencode arch=compute_90a,code=sm_90a "$f" -o "$out/$(basename "$f" .cu)" -lcuda && "$out/$(basename "$f" .cu)"
   done 2>&1 | tee "$out/repro.log"
 fi
 if [ "$what" = gemm ]; then

@@ -44,6 +44,28 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   EXPECT_GE(tensor_core, 12);  // six per target
 }
 
+// The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose
+// epilogue holds the bias, the GELU and the residual.
+TEST(CodegenTest, ExplainShowsOneGemmWithTheWholeEpilogue) {
+  auto in = [](Shape s) {
+    return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr));
+  };
+  Tensor x = in({512, 256}), w = in({256, 1024}), b = in({1024}), r = in({512, 1024});
+  const Tensor y = gelu(matmul(x, w) + b) + r;
+  const std::string text = explain({y});
+  EXPECT_TRUE(absl::StartsWith(text, "1 kernel ")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "(gemm)")) << text;
+  EXPECT_TRUE(absl::StrContains(text, " matmul add cast mul ")) << text;
+  EXPECT_TRUE(absl::StrContains(text, " tanh add mul cast add\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "inputs:  %1 bf16[512,256], %2 bf16[256,1024], "
+                                      "%4 bf16[1024], %20 bf16[512,1024]\n"))
+      << text;
+  const std::vector<KernelInfo> kernels = inspect({y});
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(kernels[0].source, "tessel_gemm_sm90<gemm_config>"))
+      << kernels[0].source;
+}
+
 TEST(CodegenTest, GenerationIsDeterministic) {
   auto sources = [] {
     std::string all;

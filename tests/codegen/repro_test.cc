@@ -27,14 +27,22 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
   Tensor w = Tensor(MakeInputNode(DType::kBF16, Device::kCPU, {512}, nullptr));
   Tensor y = layer_norm(x, w, w);
   Tensor s = sum(cast(x, DType::kF32));
-  const GeneratedPlan plan = PlanAndGenerate({&y.node(), &s.node()});
-  ASSERT_EQ(plan.kernels.size(), 2u);  // a normalization and a streaming reduction
-  for (const codegen::KernelSource& ks : plan.kernels) {
+  Tensor a = Tensor(MakeInputNode(DType::kBF16, Device::kCPU, {300, 512}, nullptr));
+  Tensor g = gelu(matmul(a, transpose(x)) + 1.0);
+  std::vector<codegen::KernelSource> kernels = PlanAndGenerate({&y.node(), &s.node()}).kernels;
+  ASSERT_EQ(kernels.size(), 2u);  // a normalization and a streaming reduction
+  // The tensor-core GEMMs, with the device library pasted in: TMA and wgmma, and mma.sync.
+  for (const cuda::Target& t : {cuda::Target{9, 0, true}, cuda::Target{8, 0, false}}) {
+    std::vector<codegen::KernelSource> gemm = PlanAndGenerate({&g.node()}, t).kernels;
+    ASSERT_EQ(gemm.size(), 1u);
+    kernels.push_back(gemm[0]);
+  }
+  for (const codegen::KernelSource& ks : kernels) {
     const std::string dir = ::testing::TempDir();
     const std::string file = absl::StrCat(dir, "/", ks.name, ".cu");
     std::ofstream(file) << codegen::ReproSource(ks);
     const std::string command =
-        absl::StrCat(nvcc, " -arch=sm_90a -o ", dir, "/", ks.name, ".o -c ", file, " 2>&1");
+        absl::StrCat(nvcc, " -gencode arch=compute_90a,code=sm_90a -o ", dir, "/", ks.name, ".o -c ", file, " 2>&1");
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
 }

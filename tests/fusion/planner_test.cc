@@ -93,6 +93,24 @@ TEST(PlannerTest, GemmTakesItsEpilogueAndSoftmaxFollows) {
   EXPECT_EQ(p.plan.kernels[1].depends_on, (std::vector<int>{0}));
 }
 
+TEST(PlannerTest, TransposedMatmulOperandsAreNotCopied) {
+  Tensor a = Input({32, 64}, DType::kBF16), w = Input({128, 32}, DType::kBF16);
+  // Realized operands: the GEMM reads both in place, transposed.
+  Planned direct = PlanOf({matmul(transpose(a), transpose(w))});
+  ASSERT_EQ(direct.plan.kernels.size(), 1u) << direct.text;
+  EXPECT_EQ(direct.plan.kernels[0].inputs.size(), 2u) << direct.text;
+  // A computed operand is written once, untransposed, and read transposed.
+  Tensor scaled = a * 2.0;
+  Planned computed = PlanOf({matmul(transpose(scaled), Input({32, 16}, DType::kBF16))});
+  ASSERT_EQ(computed.plan.kernels.size(), 2u) << computed.text;
+  EXPECT_EQ(computed.plan.kernels[0].outputs[0], &scaled.node()) << computed.text;
+  EXPECT_TRUE(Contains(computed.text, "matmul operand")) << computed.text;
+  // A transpose that is also read elsewhere is an ordinary value.
+  Tensor t = transpose(a);
+  Planned shared = PlanOf({matmul(t, Input({32, 16}, DType::kBF16)), t + 1.0});
+  EXPECT_EQ(shared.plan.kernels.size(), 2u) << shared.text;
+}
+
 TEST(PlannerTest, IndependentPointwiseOutputsShareALaunch) {
   Tensor a = Input({256}), b = Input({256}), c = Input({4096});
   Planned p = PlanOf({exp(a), b * 2.0, c - 0.01 * c});

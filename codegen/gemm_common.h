@@ -7,6 +7,7 @@
 #include <string>
 
 #include "codegen/code_writer.h"
+#include "codegen/expr_emitter.h"
 #include "codegen/index_expr.h"
 #include "codegen/kernel_source.h"
 #include "fusion/plan.h"
@@ -42,9 +43,11 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 // tiles walked in bands of `group_m` tile rows.
 struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
+  int staging_bytes = 0;  // shared memory for the output's staging tiles
 };
-// The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch);
+// The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc),
+// leaving room for staging tiles when the output is stored through them.
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store);
 
 Shape BatchOf(const Shape& s);
 
@@ -53,14 +56,15 @@ Shape BatchOf(const Shape& s);
 std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batch,
                                const std::string& batch);
 
-// The epilogue at `lanes` output positions per thread: binds the matmul to `matmul_value`
-// (an expression of the lane `k`; rounded to the matmul's dtype here unless `rounded`), then
-// computes and stores every output of the kernel at positions (row, col + k) of batch entry
-// `batch`, named by the given expressions, guarded by row < m and col + k < n. Lanes go in
-// vectors of up to 8 where rows allow.
-void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p, int lanes,
-                      const std::string& batch, const std::string& row, const std::string& col,
-                      const std::string& matmul_value, bool rounded = false);
+// The epilogue at `lanes` output positions per thread: binds the matmul to `accumulator`
+// (an expression of the lane `k`, rounded to the matmul's dtype here), then computes every
+// output of the kernel at positions (row, col + k) of batch entry `batch`, named by the given
+// expressions, and (when `store`) writes them, guarded by row < m and col + k < n. Returns
+// the outputs' values (in their compute type).
+std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                                    int lanes, const std::string& batch, const std::string& row,
+                                    const std::string& col, const std::string& accumulator,
+                                    bool store = true);
 
 }  // namespace tessel::codegen
 

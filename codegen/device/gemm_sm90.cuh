@@ -2,21 +2,17 @@
 // header "tessel/gemm_sm90.cuh". The code generator writes a configuration C, the epilogue
 // and the kernel that instantiates tessel_gemm_sm90<C>.
 //
-// One CTA per SM walks output tiles (persistent grid, L2-grouped order), with three roles:
-// - warp 0 of warpgroup 0, the producer: one thread issues TMA loads into a ring of
-//   C::STAGES shared-memory stages guarded by full/empty mbarriers;
-// - warpgroups 1 and 2, the consumers: each multiplies its 64 rows of the BM x BN tile with
-//   wgmma straight from the swizzled stages, releases each stage once the wgmma reading it
-//   has retired, rounds its accumulators to the matmul's 16-bit type into its staging tile,
-//   and goes on to the next tile at once;
-// - warps 1-3 of warpgroup 0, the epilogue: they read each staging tile in rows of 8
-//   values, run the generated epilogue (coalesced loads of bias, residual..., coalesced
-//   stores of every output) and hand the staging tile back. So the epilogue runs while the
-//   tensor cores work on the next tile.
+// One CTA per SM walks output tiles (persistent grid, L2-grouped order). Warpgroup 0 is the
+// producer: one thread issues TMA loads into a ring of C::STAGES shared-memory stages guarded
+// by full/empty mbarriers. Warpgroups 1 and 2 are consumers: each multiplies its 64 rows of
+// the BM x BN tile with wgmma straight from the swizzled stages, releases each stage once the
+// wgmma reading it has retired, and then runs the epilogue on its accumulators in registers.
 //
 // C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
 // STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands, else bf16), SMEM (dynamic shared bytes the host reserves), and
+// (f16 operands, else bf16), TMA_STORE (the epilogue writes one 16-bit output into a
+// shared staging tile that TMA stores while the next tile's mainloop runs), SMEM (dynamic
+// shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
 // an output batch entry (broadcast batches map many entries to one).
 #pragma once
@@ -27,17 +23,14 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kABytes = C::BM * C::BK * 2;  // one stage of A
   static constexpr int kBBytes = C::BN * C::BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kStagingBytes = 64 * C::BN * 2;  // one consumer's rows, 16-bit
-  // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; then the
-  // ring, two staging tiles, and the barriers (full, empty per stage; staged, drained per
-  // consumer).
-  static constexpr int kSmemBytes =
-      1024 + C::STAGES * kStageBytes + 2 * kStagingBytes + (2 * C::STAGES + 4) * 8;
+  static constexpr int kStagingBytes = 64 * C::BN * 2;  // per consumer, when TMA_STORE
+  // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom.
+  static constexpr int kSmemBytes = 1024 + C::STAGES * kStageBytes +
+                                    (C::TMA_STORE ? 2 * kStagingBytes : 0) + 2 * C::STAGES * 8;
   static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
-  static constexpr int kEpilogueThreads = 96;  // warps 1-3 of warpgroup 0
   static_assert(C::BM == 128 && C::BK == 64, "two consumer warpgroups of m64, 128-byte rows");
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
@@ -111,64 +104,47 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
   }
 }
 
-// The byte offset of the 16-byte chunk holding columns col..col+7 (col % 8 == 0) of `row` in
-// a consumer's staging tile: BN / 64 blocks of 64 x 64 16-bit values, 128-byte rows, the
-// chunk index XOR row % 8. A warp's fragment writes and its 8-column reads then fall on
-// distinct banks.
+// Puts two adjacent 16-bit outputs (row, col), (row, col + 1) of a consumer's 64 x BN block
+// into its staging tile: BN / 64 boxes of 64 x 64, 128-byte swizzled as the TMA store expects
+// (16-byte chunk index XOR row % 8), which also spreads a warp's writes over all banks.
 template <class C>
-__device__ __forceinline__ int tessel_gemm_sm90_chunk(int row, int col) {
-  return (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row % 8)) * 16);
+__device__ __forceinline__ void tessel_gemm_sm90_stage(unsigned char* staging, int row, int col,
+                                                       unsigned short first,
+                                                       unsigned short second) {
+  const int chunk = ((col % 64) / 8) ^ (row % 8);
+  unsigned* p = (unsigned*)(staging + (col / 64) * 8192 + row * 128 + chunk * 16 + (col % 8) * 2);
+  *p = (unsigned)first | ((unsigned)second << 16);
 }
 
-// A consumer's accumulators, rounded to the matmul's type, into its staging tile (rows and
-// columns relative to its 64 x BN block; see tessel_gemm_sm90 for the fragment layout).
-template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN / 2],
-                                                       unsigned char* staging) {
-  const int t = threadIdx.x % 128;
-  const int row = 16 * (t / 32) + (t % 32) / 4, col = 2 * (t % 4);
-#pragma unroll
-  for (int p = 0; p < C::BN / 4; ++p) {
-    const int r = row + 8 * (p & 1), c = col + 8 * (p >> 1);
-    const unsigned lo = C::F16 ? tessel_float_to_f16(acc[2 * p]) : tessel_float_to_bf16(acc[2 * p]);
-    const unsigned hi =
-        C::F16 ? tessel_float_to_f16(acc[2 * p + 1]) : tessel_float_to_bf16(acc[2 * p + 1]);
-    *(unsigned*)(staging + tessel_gemm_sm90_chunk<C>(r, c) + (c % 8) * 2) = lo | (hi << 16);
-  }
-}
-
-// Thread t of warpgroup w >= 1 holds acc[i] of its 64 x BN block at row 16 (t / 32) +
-// (t % 32) / 4 + 8 ((i >> 1) & 1) and column 8 (i >> 2) + 2 (t % 4) + (i & 1).
-// `epilogue(mm, batch, row, col)` runs in the epilogue warps for every 8 consecutive outputs
-// (row, col..col+7) of each tile, mm holding the matmul's values there.
+// `epilogue(acc, batch, row0, col0, staging)` runs in each consumer thread once its 64 x BN block of
+// the tile (rows row0.., columns col0..) is complete. Thread t of the warpgroup holds
+// acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1) and column
+// col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1). With TMA_STORE it fills `staging` (see
+// tessel_gemm_sm90_stage) and the block is stored through `out_map` afterwards.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
+                                                 const tessel_tensor_map* out_map,
                                                  Epilogue epilogue) {
   using L = tessel_gemm_sm90_layout<C>;
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
-  unsigned char* staging = ring + C::STAGES * L::kStageBytes;
-  unsigned long long* full = (unsigned long long*)(staging + 2 * L::kStagingBytes);
+  unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
+  unsigned long long* full =
+      (unsigned long long*)(staging_base + (C::TMA_STORE ? 2 * L::kStagingBytes : 0));
   unsigned long long* empty = full + C::STAGES;
-  unsigned long long* staged = empty + C::STAGES;  // consumer c's staging tile is written
-  unsigned long long* drained = staged + 2;        // ... and has been read by the epilogue
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
       tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
       tessel_mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
     }
-    for (int c = 0; c < 2; ++c) {
-      tessel_mbar_init(&staged[c], 128);
-      tessel_mbar_init(&drained[c], L::kEpilogueThreads);
-    }
     tessel_fence_mbar_init();
   }
   __syncthreads();
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
-    tessel_setmaxnreg_dec<64>();
+    tessel_setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int stage = 0;
       unsigned phase = 0;
@@ -182,38 +158,18 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
           if (++stage == C::STAGES) stage = 0, phase ^= 1;
         }
       }
-    } else if (threadIdx.x >= 32) {
-      const int e = threadIdx.x - 32;
-      for (int t = blockIdx.x, n = 0; t < L::kTiles; t += gridDim.x, ++n) {
-        int batch, tm, tn;
-        tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
-        for (int c = 0; c < 2; ++c) {
-          tessel_mbar_wait(&staged[c], n & 1);
-          for (int i = e; i < 64 * C::BN / 8; i += L::kEpilogueThreads) {
-            const int r = i / (C::BN / 8), col = 8 * (i % (C::BN / 8));
-            const uint4 v = *(const uint4*)(staging + c * L::kStagingBytes +
-                                            tessel_gemm_sm90_chunk<C>(r, col));
-            const unsigned words[4] = {v.x, v.y, v.z, v.w};
-            float mm[8];
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-              const unsigned short h = (unsigned short)(words[k / 2] >> (16 * (k % 2)));
-              mm[k] = C::F16 ? tessel_f16_to_float(h) : tessel_bf16_to_float(h);
-            }
-            epilogue(mm, batch, tm * C::BM + 64 * c + r, tn * C::BN + col);
-          }
-          tessel_mbar_arrive(&drained[c]);
-        }
-      }
     }
   } else {
-    tessel_setmaxnreg_inc<224>();
+    tessel_setmaxnreg_inc<232>();
     const int c = warpgroup - 1;
     const bool signals = threadIdx.x % 128 == 0;
+    unsigned char* staging = C::TMA_STORE ? staging_base + c * L::kStagingBytes : nullptr;
     int stage = 0;
     unsigned phase = 0;
     float acc[C::BN / 2];
-    for (int t = blockIdx.x, n = 0; t < L::kTiles; t += gridDim.x, ++n) {
+    for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
+      int batch, tm, tn;
+      tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
       int previous = 0;
       for (int kt = 0; kt < L::kKSteps; ++kt) {
         tessel_mbar_wait(&full[stage], phase);
@@ -230,9 +186,24 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       }
       tessel_wgmma_wait<0>();
       if (signals) tessel_mbar_arrive(&empty[previous]);
-      tessel_mbar_wait(&drained[c], (n & 1) ^ 1);  // the epilogue has read the last tile
-      tessel_gemm_sm90_stage<C>(acc, staging + c * L::kStagingBytes);
-      tessel_mbar_arrive(&staged[c]);
+      const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
+      if constexpr (C::TMA_STORE) {
+        if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
+        tessel_named_barrier(1 + c, 128);
+      }
+      epilogue(acc, batch, row0, col0, staging);
+      if constexpr (C::TMA_STORE) {
+        tessel_fence_proxy_async();  // every writer, before the TMA store reads staging
+        tessel_named_barrier(1 + c, 128);
+        if (signals) {
+#pragma unroll
+          for (int i = 0; i < C::BN / 64; ++i) {
+            tessel_tma_store_3d(out_map, staging + i * 8192, col0 + i * 64, row0, batch);
+          }
+          tessel_bulk_commit();
+        }
+      }
     }
+    if (C::TMA_STORE && signals) tessel_bulk_wait_read<0>();  // staging outlives its stores
   }
 }

@@ -97,6 +97,32 @@ __device__ __forceinline__ void tessel_tma_load_3d(void* dst, const tessel_tenso
       : "memory");
 }
 
+// Stores the box at (c0 innermost, c1, c2) from `src`; out-of-bounds parts are clipped.
+__device__ __forceinline__ void tessel_tma_store_3d(const tessel_tensor_map* map, const void* src,
+                                                    int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+          (unsigned long long)map),
+      "r"(tessel_smem(src)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void tessel_bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// Waits until at most N committed bulk stores are still reading shared memory.
+template <int N>
+__device__ __forceinline__ void tessel_bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+// Orders this thread's ordinary shared-memory writes before later async-proxy (TMA) reads.
+__device__ __forceinline__ void tessel_fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// Barrier `id` (1-15; 0 is __syncthreads) over `threads` threads.
+__device__ __forceinline__ void tessel_named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ---- register budget (sm_90a) ---------------------------------------------------------------
 // Only honoured with __launch_bounds__(threads, 1) and each role in its own branch.
 template <int REGISTERS>

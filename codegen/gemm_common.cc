@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_common.h"
-#include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
 namespace {
@@ -70,11 +69,10 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p) {
          OperandMatrixIndex(p.b, p.batch, "batch"), "; }");
 }
 
-std::vector<Value> EmitGemmEpilogue(
-    CodeWriter& w, const KernelSource& ks, const GemmProblem& p, int lanes,
-    const std::string& batch, const std::string& row, const std::string& col,
-    const std::string& accumulator, bool store,
-    const std::vector<std::pair<const Node*, std::string>>& staged) {
+std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                                    int lanes, const std::string& batch, const std::string& row,
+                                    const std::string& col, const std::string& accumulator,
+                                    bool store) {
   const Shape& out = p.matmul->shape();
   std::vector<std::string> dims = FromLinear(p.batch, batch, false, 1).dims;
   std::vector<bool> lane(dims.size(), false);
@@ -91,10 +89,6 @@ std::vector<Value> EmitGemmEpilogue(
                       : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
                                                          : "";
   e.Bind(p.matmul, idx, e.Define("mm", "float", true, absl::StrCat(round, "(", accumulator, ")")));
-  // Same-shaped inputs are read at the output's position itself, so the binding is found.
-  for (const auto& [node, expr] : staged) {
-    e.Bind(node, idx, e.Define("staged", CudaComputeType(node->dtype()), true, expr));
-  }
   std::vector<Value> values;
   for (size_t o = 0; o < ks.outputs.size(); ++o) {
     values.push_back(e.Get(ks.outputs[o], idx));

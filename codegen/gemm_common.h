@@ -59,14 +59,12 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
 // The epilogue at `lanes` output positions per thread: binds the matmul to `accumulator`
 // (an expression of the lane `k`, rounded to the matmul's dtype here), then computes every
 // output of the kernel at positions (row, col + k) of batch entry `batch`, named by the given
-// expressions, and (when `store`) writes them, guarded by row < m and col + k < n. Inputs
-// in `staged` are read through the given expressions (of `k`, in the compute type) instead
-// of from memory. Returns the outputs' values (in their compute type).
-std::vector<Value> EmitGemmEpilogue(
-    CodeWriter& w, const KernelSource& ks, const GemmProblem& p, int lanes,
-    const std::string& batch, const std::string& row, const std::string& col,
-    const std::string& accumulator, bool store = true,
-    const std::vector<std::pair<const Node*, std::string>>& staged = {});
+// expressions, and (when `store`) writes them, guarded by row < m and col + k < n. Returns
+// the outputs' values (in their compute type).
+std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                                    int lanes, const std::string& batch, const std::string& row,
+                                    const std::string& col, const std::string& accumulator,
+                                    bool store = true);
 
 }  // namespace tessel::codegen
 

@@ -62,31 +62,18 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
                          (out_dtype == DType::kBF16 || out_dtype == DType::kF16);
   const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tma_store);
   const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 +
-                       tile.staging_bytes + 8 * (2 * tile.stages + 2);
+                       tile.staging_bytes + 16 * tile.stages;
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
   ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
   ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn));
-  // An M x N input of the output's type (a residual) rides into the staging tile by TMA.
-  const Node* residual = nullptr;
-  for (const Node* in : ks.inputs) {
-    if (tma_store && residual == nullptr && in != p.a.buffer && in != p.b.buffer &&
-        in->shape() == p.matmul->shape() && in->dtype() == out_dtype) {
-      residual = in;
-    }
-  }
-  auto output_map = [&](int arg, DType dtype) {
-    TensorMapSpec map;
-    map.arg = arg;
-    map.dtype = dtype;
-    map.dims = {p.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
-    map.strides = {p.n * 2, p.m * p.n * 2};
-    return map;
-  };
-  if (tma_store) ks.tensor_maps.push_back(output_map(static_cast<int>(ks.inputs.size()), out_dtype));
-  if (residual != nullptr) {
-    const auto arg = std::find(ks.inputs.begin(), ks.inputs.end(), residual) - ks.inputs.begin();
-    ks.tensor_maps.push_back(output_map(static_cast<int>(arg), out_dtype));
+  if (tma_store) {
+    TensorMapSpec out;
+    out.arg = static_cast<int>(ks.inputs.size());
+    out.dtype = out_dtype;
+    out.dims = {p.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
+    out.strides = {p.n * 2, p.m * p.n * 2};
+    ks.tensor_maps.push_back(out);
   }
   CodeWriter w;
   BeginSource(w, kernel);
@@ -100,15 +87,14 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     EmitOperandConfig(w, p);
     w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn, ", BK = ", tile.bk,
            ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
-    w.Line("static constexpr bool TMA_STORE = ", tma_store ? "true" : "false",
-           ", RESIDUAL = ", residual != nullptr ? "true" : "false", ";");
+    w.Line("static constexpr bool TMA_STORE = ", tma_store ? "true" : "false", ";");
   }
   w.Blank();
   {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
                         "(", ParameterList(ks), ")");
-    w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, ", tma_store ? "&tmap2" : "nullptr", ", ",
-           residual != nullptr ? "&tmap3" : "nullptr", ", [&](const float (&acc)[", tile.bn / 2,
+    w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, ", tma_store ? "&tmap2" : "nullptr",
+           ", [&](const float (&acc)[", tile.bn / 2,
            "], int batch, int row0, int col0, unsigned char* staging) {");
     CodeWriter::Scope epilogue(&w, "});");
     w.Line("const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;");
@@ -117,16 +103,10 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     w.Line("#pragma unroll");
     auto pairs = w.Block("for (int p = 0; p < ", tile.bn / 4, "; ++p)");
     w.Line("const int row = row_base + 8 * (p & 1), col = col_base + 8 * (p >> 1);");
-    std::vector<std::pair<const Node*, std::string>> staged;
-    if (residual != nullptr) {
-      staged.emplace_back(residual,
-                          LoadConvert(residual->dtype(), "tessel_gemm_sm90_residual(staging, row - "
-                                                         "row0, col - col0 + k)"));
-    }
-    const std::vector<Value> out = EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col",
-                                                    "acc[2 * p + k]", !tma_store, staged);
+    const std::vector<Value> out =
+        EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col", "acc[2 * p + k]", !tma_store);
     if (tma_store) {
-      w.Line("tessel_gemm_sm90_stage(staging, row - row0, col - col0, ",
+      w.Line("tessel_gemm_sm90_stage<gemm_config>(staging, row - row0, col - col0, ",
              StoreConvert(out_dtype, out[0].At("0")), ", ", StoreConvert(out_dtype, out[0].At("1")),
              ");");
     }

@@ -11,10 +11,8 @@
 // C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
 // STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
 // (f16 operands, else bf16), TMA_STORE (the epilogue writes one 16-bit output into a
-// shared staging tile that TMA stores while the next tile's mainloop runs), RESIDUAL (with
-// TMA_STORE: an M x N 16-bit input is TMA-loaded into the staging tile halfway through the
-// mainloop, so the epilogue reads it from shared memory), SMEM (dynamic shared bytes the host
-// reserves), and
+// shared staging tile that TMA stores while the next tile's mainloop runs), SMEM (dynamic
+// shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
 // an output batch entry (broadcast batches map many entries to one).
 #pragma once
@@ -28,13 +26,7 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kStagingBytes = 64 * C::BN * 2;  // per consumer, when TMA_STORE
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom.
   static constexpr int kSmemBytes = 1024 + C::STAGES * kStageBytes +
-                                    (C::TMA_STORE ? 2 * kStagingBytes : 0) + (2 * C::STAGES + 2) * 8;
-  // setmaxnreg: the block holds 384 x 168 registers from launch (__launch_bounds__(384, 1));
-  // an increase waits for registers another warpgroup gave back, so the two must balance.
-  static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
-  static_assert(128 * kProducerRegisters + 256 * kConsumerRegisters <= 384 * 168,
-                "setmaxnreg asks for more registers than the block holds");
-  static_assert(!C::RESIDUAL || C::TMA_STORE, "the residual arrives in the staging tile");
+                                    (C::TMA_STORE ? 2 * kStagingBytes : 0) + 2 * C::STAGES * 8;
   static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
@@ -112,36 +104,27 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
   }
 }
 
-// Where (row, col) of a consumer's 64 x BN block lies in its staging tile: BN / 64 boxes of
-// 64 x 64 16-bit values, 128-byte swizzled as TMA expects (16-byte chunk index XOR row % 8),
-// which also spreads a warp's fragment accesses over all banks.
-__device__ __forceinline__ int tessel_gemm_sm90_offset(int row, int col) {
-  return (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
-}
-// Puts two adjacent 16-bit outputs (row, col), (row, col + 1) into the staging tile.
+// Puts two adjacent 16-bit outputs (row, col), (row, col + 1) of a consumer's 64 x BN block
+// into its staging tile: BN / 64 boxes of 64 x 64, 128-byte swizzled as the TMA store expects
+// (16-byte chunk index XOR row % 8), which also spreads a warp's writes over all banks.
+template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_stage(unsigned char* staging, int row, int col,
                                                        unsigned short first,
                                                        unsigned short second) {
-  *(unsigned*)(staging + tessel_gemm_sm90_offset(row, col)) =
-      (unsigned)first | ((unsigned)second << 16);
-}
-// The residual's 16-bit value at (row, col), from the staging tile.
-__device__ __forceinline__ unsigned short tessel_gemm_sm90_residual(const unsigned char* staging,
-                                                                    int row, int col) {
-  return *(const unsigned short*)(staging + tessel_gemm_sm90_offset(row, col));
+  const int chunk = ((col % 64) / 8) ^ (row % 8);
+  unsigned* p = (unsigned*)(staging + (col / 64) * 8192 + row * 128 + chunk * 16 + (col % 8) * 2);
+  *p = (unsigned)first | ((unsigned)second << 16);
 }
 
 // `epilogue(acc, batch, row0, col0, staging)` runs in each consumer thread once its 64 x BN block of
 // the tile (rows row0.., columns col0..) is complete. Thread t of the warpgroup holds
 // acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1) and column
 // col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1). With TMA_STORE it fills `staging` (see
-// tessel_gemm_sm90_stage) and the block is stored through `out_map` afterwards; with
-// RESIDUAL, `staging` holds the block of `residual_map` when the epilogue starts.
+// tessel_gemm_sm90_stage) and the block is stored through `out_map` afterwards.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
                                                  const tessel_tensor_map* out_map,
-                                                 const tessel_tensor_map* residual_map,
                                                  Epilogue epilogue) {
   using L = tessel_gemm_sm90_layout<C>;
   extern __shared__ unsigned char tessel_smem_raw[];
@@ -150,21 +133,18 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   unsigned long long* full =
       (unsigned long long*)(staging_base + (C::TMA_STORE ? 2 * L::kStagingBytes : 0));
   unsigned long long* empty = full + C::STAGES;
-  unsigned long long* residual = empty + C::STAGES;  // consumer c's residual block has landed
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
       tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
       tessel_mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
     }
-    tessel_mbar_init(&residual[0], 1);
-    tessel_mbar_init(&residual[1], 1);
     tessel_fence_mbar_init();
   }
   __syncthreads();
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
-    tessel_setmaxnreg_dec<L::kProducerRegisters>();
+    tessel_setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int stage = 0;
       unsigned phase = 0;
@@ -180,29 +160,18 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       }
     }
   } else {
-    tessel_setmaxnreg_inc<L::kConsumerRegisters>();
+    tessel_setmaxnreg_inc<232>();
     const int c = warpgroup - 1;
     const bool signals = threadIdx.x % 128 == 0;
     unsigned char* staging = C::TMA_STORE ? staging_base + c * L::kStagingBytes : nullptr;
     int stage = 0;
     unsigned phase = 0;
     float acc[C::BN / 2];
-    for (int t = blockIdx.x, n = 0; t < L::kTiles; t += gridDim.x, ++n) {
+    for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
       int batch, tm, tn;
       tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
-      const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
       int previous = 0;
       for (int kt = 0; kt < L::kKSteps; ++kt) {
-        // Halfway, the last tile's store has long read the staging tile: load the residual.
-        if (C::RESIDUAL && signals && kt == L::kKSteps / 2) {
-          tessel_bulk_wait_read<0>();
-          tessel_mbar_arrive_expect_tx(&residual[c], L::kStagingBytes);
-#pragma unroll
-          for (int i = 0; i < C::BN / 64; ++i) {
-            tessel_tma_load_3d(staging + i * 8192, residual_map, &residual[c], col0 + i * 64, row0,
-                               batch);
-          }
-        }
         tessel_mbar_wait(&full[stage], phase);
         tessel_wgmma_fence();
         tessel_gemm_sm90_mma<C>(acc, ring + stage * L::kStageBytes, c, kt == 0);
@@ -217,7 +186,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       }
       tessel_wgmma_wait<0>();
       if (signals) tessel_mbar_arrive(&empty[previous]);
-      if constexpr (C::RESIDUAL) tessel_mbar_wait(&residual[c], n & 1);
+      const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
       if constexpr (C::TMA_STORE) {
         if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
         tessel_named_barrier(1 + c, 128);

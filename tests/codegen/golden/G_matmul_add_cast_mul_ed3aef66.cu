@@ -9,12 +9,12 @@ struct gemm_config {
   static constexpr bool A_MN = false, B_MN = true, F16 = false;
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
-  static constexpr int BM = 128, BN = 64, BK = 64, STAGES = 8, GROUP_M = 8, SMEM = 214160;
-  static constexpr bool TMA_STORE = true, RESIDUAL = false;
+  static constexpr int BM = 128, BN = 64, BK = 64, STAGES = 8, GROUP_M = 8, SMEM = 214144;
+  static constexpr bool TMA_STORE = true;
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_91a1b84d(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
-  tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, nullptr, [&](const float (&acc)[32], int batch, int row0, int col0, unsigned char* staging) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_ed3aef66(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
+  tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, [&](const float (&acc)[32], int batch, int row0, int col0, unsigned char* staging) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
     const int row_base = row0 + 16 * warp + lane / 4, col_base = col0 + 2 * (lane % 4);
     // Register pair p holds columns (col, col + 1) of one row.
@@ -65,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_91a1b
       float cvt0[2];
       #pragma unroll
       for (int k = 0; k < 2; ++k) cvt0[k] = tessel_round_bf16(mul5[k]);
-      tessel_gemm_sm90_stage(staging, row - row0, col - col0, tessel_float_to_bf16(cvt0[0]), tessel_float_to_bf16(cvt0[1]));
+      tessel_gemm_sm90_stage<gemm_config>(staging, row - row0, col - col0, tessel_float_to_bf16(cvt0[0]), tessel_float_to_bf16(cvt0[1]));
     }
   });
 }

@@ -32,6 +32,10 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static_assert(C::BM == 128 && C::BK == 64, "two consumer warpgroups of m64, 128-byte rows");
+  // setmaxnreg below: the block holds 384 x 168 registers from launch (the bound of
+  // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
+  // so 40 for the producer and 232 for the consumers must balance.
+  static_assert(128 * 40 + 256 * 232 <= 384 * 168, "setmaxnreg asks for too many registers");
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
 };

@@ -61,7 +61,9 @@ std::vector<CorpusCase> Corpus() {
           matmul(transpose(In({128, 256}, b16)), transpose(In({512, 128}, b16))),
           matmul(In({4, 100, 64}, DType::kF16), In({64, 72}, DType::kF16)) * 0.5 +
               In({100, 1}, DType::kF16),
-          relu(matmul(In({3, 1, 40, 24}, b16), In({2, 24, 200}, b16)))}});
+          relu(matmul(In({3, 1, 40, 24}, b16), In({2, 24, 200}, b16))),
+          gelu(matmul(In({300, 136}, b16), In({136, 264}, b16)) + In({264}, b16)) +
+              In({300, 264}, b16)}});
   }
   c.push_back({"api_example",
                {softmax(gelu(matmul(h, In({96, 128}, DType::kBF16)) + In({128}, DType::kBF16)))}});

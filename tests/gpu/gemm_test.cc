@@ -124,6 +124,23 @@ TEST_F(GemmTest, EpiloguesFuseIntoOneKernel) {
   Compare(build);
 }
 
+TEST_F(GemmTest, OneOutputWithResidualLeavesThroughTheStagingTile) {
+  // One 16-bit output (stored by TMA from the staging tile on sm_90a) with bias and residual:
+  // ragged edges, several tiles per block, and batches.
+  for (const Shape& out : {Shape{300, 264}, Shape{2048, 1024}, Shape{3, 200, 136}}) {
+    SCOPED_TRACE(out.ToString());
+    Compare([&](Device d) {
+      const DType dt = DType::kBF16;
+      Shape a = out, b = out;
+      a[a.rank() - 1] = 136;
+      b[b.rank() - 2] = 136;
+      Tensor y = matmul(Data(a, 1, dt, d), Data(b, 2, dt, d));
+      return std::vector<Tensor>{gelu(y + Data({out[out.rank() - 1]}, 3, dt, d)) +
+                                 Data(out, 4, dt, d)};
+    });
+  }
+}
+
 TEST_F(GemmTest, FallbacksStayCorrect) {
   // f32 operands, mixed dtypes and rows TMA cannot address (K % 8 != 0) take the portable
   // kernel.

@@ -47,8 +47,10 @@ if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; 
 fi
 if [ "$what" = gemm ]; then
   "$here/gemm_test" --gtest_output="xml:$out/gemm_test.xml" 2>&1 | tee "$out/gemm_test.log" | tail -30
+  # The portable mma.sync kernels, on Hopper: generate for sm_90 without the "a" features.
+  TESSEL_ARCH=sm_90 "$here/gemm_test" 2>&1 | tee "$out/gemm_test_mma_sync.log" | tail -3
   # The Hopper kernel's SASS: HGMMA is the tensor-core path (HMMA would be mma.sync).
-  TESSEL_DUMP="$out/gemm_dump" "$here/gemm_test" --gtest_filter='*EpiloguesFuse*' >/dev/null 2>&1
+  TESSEL_DUMP="$out/gemm_dump" "$here/gemm_test" --gtest_filter='*Epilogues*:*OneOutput*' >/dev/null 2>&1
   for f in "$out"/gemm_dump/G_*.cubin; do
     cuobjdump --dump-sass "$f" > "${f%.cubin}.sass"
     echo "$(basename "$f"): $(grep -o 'HGMMA[.A-Z0-9x]*' "${f%.cubin}.sass" | sort | uniq -c | tr '\n' ' ')"

@@ -9,14 +9,14 @@
 namespace tessel::bench {
 namespace {
 
-#define TESSEL_LT_FUNCTIONS(X)             \
-  X(cublasLtCreate)                        \
-  X(cublasLtMatmulDescCreate)              \
-  X(cublasLtMatmulDescSetAttribute)        \
-  X(cublasLtMatrixLayoutCreate)            \
-  X(cublasLtMatmulPreferenceCreate)        \
-  X(cublasLtMatmulPreferenceSetAttribute)  \
-  X(cublasLtMatmulAlgoGetHeuristic)        \
+#define TESSEL_LT_FUNCTIONS(X)            \
+  X(cublasLtCreate)                       \
+  X(cublasLtMatmulDescCreate)             \
+  X(cublasLtMatmulDescSetAttribute)       \
+  X(cublasLtMatrixLayoutCreate)           \
+  X(cublasLtMatmulPreferenceCreate)       \
+  X(cublasLtMatmulPreferenceSetAttribute) \
+  X(cublasLtMatmulAlgoGetHeuristic)       \
   X(cublasLtMatmul)
 
 struct Lt {
@@ -29,8 +29,9 @@ struct Lt {
 absl::StatusOr<const Lt*> GetLt() {
   static const absl::StatusOr<Lt>* lt = [] {
     auto load = []() -> absl::StatusOr<Lt> {
-      TESSEL_ASSIGN_OR_RETURN(void* lib, cuda::OpenLibrary({"libcublasLt.so.13", "libcublasLt.so",
-                                                            "/usr/local/cuda/lib64/libcublasLt.so"}));
+      TESSEL_ASSIGN_OR_RETURN(void* lib,
+                              cuda::OpenLibrary({"libcublasLt.so.13", "libcublasLt.so",
+                                                 "/usr/local/cuda/lib64/libcublasLt.so"}));
       Lt l;
 #define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(cuda::LoadSymbol(lib, #name, &l.name));
       TESSEL_LT_FUNCTIONS(TESSEL_LOAD)
@@ -68,18 +69,19 @@ absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogu
   TESSEL_ASSIGN_OR_RETURN(const cuda::Driver* driver, cuda::GetDriver());
   auto* p = new Plan;
   // Row-major D = A B is column-major D^T = B^T A^T: cuBLAS's (n x k) times (k x m).
-  TESSEL_RETURN_IF_ERROR(Check(lt->cublasLtMatmulDescCreate(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-                               "cublasLtMatmulDescCreate"));
+  TESSEL_RETURN_IF_ERROR(
+      Check(lt->cublasLtMatmulDescCreate(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+            "cublasLtMatmulDescCreate"));
   if (epilogue == LtEpilogue::kBiasGelu) {
     const cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_GELU_BIAS;
     const void* bias_ptr = reinterpret_cast<const void*>(bias);
-    TESSEL_RETURN_IF_ERROR(Check(lt->cublasLtMatmulDescSetAttribute(
-                                     p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)),
-                                 "setting the epilogue"));
-    TESSEL_RETURN_IF_ERROR(Check(lt->cublasLtMatmulDescSetAttribute(
-                                     p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
-                                     sizeof(bias_ptr)),
-                                 "setting the bias"));
+    TESSEL_RETURN_IF_ERROR(Check(
+        lt->cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)),
+        "setting the epilogue"));
+    TESSEL_RETURN_IF_ERROR(
+        Check(lt->cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                 &bias_ptr, sizeof(bias_ptr)),
+              "setting the bias"));
   }
   TESSEL_RETURN_IF_ERROR(
       Check(lt->cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, n, k, n), "layout of B"));
@@ -92,14 +94,14 @@ absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogu
       Check(lt->cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate"));
   const size_t workspace = kWorkspaceBytes;
   TESSEL_RETURN_IF_ERROR(Check(
-      lt->cublasLtMatmulPreferenceSetAttribute(
-          preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)),
+      lt->cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                               &workspace, sizeof(workspace)),
       "setting the workspace"));
   int found = 0;
-  TESSEL_RETURN_IF_ERROR(Check(lt->cublasLtMatmulAlgoGetHeuristic(lt->handle, p->desc, p->a, p->b,
-                                                                  p->d, p->d, preference, 1,
-                                                                  &p->algo, &found),
-                               "cublasLtMatmulAlgoGetHeuristic"));
+  TESSEL_RETURN_IF_ERROR(
+      Check(lt->cublasLtMatmulAlgoGetHeuristic(lt->handle, p->desc, p->a, p->b, p->d, p->d,
+                                               preference, 1, &p->algo, &found),
+            "cublasLtMatmulAlgoGetHeuristic"));
   if (found == 0) return absl::NotFoundError("cuBLASLt has no algorithm for this GEMM");
   TESSEL_RETURN_IF_ERROR(
       cuda::CheckCu(driver->cuMemAlloc(&p->workspace, kWorkspaceBytes), "cuBLASLt workspace"));
@@ -111,13 +113,12 @@ absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogu
 absl::Status LtGemm::Run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d) const {
   TESSEL_ASSIGN_OR_RETURN(const Lt* lt, GetLt());
   const float one = 1, zero = 0;
-  return Check(lt->cublasLtMatmul(lt->handle, plan_->desc, &one, reinterpret_cast<void*>(b),
-                                  plan_->a, reinterpret_cast<void*>(a), plan_->b, &zero,
-                                  reinterpret_cast<void*>(d), plan_->d,
-                                  reinterpret_cast<void*>(d), plan_->d, &plan_->algo.algo,
-                                  reinterpret_cast<void*>(plan_->workspace), kWorkspaceBytes,
-                                  nullptr),
-               "cublasLtMatmul");
+  return Check(
+      lt->cublasLtMatmul(lt->handle, plan_->desc, &one, reinterpret_cast<void*>(b), plan_->a,
+                         reinterpret_cast<void*>(a), plan_->b, &zero, reinterpret_cast<void*>(d),
+                         plan_->d, reinterpret_cast<void*>(d), plan_->d, &plan_->algo.algo,
+                         reinterpret_cast<void*>(plan_->workspace), kWorkspaceBytes, nullptr),
+      "cublasLtMatmul");
 }
 
 }  // namespace tessel::bench

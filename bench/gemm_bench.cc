@@ -105,13 +105,13 @@ void BM_Tessel(benchmark::State& state) {
     if (epilogue == kBiasGeluResidual) y = y + p.residual;
     realize({y});
   });
-  state.SetLabel(epilogue == kNone        ? "tessel GEMM"
+  state.SetLabel(epilogue == kNone       ? "tessel GEMM"
                  : epilogue == kBiasGelu ? "tessel GEMM + bias+GELU, fused"
                                          : "tessel GEMM + bias+GELU+residual, fused");
 }
 
 void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> epilogues) {
-  const Mnk shapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096},  {8192, 11008, 4096},
+  const Mnk shapes[] = {{8192, 8192, 8192},  {4096, 4096, 4096}, {8192, 11008, 4096},
                         {4096, 14336, 4096}, {16, 8192, 8192},   {128, 8192, 8192}};
   for (const auto& [m, n, k] : shapes) {
     for (int64_t e : epilogues) b->Args({m, n, k, e});

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "benchmark/benchmark.h"
 #include "bench/gpu_timer.h"
+#include "benchmark/benchmark.h"
 #include "codegen/cuda_driver.h"
 #include "core/stats.h"
 #include "tessel.h"

@@ -229,9 +229,8 @@ class CudaBackend : public Backend {
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     return CheckCu(driver_->cuTensorMapEncodeTiled(
                        map, type, 3, reinterpret_cast<void*>(address), dims, strides, box,
-                       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                    "encoding a TMA descriptor");
   }
 
@@ -300,8 +299,8 @@ class CudaBackend : public Backend {
       for (CUdeviceptr& a : args) params.push_back(&a);
       std::vector<CUtensorMap> maps(k.tensor_maps.size());
       for (size_t i = 0; i < maps.size(); ++i) {
-        TESSEL_RETURN_IF_ERROR(EncodeTensorMap(k.tensor_maps[i], args[k.tensor_maps[i].arg],
-                                               &maps[i]));
+        TESSEL_RETURN_IF_ERROR(
+            EncodeTensorMap(k.tensor_maps[i], args[k.tensor_maps[i].arg], &maps[i]));
         params.push_back(&maps[i]);
       }
       for (const ReadyKernel::Entry& e : k.entries) {

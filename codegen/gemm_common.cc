@@ -12,9 +12,8 @@ namespace {
 GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand) {
   GemmOperand o;
   const bool read_transposed =
-      SwapsLastTwoAxes(operand) &&
-      std::find(kernel.inputs.begin(), kernel.inputs.end(), &operand.input(0)) !=
-          kernel.inputs.end();
+      SwapsLastTwoAxes(operand) && std::find(kernel.inputs.begin(), kernel.inputs.end(),
+                                             &operand.input(0)) != kernel.inputs.end();
   o.buffer = read_transposed ? &operand.input(0) : &operand;
   o.transposed = read_transposed;
   o.batch = BatchOf(operand.shape());
@@ -42,8 +41,7 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel) {
 
 std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batch,
                                const std::string& batch) {
-  const IndexExpr b =
-      Broadcast(FromLinear(out_batch, batch, false, 1), out_batch, operand.batch);
+  const IndexExpr b = Broadcast(FromLinear(out_batch, batch, false, 1), out_batch, operand.batch);
   return LinearOffset(b, operand.batch);
 }
 

@@ -24,9 +24,9 @@ struct GemmOperand {
 
 struct GemmProblem {
   const Node* matmul = nullptr;
-  GemmOperand a, b;       // [.., m, k] x [.., k, n]
+  GemmOperand a, b;  // [.., m, k] x [.., k, n]
   int64_t m = 0, n = 0, k = 0;
-  Shape batch;            // the output's batch axes
+  Shape batch;  // the output's batch axes
 };
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel);

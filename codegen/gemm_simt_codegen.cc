@@ -33,7 +33,8 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
                         kNamePlaceholder, "(", ParameterList(ks), ")");
     w.Line("// [", m, " x ", k, "] x [", k, " x ", n, "], batch of ", p.batch.numel(),
-           p.a.transposed ? ", A read transposed" : "", p.b.transposed ? ", B read transposed" : "");
+           p.a.transposed ? ", A read transposed" : "",
+           p.b.transposed ? ", B read transposed" : "");
     w.Line("__shared__ float As[", kStep, "][", kTile + 4, "];");
     w.Line("__shared__ float Bs[", kStep, "][", kTile + 4, "];");
     w.Line("const index_t batch = blockIdx.z;");
@@ -54,8 +55,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
                LoadConvert(ta, absl::StrCat("A", At(p.a, m, k, "m0 + r", "k0 + c"))), " : 0.0f;");
         w.Line("const int kr = i / ", kTile, ", nc = i % ", kTile, ";");
         w.Line("Bs[kr][nc] = (k0 + kr < ", k, " && n0 + nc < ", n, ") ? ",
-               LoadConvert(tb, absl::StrCat("B", At(p.b, k, n, "k0 + kr", "n0 + nc"))),
-               " : 0.0f;");
+               LoadConvert(tb, absl::StrCat("B", At(p.b, k, n, "k0 + kr", "n0 + nc"))), " : 0.0f;");
       }
       w.Line("__syncthreads();");
       w.Line("#pragma unroll");

@@ -28,9 +28,8 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
   BeginSource(w, kernel);
   w.Line("#include \"tessel/gemm_sm80.cuh\"");
   w.Blank();
-  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
-         "; A ", p.a.transposed ? "MN" : "K", "-major, B ", p.b.transposed ? "K" : "MN",
-         "-major");
+  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(), "; A ",
+         p.a.transposed ? "MN" : "K", "-major, B ", p.b.transposed ? "K" : "MN", "-major");
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
@@ -50,7 +49,8 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
     w.Line("// Register pair p holds columns (col, col + 1) of one row.");
     w.Line("#pragma unroll");
     auto pairs = w.Block("for (int p = 0; p < 32; ++p)");
-    w.Line("const int row = row_base + 16 * (p / 8) + 8 * (p % 2), col = col_base + 8 * (p / 2 % 4);");
+    w.Line(
+        "const int row = row_base + 16 * (p / 8) + 8 * (p % 2), col = col_base + 8 * (p / 2 % 4);");
     EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col", "acc[2 * p + k]");
   }
   Launch launch;

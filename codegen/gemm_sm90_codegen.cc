@@ -24,8 +24,8 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
   TensorMapSpec map;
   const Shape& s = o.buffer->shape();
   const int64_t inner = s[s.rank() - 1], outer = s[s.rank() - 2];
-  map.arg = static_cast<int>(std::find(ks.inputs.begin(), ks.inputs.end(), o.buffer) -
-                             ks.inputs.begin());
+  map.arg =
+      static_cast<int>(std::find(ks.inputs.begin(), ks.inputs.end(), o.buffer) - ks.inputs.begin());
   map.dtype = o.buffer->dtype();
   map.dims = {inner, outer, std::max<int64_t>(o.batch.numel(), 1)};
   map.strides = {inner * 2, inner * outer * 2};
@@ -61,8 +61,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   const bool tma_store = ks.outputs.size() == 1 && p.n % 8 == 0 &&
                          (out_dtype == DType::kBF16 || out_dtype == DType::kF16);
   const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tma_store);
-  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 +
-                       tile.staging_bytes + 16 * tile.stages;
+  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 + tile.staging_bytes +
+                       16 * tile.stages;
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
   ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
@@ -79,8 +79,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   BeginSource(w, kernel);
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
-  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
-         "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
+  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(), "; A ",
+         a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");

@@ -10,8 +10,7 @@ namespace tessel::codegen {
 
 // GEMMs depend on the target (wgmma on sm_90a, mma.sync from sm_80, else SIMT); other kinds
 // do not.
-KernelSource GenerateKernel(const FusedKernel& kernel,
-                            const cuda::Target& target = cuda::Target{});
+KernelSource GenerateKernel(const FusedKernel& kernel, const cuda::Target& target = cuda::Target{});
 
 KernelSource GeneratePointwise(const FusedKernel& kernel);
 KernelSource GenerateReduction(const FusedKernel& kernel);  // reduction and normalization

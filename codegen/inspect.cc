@@ -26,8 +26,7 @@ std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& nu
 
 }  // namespace
 
-GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs,
-                              const cuda::Target& target) {
+GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const cuda::Target& target) {
   GeneratedPlan g;
   g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions());
   for (const FusedKernel& k : g.plan.kernels) {
@@ -69,11 +68,10 @@ std::string explain(const std::vector<Tensor>& outputs) {
                     "  inputs:  ", ins.empty() ? "none" : absl::StrJoin(ins, ", "), "\n",
                     "  outputs: ", absl::StrJoin(outs, ", "), "\n");
     for (const codegen::Launch& l : ks.launches) {
-      absl::StrAppend(&text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ",
-                      l.grid[2], ") x ", l.block, " threads",
-                      l.persistent ? " (tiles; at most one block per SM)" : "",
-                      l.shared_bytes > 0 ? absl::StrCat(", ", l.shared_bytes, " B shared") : "",
-                      "\n");
+      absl::StrAppend(
+          &text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ", l.grid[2],
+          ") x ", l.block, " threads", l.persistent ? " (tiles; at most one block per SM)" : "",
+          l.shared_bytes > 0 ? absl::StrCat(", ", l.shared_bytes, " B shared") : "", "\n");
     }
     for (size_t j = 0; j < k.notes.size(); ++j) {
       const std::string node = Typed(k.notes_nodes[j], number);

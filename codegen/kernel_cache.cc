@@ -24,9 +24,8 @@ std::string KeyMaterial(absl::string_view source, const Target& target,
                         absl::string_view nvrtc_version) {
   return absl::StrCat("codegen ", kCodegenVersion, "\ndevice library ",
                       absl::Hex(DeviceLibraryHash(), absl::kZeroPad16), "\nnvrtc ", nvrtc_version,
-                      "\ntarget ",
-                      target.Name(), "\noptions ", absl::StrJoin(CompileOptions(target), " "), "\n",
-                      source);
+                      "\ntarget ", target.Name(), "\noptions ",
+                      absl::StrJoin(CompileOptions(target), " "), "\n", source);
 }
 
 // Entry layout: magic, then four length-prefixed fields (key material, cubin, ptx, log), then

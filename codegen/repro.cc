@@ -4,12 +4,12 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "codegen/device_library.h"
+#include "absl/strings/strip.h"
 #include "codegen/code_writer.h"
+#include "codegen/device_library.h"
 #include "codegen/expr_emitter.h"
 
 namespace tessel::codegen {
@@ -64,8 +64,8 @@ void EmitHelpersFor(CodeWriter& w, DType dtype) {
 
 std::string Grid(const Launch& l) {
   // A persistent kernel walks grid[0] work items with at most one block per SM.
-  const std::string x = l.persistent ? absl::StrCat("std::min(", l.grid[0], ", sms)")
-                                     : absl::StrCat(l.grid[0]);
+  const std::string x =
+      l.persistent ? absl::StrCat("std::min(", l.grid[0], ", sms)") : absl::StrCat(l.grid[0]);
   return absl::StrCat("dim3(", x, ", ", l.grid[1], ", ", l.grid[2], ")");
 }
 

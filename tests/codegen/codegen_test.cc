@@ -33,8 +33,8 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
         }
         EXPECT_FALSE(out->cubin.empty());
         ++compiled;
-        tensor_core += absl::StrContains(k.source, target.major == 9 ? "tessel_gemm_sm90<"
-                                                                     : "tessel_gemm_sm80<")
+        tensor_core += absl::StrContains(
+                           k.source, target.major == 9 ? "tessel_gemm_sm90<" : "tessel_gemm_sm80<")
                            ? 1
                            : 0;
       }
@@ -47,9 +47,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
 // The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose
 // epilogue holds the bias, the GELU and the residual.
 TEST(CodegenTest, ExplainShowsOneGemmWithTheWholeEpilogue) {
-  auto in = [](Shape s) {
-    return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr));
-  };
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr)); };
   Tensor x = in({512, 256}), w = in({256, 1024}), b = in({1024}), r = in({512, 1024});
   const Tensor y = gelu(matmul(x, w) + b) + r;
   const std::string text = explain({y});
@@ -57,8 +55,9 @@ TEST(CodegenTest, ExplainShowsOneGemmWithTheWholeEpilogue) {
   EXPECT_TRUE(absl::StrContains(text, "(gemm)")) << text;
   EXPECT_TRUE(absl::StrContains(text, " matmul add cast mul ")) << text;
   EXPECT_TRUE(absl::StrContains(text, " tanh add mul cast add\n")) << text;
-  EXPECT_TRUE(absl::StrContains(text, "inputs:  %1 bf16[512,256], %2 bf16[256,1024], "
-                                      "%4 bf16[1024], %20 bf16[512,1024]\n"))
+  EXPECT_TRUE(absl::StrContains(text,
+                                "inputs:  %1 bf16[512,256], %2 bf16[256,1024], "
+                                "%4 bf16[1024], %20 bf16[512,1024]\n"))
       << text;
   const std::vector<KernelInfo> kernels = inspect({y});
   ASSERT_EQ(kernels.size(), 1u);

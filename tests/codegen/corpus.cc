@@ -55,15 +55,15 @@ std::vector<CorpusCase> Corpus() {
     // extra output and casts.
     const DType b16 = DType::kBF16;
     Tensor a = In({256, 128}, b16), w = In({128, 512}, b16), t = matmul(a, w) + In({512}, b16);
-    c.push_back(
-        {"tensor_core_gemms",
-         {gelu(t) + In({256, 512}, b16), t, cast(matmul(In({2048, 64}, b16), In({64, 2048}, b16)), DType::kF32),
-          matmul(transpose(In({128, 256}, b16)), transpose(In({512, 128}, b16))),
-          matmul(In({4, 100, 64}, DType::kF16), In({64, 72}, DType::kF16)) * 0.5 +
-              In({100, 1}, DType::kF16),
-          relu(matmul(In({3, 1, 40, 24}, b16), In({2, 24, 200}, b16))),
-          gelu(matmul(In({300, 136}, b16), In({136, 264}, b16)) + In({264}, b16)) +
-              In({300, 264}, b16)}});
+    c.push_back({"tensor_core_gemms",
+                 {gelu(t) + In({256, 512}, b16), t,
+                  cast(matmul(In({2048, 64}, b16), In({64, 2048}, b16)), DType::kF32),
+                  matmul(transpose(In({128, 256}, b16)), transpose(In({512, 128}, b16))),
+                  matmul(In({4, 100, 64}, DType::kF16), In({64, 72}, DType::kF16)) * 0.5 +
+                      In({100, 1}, DType::kF16),
+                  relu(matmul(In({3, 1, 40, 24}, b16), In({2, 24, 200}, b16))),
+                  gelu(matmul(In({300, 136}, b16), In({136, 264}, b16)) + In({264}, b16)) +
+                      In({300, 264}, b16)}});
   }
   c.push_back({"api_example",
                {softmax(gelu(matmul(h, In({96, 128}, DType::kBF16)) + In({128}, DType::kBF16)))}});

@@ -41,8 +41,8 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
     const std::string dir = ::testing::TempDir();
     const std::string file = absl::StrCat(dir, "/", ks.name, ".cu");
     std::ofstream(file) << codegen::ReproSource(ks);
-    const std::string command =
-        absl::StrCat(nvcc, " -gencode arch=compute_90a,code=sm_90a -o ", dir, "/", ks.name, ".o -c ", file, " 2>&1");
+    const std::string command = absl::StrCat(nvcc, " -gencode arch=compute_90a,code=sm_90a -o ",
+                                             dir, "/", ks.name, ".o -c ", file, " 2>&1");
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
 }

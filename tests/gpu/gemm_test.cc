@@ -43,7 +43,8 @@ void Compare(const std::function<std::vector<Tensor>(Device)>& build) {
 // the mma.sync one elsewhere (TESSEL_ARCH=sm_90 runs it on Hopper).
 bool UsesTensorCores(const std::vector<Tensor>& outputs) {
   const cuda::Target t = cuda::DeviceTarget();
-  const char* mainloop = t.major == 9 && t.arch_specific ? "tessel_gemm_sm90<" : "tessel_gemm_sm80<";
+  const char* mainloop =
+      t.major == 9 && t.arch_specific ? "tessel_gemm_sm90<" : "tessel_gemm_sm80<";
   for (const KernelInfo& k : inspect(outputs)) {
     if (absl::StrContains(k.source, mainloop)) return true;
   }
@@ -59,9 +60,9 @@ struct Case {
 TEST_F(GemmTest, ShapesAndDtypes) {
   // Tiny, ragged (K not a multiple of the 64-deep stage, M and N not of the tile), skinny,
   // and more tiles than SMs (each block walks several; the stage ring wraps many times).
-  const Case cases[] = {{1, 8, 8},      {5, 8, 16},     {128, 64, 256},  {300, 136, 264},
-                        {1000, 72, 520}, {16, 512, 1024}, {128, 1024, 2048}, {4096, 256, 2048},
-                        {2048, 1024, 1024}};
+  const Case cases[] = {{1, 8, 8},         {5, 8, 16},        {128, 64, 256},
+                        {300, 136, 264},   {1000, 72, 520},   {16, 512, 1024},
+                        {128, 1024, 2048}, {4096, 256, 2048}, {2048, 1024, 1024}};
   for (DType dt : {DType::kBF16, DType::kF16}) {
     for (const Case& c : cases) {
       SCOPED_TRACE(::testing::Message() << c.m << "x" << c.k << "x" << c.n << " " << DTypeName(dt));
@@ -110,10 +111,10 @@ TEST_F(GemmTest, EpiloguesFuseIntoOneKernel) {
   const DType dt = DType::kBF16;
   auto build = [&](Device d) {
     Tensor x = Data({384, 256}, 1, dt, d), w = Data({256, 512}, 2, dt, d);
-    Tensor t = matmul(x, w) + Data({512}, 3, dt, d);           // bias along columns
-    Tensor rows = matmul(x, w) * 0.5 + Data({384, 1}, 4, dt, d);  // bias along rows
+    Tensor t = matmul(x, w) + Data({512}, 3, dt, d);                  // bias along columns
+    Tensor rows = matmul(x, w) * 0.5 + Data({384, 1}, 4, dt, d);      // bias along rows
     return std::vector<Tensor>{gelu(t) + Data({384, 512}, 5, dt, d),  // residual
-                               t,                                    // an extra output
+                               t,                                     // an extra output
                                cast(relu(rows), DType::kF32)};
   };
   const std::vector<Tensor> outputs = build(Device::kCUDA);

@@ -195,9 +195,7 @@ class CudaBackend : public Backend {
       TESSEL_ASSIGN_OR_RETURN(CUmodule module, LoadModule(ks, dump));
       for (const codegen::Launch& l : ks.launches) {
         ReadyKernel::Entry e{nullptr, l.grid, l.block, l.shared_bytes, l.entry};
-        if (l.persistent) {
-          e.grid[0] = std::min<int64_t>(e.grid[0], sm_count_ / l.cluster * l.cluster);
-        }
+        if (l.persistent) e.grid[0] = std::min<int64_t>(e.grid[0], sm_count_);
         TESSEL_RETURN_IF_ERROR(
             CheckCu(driver_->cuModuleGetFunction(&e.function, module, l.entry.c_str()),
                     absl::StrCat("finding ", l.entry)));

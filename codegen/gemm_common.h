@@ -44,7 +44,6 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
   int staging_bytes = 0;  // shared memory for the output's staging tiles
-  int cluster = 1;        // CTAs sharing (multicasting) each B block
 };
 // The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc),
 // leaving room for staging tiles when the output is stored through them.

@@ -3,8 +3,6 @@
 // Operands arrive by TMA, so each needs 16-bit elements and rows of a multiple of 16 bytes
 // (TensorCoreOperands).
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
@@ -44,12 +42,6 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store) 
     tile.bn = bn;
     if (CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch >= kSms && n > bn / 2) break;
   }
-  // Pairs of tile rows share B through 2x1 clusters, when B splits into two boxes.
-  // TESSEL_GEMM_CLUSTER=1 turns this off (to compare).
-  const char* cluster = std::getenv("TESSEL_GEMM_CLUSTER");
-  const bool pairs = CeilDiv(m, tile.bm) % 2 == 0 && tile.bn >= 128 &&
-                     (cluster == nullptr || std::string(cluster) != "1");
-  tile.cluster = pairs ? 2 : 1;
   const int stage = (tile.bm + tile.bn) * tile.bk * 2;
   tile.staging_bytes = staged_store ? 2 * 64 * tile.bn * 2 : 0;
   tile.stages = std::min(8, (kSharedLimit - 2048 - tile.staging_bytes) / stage);
@@ -74,7 +66,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
   ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
-  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn / tile.cluster));
+  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn));
   if (tma_store) {
     TensorMapSpec out;
     out.arg = static_cast<int>(ks.inputs.size());
@@ -94,15 +86,13 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     CodeWriter::Scope config(&w, "};");
     EmitOperandConfig(w, p);
     w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn, ", BK = ", tile.bk,
-           ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", CLUSTER = ", tile.cluster,
-           ", SMEM = ", smem, ";");
+           ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
     w.Line("static constexpr bool TMA_STORE = ", tma_store ? "true" : "false", ";");
   }
   w.Blank();
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ",
-                        tile.cluster > 1 ? "__cluster_dims__(2, 1, 1) " : "", kNamePlaceholder, "(",
-                        ParameterList(ks), ")");
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
+                        "(", ParameterList(ks), ")");
     w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, ", tma_store ? "&tmap2" : "nullptr",
            ", [&](const float (&acc)[", tile.bn / 2,
            "], int batch, int row0, int col0, unsigned char* staging) {");
@@ -127,7 +117,6 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   launch.block = 384;
   launch.shared_bytes = smem;
   launch.persistent = true;
-  launch.cluster = tile.cluster;
   ks.launches.push_back(launch);
   FinishSource(kernel, w.text(), &ks);
   return ks;

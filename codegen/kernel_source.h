@@ -21,9 +21,6 @@ struct Launch {
   // grid[0] is a count of work items that the kernel walks itself: the runtime launches at
   // most one block per SM.
   bool persistent = false;
-  // Blocks per cluster along x (the kernel declares __cluster_dims__): grid[0] stays a
-  // multiple of it.
-  int cluster = 1;
 };
 
 // A TMA descriptor (128-byte swizzle, zero fill out of bounds). The runtime encodes it at

@@ -8,11 +8,8 @@
 // the BM x BN tile with wgmma straight from the swizzled stages, releases each stage once the
 // wgmma reading it has retired, and then runs the epilogue on its accumulators in registers.
 //
-// With CLUSTER = 2, two CTAs of a cluster take vertically adjacent tiles and each loads half
-// of the shared B block, multicast into both: B crosses L2 once per pair.
-//
 // C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
-// STAGES, GROUP_M, CLUSTER (1, or 2 when the tile rows pair up), A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
+// STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
 // (f16 operands, else bf16), TMA_STORE (the epilogue writes one 16-bit output into a
 // shared staging tile that TMA stores while the next tile's mainloop runs), SMEM (dynamic
 // shared bytes the host reserves), and
@@ -33,11 +30,6 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
-  // Work items: one tile, or a cluster's column of CLUSTER vertically adjacent tiles.
-  static constexpr int kWorkRows = kTilesM / C::CLUSTER;
-  static constexpr int kWork = kWorkRows * kTilesN * C::BATCH;
-  static_assert(kTilesM % C::CLUSTER == 0 && C::GROUP_M % C::CLUSTER == 0,
-                "a cluster's tiles must pair up");
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static_assert(C::BM == 128 && C::BK == 64, "two consumer warpgroups of m64, 128-byte rows");
   // setmaxnreg below: the block holds 384 x 168 registers from launch (the bound of
@@ -48,21 +40,19 @@ struct tessel_gemm_sm90_layout {
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
 };
 
-// This CTA's tile of work item w of the persistent walk: bands of GROUP_M tile rows are
-// walked column by column, so the CTAs running at once share A rows and B columns in L2.
+// Tile t of the persistent walk: bands of GROUP_M tile rows are walked column by column, so
+// the CTAs running at once share A rows and B columns in L2.
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_tile(int w, int rank, int& batch, int& tm,
-                                                      int& tn) {
+__device__ __forceinline__ void tessel_gemm_sm90_tile(int t, int& batch, int& tm, int& tn) {
   using L = tessel_gemm_sm90_layout<C>;
-  constexpr int kGroup = C::GROUP_M / C::CLUSTER;
-  batch = w / (L::kWorkRows * L::kTilesN);
-  w -= batch * (L::kWorkRows * L::kTilesN);
-  const int band = w / (kGroup * L::kTilesN);
-  const int first = band * kGroup;
-  const int rows = min(L::kWorkRows - first, kGroup);
-  w -= band * kGroup * L::kTilesN;
-  tm = (first + w % rows) * C::CLUSTER + rank;
-  tn = w / rows;
+  batch = t / (L::kTilesM * L::kTilesN);
+  t -= batch * (L::kTilesM * L::kTilesN);
+  const int band = t / (C::GROUP_M * L::kTilesN);
+  const int first = band * C::GROUP_M;
+  const int rows = min(L::kTilesM - first, C::GROUP_M);
+  t -= band * C::GROUP_M * L::kTilesN;
+  tm = first + t % rows;
+  tn = t / rows;
 }
 
 // Issues one stage's TMA loads: A's BM x BK block and B's BK x BN block of k-step `kt`.
@@ -71,7 +61,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                                                       unsigned long long* full,
                                                       const tessel_tensor_map& a_map,
                                                       const tessel_tensor_map& b_map, int batch,
-                                                      int tm, int tn, int kt, int rank) {
+                                                      int tm, int tn, int kt) {
   using L = tessel_gemm_sm90_layout<C>;
   tessel_mbar_arrive_expect_tx(full, L::kStageBytes);
   const int ab = C::a_batch(batch), bb = C::b_batch(batch);
@@ -85,21 +75,15 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
   } else {
     tessel_tma_load_3d(stage, &a_map, full, kt * C::BK, tm * C::BM, ab);
   }
-  // B: this CTA's 1 / CLUSTER of the block (64-column boxes, or rows), into every CTA.
   unsigned char* b = stage + L::kABytes;
-  constexpr int kBoxes = C::B_MN ? C::BN / 64 / C::CLUSTER : 1;
-  constexpr int kBoxBytes = C::B_MN ? 64 * C::BK * 2 : C::BN / C::CLUSTER * C::BK * 2;
+  if constexpr (C::B_MN) {
 #pragma unroll
-  for (int j = 0; j < kBoxes; ++j) {
-    const int i = rank * kBoxes + j;  // the box within the block
-    const int c0 = C::B_MN ? tn * C::BN + i * 64 : kt * C::BK;
-    const int c1 = C::B_MN ? kt * C::BK : tn * C::BN + i * (C::BN / C::CLUSTER);
-    if constexpr (C::CLUSTER == 1) {
-      tessel_tma_load_3d(b + i * kBoxBytes, &b_map, full, c0, c1, bb);
-    } else {
-      tessel_tma_load_3d_multicast(b + i * kBoxBytes, &b_map, full, c0, c1, bb,
-                                   (1 << C::CLUSTER) - 1);
+    for (int i = 0; i < C::BN / 64; ++i) {
+      tessel_tma_load_3d(b + i * 64 * C::BK * 2, &b_map, full, tn * C::BN + i * 64, kt * C::BK,
+                         bb);
     }
+  } else {
+    tessel_tma_load_3d(b, &b_map, full, kt * C::BK, tn * C::BN, bb);
   }
 }
 
@@ -157,32 +141,24 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
       tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
-      // One arrive per consumer warpgroup of every CTA the stage's B is multicast to.
-      tessel_mbar_init(&empty[s], 2 * C::CLUSTER);
+      tessel_mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
     }
     tessel_fence_mbar_init();
   }
-  // The peers' barriers must exist before any multicast or remote arrive reaches them.
-  if constexpr (C::CLUSTER > 1) {
-    tessel_cluster_sync();
-  } else {
-    __syncthreads();
-  }
-  const int rank = C::CLUSTER > 1 ? (int)tessel_cluster_rank() : 0;
+  __syncthreads();
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int stage = 0;
       unsigned phase = 0;
-      for (int w = blockIdx.x / C::CLUSTER; w < L::kWork; w += gridDim.x / C::CLUSTER) {
+      for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
         int batch, tm, tn;
-        tessel_gemm_sm90_tile<C>(w, rank, batch, tm, tn);
+        tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
         for (int kt = 0; kt < L::kKSteps; ++kt) {
-          // Every consumer in the cluster has released the stage: a fresh barrier passes 1.
-          tessel_mbar_wait(&empty[stage], phase ^ 1);
+          tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
           tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map,
-                                   batch, tm, tn, kt, rank);
+                                   batch, tm, tn, kt);
           if (++stage == C::STAGES) stage = 0, phase ^= 1;
         }
       }
@@ -195,19 +171,9 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     int stage = 0;
     unsigned phase = 0;
     float acc[C::BN / 2];
-    // Releases a stage in every CTA whose producer multicasts into it.
-    auto release = [&](int s) {
-      if (!signals) return;
-      if constexpr (C::CLUSTER == 1) {
-        tessel_mbar_arrive(&empty[s]);
-      } else {
-#pragma unroll
-        for (int r = 0; r < C::CLUSTER; ++r) tessel_mbar_arrive_cluster(&empty[s], r);
-      }
-    };
-    for (int w = blockIdx.x / C::CLUSTER; w < L::kWork; w += gridDim.x / C::CLUSTER) {
+    for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
       int batch, tm, tn;
-      tessel_gemm_sm90_tile<C>(w, rank, batch, tm, tn);
+      tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
       int previous = 0;
       for (int kt = 0; kt < L::kKSteps; ++kt) {
         tessel_mbar_wait(&full[stage], phase);
@@ -217,13 +183,13 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
         // The previous stage's wgmmas have retired once at most one group is in flight.
         if (kt > 0) {
           tessel_wgmma_wait<1>();
-          release(previous);
+          if (signals) tessel_mbar_arrive(&empty[previous]);
         }
         previous = stage;
         if (++stage == C::STAGES) stage = 0, phase ^= 1;
       }
       tessel_wgmma_wait<0>();
-      release(previous);
+      if (signals) tessel_mbar_arrive(&empty[previous]);
       const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
       if constexpr (C::TMA_STORE) {
         if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
@@ -244,6 +210,4 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     }
     if (C::TMA_STORE && signals) tessel_bulk_wait_read<0>();  // staging outlives its stores
   }
-  // No CTA leaves while a peer may still multicast into it or arrive on its barriers.
-  if constexpr (C::CLUSTER > 1) tessel_cluster_sync();
 }

@@ -123,37 +123,6 @@ __device__ __forceinline__ void tessel_named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-// The same load delivered to every CTA of the cluster in `mask`, at the same shared-memory
-// offsets, each completing the bytes on its own barrier at `bar`'s offset.
-__device__ __forceinline__ void tessel_tma_load_3d_multicast(void* dst, const tessel_tensor_map* map,
-                                                             unsigned long long* bar, int c0,
-                                                             int c1, int c2, unsigned short mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(tessel_smem(dst)),
-      "l"((unsigned long long)map), "r"(tessel_smem(bar)), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
-      : "memory");
-}
-
-// ---- clusters (sm_90) --------------------------------------------------------------------
-__device__ __forceinline__ unsigned tessel_cluster_rank() {
-  unsigned rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return rank;
-}
-// Every thread of every CTA in the cluster; orders shared-memory work across the cluster.
-__device__ __forceinline__ void tessel_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-// Arrives on the barrier at `bar`'s offset in the shared memory of cluster CTA `rank`.
-__device__ __forceinline__ void tessel_mbar_arrive_cluster(unsigned long long* bar, unsigned rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(tessel_smem(bar)),
-      "r"(rank)
-      : "memory");
-}
-
 // ---- register budget (sm_90a) ---------------------------------------------------------------
 // Only honoured with __launch_bounds__(threads, 1) and each role in its own branch.
 template <int REGISTERS>

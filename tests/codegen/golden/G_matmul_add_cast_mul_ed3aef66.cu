@@ -9,11 +9,11 @@ struct gemm_config {
   static constexpr bool A_MN = false, B_MN = true, F16 = false;
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
-  static constexpr int BM = 128, BN = 64, BK = 64, STAGES = 8, GROUP_M = 8, CLUSTER = 1, SMEM = 214144;
+  static constexpr int BM = 128, BN = 64, BK = 64, STAGES = 8, GROUP_M = 8, SMEM = 214144;
   static constexpr bool TMA_STORE = true;
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_50d7c144(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_ed3aef66(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
   tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, [&](const float (&acc)[32], int batch, int row0, int col0, unsigned char* staging) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
     const int row_base = row0 + 16 * warp + lane / 4, col_base = col0 + 2 * (lane % 4);

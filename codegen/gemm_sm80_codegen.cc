@@ -22,8 +22,12 @@ bool GemmSm80Applies(const FusedKernel& kernel, const cuda::Target& target) {
 KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
   KernelSource ks = NewKernelSource(kernel);
   const GemmProblem p = AnalyzeGemm(kernel);
-  // Each stage: a 128 x 32 block of A and a 32 x 128 block of B, rows padded by 8 elements.
-  const int64_t smem = kStages * 2 * (kTile * (kDepth + kPad) + kDepth * (kTile + kPad)) * 2;
+  // Each stage: a 128 x 32 block of A and a 32 x 128 block of B as stored (rows along the
+  // contiguous axis), rows padded by 8 elements.
+  auto block = [](bool k_contiguous) {
+    return k_contiguous ? kTile * (kDepth + kPad) : kDepth * (kTile + kPad);
+  };
+  const int64_t smem = kStages * (block(!p.a.transposed) + block(p.b.transposed)) * 2;
   CodeWriter w;
   BeginSource(w, kernel);
   w.Line("#include \"tessel/gemm_sm80.cuh\"");
@@ -34,7 +38,7 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
     EmitOperandConfig(w, p);
-    w.Line("static constexpr int STAGES = ", kStages, ";");
+    w.Line("static constexpr int STAGES = ", kStages, ", SMEM = ", smem, ";");
   }
   w.Blank();
   {

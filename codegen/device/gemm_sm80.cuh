@@ -7,7 +7,8 @@
 // global layout (rows of the contiguous axis) padded by 16 bytes per row, which puts the 8
 // rows an ldmatrix reads on distinct banks for every layout.
 //
-// C provides: M, N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, and
+// C provides: M, N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, SMEM
+// (dynamic shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)` as for tessel_gemm_sm90. Operands'
 // contiguous extents are multiples of 8 (16-byte copies).
 #pragma once
@@ -22,6 +23,7 @@ struct tessel_gemm_sm80_layout {
   static constexpr int kStageElems = kARows * kACols + kBRows * kBCols;
   static constexpr int kSmemBytes = C::STAGES * kStageElems * 2;
   static constexpr int kKSteps = (C::K + BK - 1) / BK;
+  static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
 };
 
 // Copies one operand's tile (rows x cols of the contiguous layout, starting at global

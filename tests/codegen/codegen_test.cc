@@ -65,6 +65,39 @@ TEST(CodegenTest, ExplainShowsOneGemmWithTheWholeEpilogue) {
       << kernels[0].source;
 }
 
+// Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
+// three stages in flight, and persistent launches cover every tile.
+TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {
+  const cuda::Target hopper{9, 0, true};
+  for (int64_t m : {16, 128, 1000, 8192}) {
+    for (int64_t n : {8, 64, 200, 1024, 14336}) {
+      for (bool one_output : {true, false}) {
+        SCOPED_TRACE(::testing::Message()
+                     << m << " x " << n << (one_output ? "" : ", two outputs"));
+        auto in = [](Shape s) {
+          return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr));
+        };
+        Tensor y = matmul(in({m, 256}), in({256, n}));
+        std::vector<const Node*> roots = {&y.node()};
+        Tensor z = relu(y);
+        if (!one_output) roots.push_back(&z.node());
+        const std::vector<codegen::KernelSource> ks = PlanAndGenerate(roots, hopper).kernels;
+        ASSERT_EQ(ks.size(), 1u);
+        ASSERT_EQ(ks[0].launches.size(), 1u);
+        const codegen::Launch& l = ks[0].launches[0];
+        EXPECT_LE(l.shared_bytes, 227 * 1024);
+        EXPECT_TRUE(l.persistent);
+        const size_t at = ks[0].source.find("STAGES = ");
+        ASSERT_NE(at, std::string::npos);
+        EXPECT_GE(std::stoi(ks[0].source.substr(at + 9)), 3);
+        const size_t bn = ks[0].source.find("BN = ");
+        const int64_t tile_n = std::stoi(ks[0].source.substr(bn + 5));
+        EXPECT_EQ(l.grid[0], (m + 127) / 128 * ((n + tile_n - 1) / tile_n));
+      }
+    }
+  }
+}
+
 TEST(CodegenTest, GenerationIsDeterministic) {
   auto sources = [] {
     std::string all;

@@ -3,8 +3,9 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|gemm|sanitize|all]
-#   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks; sanitize: memcheck,
+#   bash dist/run.sh [tests|repro|bench|gemm|profile|sanitize|all]
+#   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks; profile: Nsight Compute
+#   on the fused 8192^3 GEMM, PROFILE_FILTER picks another benchmark; sanitize: memcheck,
 #   racecheck and synccheck)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +57,14 @@ if [ "$what" = gemm ]; then
     echo "$(basename "$f"): $(grep -o 'HGMMA[.A-Z0-9x]*' "${f%.cubin}.sass" | sort | uniq -c | tr '\n' ' ')"
   done | tee "$out/hgmma.txt"
   "$here/gemm_bench" --benchmark_out="$out/gemm_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/gemm_bench.log" | grep -E "^BM_|Run on|rror"
+fi
+if [ "$what" = profile ]; then
+  # Tensor-pipe use and warp stalls of one tessel GEMM kernel (the third launch: warm).
+  ncu --clock-control none --kernel-name regex:'^G_' --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
+    --section SchedulerStats "$here/gemm_bench" \
+    --benchmark_filter="${PROFILE_FILTER:-BM_Tessel/8192/8192/8192/1}" \
+    --benchmark_min_time=0.01 2>&1 | tee "$out/ncu.txt" | tail -60
 fi
 if [ "$what" = sanitize ]; then
   for tool in memcheck racecheck synccheck; do

@@ -51,6 +51,8 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store);
 
 Shape BatchOf(const Shape& s);
 
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // An expression for the element offset of `operand`'s matrix for output batch entry `batch`
 // (an expression naming the entry), in units of whole matrices.
 std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batch,

@@ -78,7 +78,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = {(n + kTile - 1) / kTile, (m + kTile - 1) / kTile, p.batch.numel()};
+  launch.grid = {CeilDiv(n, kTile), CeilDiv(m, kTile), p.batch.numel()};
   launch.block = kThreads;
   ks.launches.push_back(launch);
   FinishSource(kernel, w.text(), &ks);

@@ -11,8 +11,6 @@ namespace {
 
 constexpr int kTile = 128, kDepth = 32, kStages = 4, kPad = 8;
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 bool GemmSm80Applies(const FusedKernel& kernel, const cuda::Target& target) {

@@ -16,16 +16,13 @@ namespace {
 constexpr int kSharedLimit = 227 * 1024;  // per block on sm_90
 constexpr int kSms = 132;                 // H100 SXM; only shapes the tile choice
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
 // `box_rows`: the box's extent along the second axis.
 TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_rows) {
   TensorMapSpec map;
   const Shape& s = o.buffer->shape();
   const int64_t inner = s[s.rank() - 1], outer = s[s.rank() - 2];
-  map.arg =
-      static_cast<int>(std::find(ks.inputs.begin(), ks.inputs.end(), o.buffer) - ks.inputs.begin());
+  map.arg = InputIndex(ks, o.buffer);
   map.dtype = o.buffer->dtype();
   map.dims = {inner, outer, std::max<int64_t>(o.batch.numel(), 1)};
   map.strides = {inner * 2, inner * outer * 2};

@@ -18,11 +18,16 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
   return ks;
 }
 
-std::string PointerName(const KernelSource& ks, const Node* node) {
+int InputIndex(const KernelSource& ks, const Node* node) {
   for (size_t i = 0; i < ks.inputs.size(); ++i) {
-    if (ks.inputs[i] == node) return absl::StrCat("in", i);
+    if (ks.inputs[i] == node) return static_cast<int>(i);
   }
-  return "";
+  return -1;
+}
+
+std::string PointerName(const KernelSource& ks, const Node* node) {
+  const int i = InputIndex(ks, node);
+  return i < 0 ? "" : absl::StrCat("in", i);
 }
 
 std::function<std::string(const Node*)> PointerNames(const KernelSource& ks) {

@@ -21,6 +21,8 @@ inline constexpr char kNamePlaceholder[] = "TESSEL_KERNEL";
 // "in0".."inN" for inputs, "out0".. for outputs.
 std::function<std::string(const Node*)> PointerNames(const KernelSource& ks);
 std::string PointerName(const KernelSource& ks, const Node* node);
+// The position of `node` among the kernel's inputs, or -1.
+int InputIndex(const KernelSource& ks, const Node* node);
 
 // "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
 // const __grid_constant__ tessel_tensor_map tmap0, ...".

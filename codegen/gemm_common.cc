@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_common.h"
 
@@ -67,32 +68,41 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p) {
          OperandMatrixIndex(p.b, p.batch, "batch"), "; }");
 }
 
-std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
-                                    int lanes, const std::string& batch, const std::string& row,
-                                    const std::string& col, const std::string& accumulator,
-                                    bool store) {
+void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                      const EpilogueSite& site) {
   const Shape& out = p.matmul->shape();
-  std::vector<std::string> dims = FromLinear(p.batch, batch, false, 1).dims;
+  const std::string column = absl::StrCat("(", site.col, " + ", site.lane_column, ")");
+  std::vector<std::string> dims = FromLinear(p.batch, site.batch, false, 1).dims;
   std::vector<bool> lane(dims.size(), false);
-  dims.push_back(row);
-  dims.push_back(absl::StrCat("(", col, " + k)"));
+  dims.push_back(site.row);
+  dims.push_back(column);
   lane.push_back(false);
   lane.push_back(true);
   IndexExpr idx = FromDims(out, dims, lane);
-  // Pairs of lanes at even columns of an even-width row are aligned, adjacent elements.
-  idx.vector_width = lanes % 2 == 0 && p.n % 2 == 0 ? 2 : 1;
-  idx.guard = absl::StrCat(row, " < ", p.m, " && ", col, " + k < ", p.n);
+  // A run starts at a column that is a multiple of its length: aligned vectors when every
+  // row's length is a multiple of the vector's too.
+  const int lanes = site.lanes;
+  idx.vector_width = std::min(site.run > 0 ? site.run : lanes, 8);
+  while (idx.vector_width > 1 && p.n % idx.vector_width != 0) idx.vector_width /= 2;
+  std::vector<std::string> guard;
+  if (!site.rows_inside) guard.push_back(absl::StrCat(site.row, " < ", p.m));
+  if (!site.cols_inside) guard.push_back(absl::StrCat(column, " < ", p.n));
+  idx.guard = absl::StrJoin(guard, " && ");
   ExprEmitter e(&w, lanes, PointerNames(ks));
-  const char* round = p.matmul->dtype() == DType::kBF16  ? "tessel_round_bf16"
-                      : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
-                                                         : "";
-  e.Bind(p.matmul, idx, e.Define("mm", "float", true, absl::StrCat(round, "(", accumulator, ")")));
-  std::vector<Value> values;
-  for (size_t o = 0; o < ks.outputs.size(); ++o) {
-    values.push_back(e.Get(ks.outputs[o], idx));
-    if (store) e.Store(absl::StrCat("out", o), ks.outputs[o], idx, values.back());
+  const char* round = site.rounded                        ? ""
+                      : p.matmul->dtype() == DType::kBF16 ? "tessel_round_bf16"
+                      : p.matmul->dtype() == DType::kF16  ? "tessel_round_f16"
+                                                          : "";
+  e.Bind(p.matmul, idx,
+         e.Define("mm", "float", true, absl::StrCat(round, "(", site.matmul_value, ")")));
+  // Inputs read element for element (a residual) are loaded first, so that their trips to
+  // memory overlap the arithmetic instead of following it.
+  for (const Node* input : ks.inputs) {
+    if (input != p.a.buffer && input != p.b.buffer && input->shape() == out) e.Get(input, idx);
   }
-  return values;
+  for (size_t o = 0; o < ks.outputs.size(); ++o) {
+    e.Store(absl::StrCat("out", o), ks.outputs[o], idx, e.Get(ks.outputs[o], idx));
+  }
 }
 
 }  // namespace tessel::codegen

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "codegen/code_writer.h"
-#include "codegen/expr_emitter.h"
 #include "codegen/index_expr.h"
 #include "codegen/kernel_source.h"
 #include "fusion/plan.h"
@@ -43,11 +42,9 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 // tiles walked in bands of `group_m` tile rows.
 struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
-  int staging_bytes = 0;  // shared memory for the output's staging tiles
 };
-// The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc),
-// leaving room for staging tiles when the output is stored through them.
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store);
+// The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch);
 
 Shape BatchOf(const Shape& s);
 
@@ -58,15 +55,25 @@ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batch,
                                const std::string& batch);
 
-// The epilogue at `lanes` output positions per thread: binds the matmul to `accumulator`
-// (an expression of the lane `k`, rounded to the matmul's dtype here), then computes every
-// output of the kernel at positions (row, col + k) of batch entry `batch`, named by the given
-// expressions, and (when `store`) writes them, guarded by row < m and col + k < n. Returns
-// the outputs' values (in their compute type).
-std::vector<Value> EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
-                                    int lanes, const std::string& batch, const std::string& row,
-                                    const std::string& col, const std::string& accumulator,
-                                    bool store = true);
+// How a kernel's epilogue sees the matmul: each thread handles `lanes` outputs of one row,
+// lane k at column col + lane_column (an expression of k).
+struct EpilogueSite {
+  int lanes = 1;
+  std::string batch, row, col;  // expressions naming the batch entry, the row, the first column
+  std::string matmul_value;     // the matmul at lane k, an expression of k
+  bool rounded = false;         // matmul_value already holds the matmul's dtype
+  // Every position the kernel visits lies inside the output: no bounds checks needed.
+  bool rows_inside = false, cols_inside = false;
+  std::string lane_column = "k";
+  int run = 0;  // lanes come in runs of this many adjacent columns (0: all `lanes`)
+};
+
+// Binds the matmul to the site's value (rounded to the matmul's dtype unless it is), then
+// computes and stores every output of the kernel at the site's positions, guarded by
+// row < m and column < n where positions can fall outside. Runs of adjacent lanes load and
+// store as vectors (up to 8) where the row length keeps them aligned.
+void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                      const EpilogueSite& site);
 
 }  // namespace tessel::codegen
 

@@ -16,6 +16,9 @@ namespace {
 constexpr int kSharedLimit = 227 * 1024;  // per block on sm_90
 constexpr int kSms = 132;                 // H100 SXM; only shapes the tile choice
 
+// The consumers' two staging tiles: the tile's matmul values in 16 bits.
+int StagingBytes(const GemmTile& tile) { return tile.bm * tile.bn * 2; }
+
 // The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
 // `box_rows`: the box's extent along the second axis.
 TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_rows) {
@@ -32,7 +35,7 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
 
 }  // namespace
 
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store) {
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch) {
   GemmTile tile;
   // The widest tile that still gives every SM a tile; 64 when none does.
   for (int bn : {256, 128, 64}) {
@@ -40,8 +43,7 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool staged_store) 
     if (CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch >= kSms && n > bn / 2) break;
   }
   const int stage = (tile.bm + tile.bn) * tile.bk * 2;
-  tile.staging_bytes = staged_store ? 2 * 64 * tile.bn * 2 : 0;
-  tile.stages = std::min(8, (kSharedLimit - 2048 - tile.staging_bytes) / stage);
+  tile.stages = std::min(8, (kSharedLimit - 2048 - StagingBytes(tile)) / stage);
   return tile;
 }
 
@@ -52,14 +54,12 @@ bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target) {
 KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   KernelSource ks = NewKernelSource(kernel);
   const GemmProblem p = AnalyzeGemm(kernel);
-  // One 16-bit output in rows TMA can address leaves through a staging tile and TMA stores
-  // that overlap the next tile's mainloop; anything else is stored from registers.
-  const DType out_dtype = ks.outputs[0]->dtype();
-  const bool tma_store = ks.outputs.size() == 1 && p.n % 8 == 0 &&
-                         (out_dtype == DType::kBF16 || out_dtype == DType::kF16);
-  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tma_store);
-  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 + tile.staging_bytes +
-                       16 * tile.stages;
+  // A kernel whose one output is the matmul itself stores the consumers' staging tiles by
+  // TMA; any other runs the generated epilogue in the epilogue warps.
+  const bool tma_store = ks.outputs.size() == 1 && ks.outputs[0] == p.matmul && p.n % 8 == 0;
+  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel());
+  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 +
+                       StagingBytes(tile) + 8 * (2 * tile.stages + 4);
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
   ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
@@ -67,7 +67,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   if (tma_store) {
     TensorMapSpec out;
     out.arg = static_cast<int>(ks.inputs.size());
-    out.dtype = out_dtype;
+    out.dtype = p.matmul->dtype();
     out.dims = {p.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
     out.strides = {p.n * 2, p.m * p.n * 2};
     ks.tensor_maps.push_back(out);
@@ -90,22 +90,27 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
                         "(", ParameterList(ks), ")");
-    w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, ", tma_store ? "&tmap2" : "nullptr",
-           ", [&](const float (&acc)[", tile.bn / 2,
-           "], int batch, int row0, int col0, unsigned char* staging) {");
-    CodeWriter::Scope epilogue(&w, "});");
-    w.Line("const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;");
-    w.Line("const int row_base = row0 + 16 * warp + lane / 4, col_base = col0 + 2 * (lane % 4);");
-    w.Line("// Register pair p holds columns (col, col + 1) of one row.");
-    w.Line("#pragma unroll");
-    auto pairs = w.Block("for (int p = 0; p < ", tile.bn / 4, "; ++p)");
-    w.Line("const int row = row_base + 8 * (p & 1), col = col_base + 8 * (p >> 1);");
-    const std::vector<Value> out =
-        EmitGemmEpilogue(w, ks, p, 2, "batch", "row", "col", "acc[2 * p + k]", !tma_store);
     if (tma_store) {
-      w.Line("tessel_gemm_sm90_stage<gemm_config>(staging, row - row0, col - col0, ",
-             StoreConvert(out_dtype, out[0].At("0")), ", ", StoreConvert(out_dtype, out[0].At("1")),
-             ");");
+      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, tessel_gemm_sm90_no_epilogue{});");
+    } else {
+      const int lanes = tile.bn / 8;
+      w.Line("// The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < ", lanes,
+             ", from the matmul's values mm[k].");
+      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const float (&mm)[", lanes,
+             "], int batch, int row, int col) {");
+      CodeWriter::Scope epilogue(&w, "});");
+      EpilogueSite site;
+      site.lanes = lanes;
+      site.batch = "batch";
+      site.row = "row";
+      site.col = "col";
+      site.matmul_value = "mm[k]";
+      site.rounded = true;
+      site.rows_inside = p.m % tile.bm == 0;
+      site.cols_inside = p.n % tile.bn == 0;
+      site.lane_column = "k % 8 + 64 * (k / 8)";
+      site.run = 8;
+      EmitGemmEpilogue(w, ks, p, site);
     }
   }
   Launch launch;

@@ -18,6 +18,12 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"api",
                "api.md: softmax(gelu(matmul(x, w) + b)) in bf16",
                {softmax(gelu(matmul(x, w) + b))}});
+  Tensor x2 = In({8192, 4096}, DType::kBF16, d);
+  Tensor w2 = In({4096, 11008}, DType::kBF16, d);
+  Tensor b2 = In({11008}, DType::kBF16, d), r2 = In({8192, 11008}, DType::kBF16, d);
+  e.push_back({"gemm_epilogue",
+               "gelu(matmul(x, w) + b) + r, 8192 x 11008 x 4096 bf16: one GEMM kernel",
+               {gelu(matmul(x2, w2) + b2) + r2}});
   Tensor big = In({1 << 28}, DType::kF32, d);
   e.push_back({"chain",
                "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",

@@ -2,17 +2,22 @@
 // header "tessel/gemm_sm90.cuh". The code generator writes a configuration C, the epilogue
 // and the kernel that instantiates tessel_gemm_sm90<C>.
 //
-// One CTA per SM walks output tiles (persistent grid, L2-grouped order). Warpgroup 0 is the
-// producer: one thread issues TMA loads into a ring of C::STAGES shared-memory stages guarded
-// by full/empty mbarriers. Warpgroups 1 and 2 are consumers: each multiplies its 64 rows of
-// the BM x BN tile with wgmma straight from the swizzled stages, releases each stage once the
-// wgmma reading it has retired, and then runs the epilogue on its accumulators in registers.
+// One CTA per SM walks output tiles (persistent grid, L2-grouped order), with three roles:
+// - the producer, one thread of warp 0: TMA loads into a ring of C::STAGES shared-memory
+//   stages guarded by full/empty mbarriers;
+// - the consumers, warpgroups 1 and 2: each multiplies its 64 rows of the BM x BN tile with
+//   wgmma straight from the swizzled stages, releases each stage once the wgmma reading it has
+//   retired, and rounds its accumulators to the matmul's 16-bit type into its staging tile;
+// - the output. With TMA_STORE (the kernel's one output is the matmul itself) the consumers
+//   store their staging tiles by TMA. Otherwise warps 1-3 are the epilogue warps: they read
+//   each staging tile and run the generated epilogue (bias, activation,
+//   residual, any outputs) while the consumers already multiply the next tile, so the
+//   epilogue's arithmetic and loads overlap the tensor cores' work.
 //
 // C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
 // STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands, else bf16), TMA_STORE (the epilogue writes one 16-bit output into a
-// shared staging tile that TMA stores while the next tile's mainloop runs), SMEM (dynamic
-// shared bytes the host reserves), and
+// (f16 operands and matmul, else bf16), TMA_STORE, SMEM (dynamic shared bytes the host
+// reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
 // an output batch entry (broadcast batches map many entries to one).
 #pragma once
@@ -23,19 +28,26 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kABytes = C::BM * C::BK * 2;  // one stage of A
   static constexpr int kBBytes = C::BN * C::BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kStagingBytes = 64 * C::BN * 2;  // per consumer, when TMA_STORE
-  // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom.
-  static constexpr int kSmemBytes = 1024 + C::STAGES * kStageBytes +
-                                    (C::TMA_STORE ? 2 * kStagingBytes : 0) + 2 * C::STAGES * 8;
+  static constexpr int kStagingBytes = 64 * C::BN * 2;  // one consumer's rows, 16-bit
+  // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
+  // ring; two staging tiles; the barriers (full and empty per stage, staged and drained per
+  // consumer).
+  static constexpr int kSmemBytes =
+      1024 + C::STAGES * kStageBytes + 2 * kStagingBytes + (2 * C::STAGES + 4) * 8;
   static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static_assert(C::BM == 128 && C::BK == 64, "two consumer warpgroups of m64, 128-byte rows");
-  // setmaxnreg below: the block holds 384 x 168 registers from launch (the bound of
+  static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
+  // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
   // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
-  // so 40 for the producer and 232 for the consumers must balance.
-  static_assert(128 * 40 + 256 * 232 <= 384 * 168, "setmaxnreg asks for too many registers");
+  // so warpgroup 0's and the consumers' counts must balance. The epilogue warps need more
+  // than a lone producer; the consumers keep only accumulators and addresses.
+  static constexpr int kWarpgroup0Registers = C::TMA_STORE ? 40 : 120;
+  static constexpr int kConsumerRegisters = C::TMA_STORE ? 232 : 192;
+  static_assert(128 * kWarpgroup0Registers + 256 * kConsumerRegisters <= 384 * 168,
+                "setmaxnreg asks for too many registers");
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
 };
@@ -108,23 +120,122 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
   }
 }
 
-// Puts two adjacent 16-bit outputs (row, col), (row, col + 1) of a consumer's 64 x BN block
-// into its staging tile: BN / 64 boxes of 64 x 64, 128-byte swizzled as the TMA store expects
-// (16-byte chunk index XOR row % 8), which also spreads a warp's writes over all banks.
-template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_stage(unsigned char* staging, int row, int col,
-                                                       unsigned short first,
-                                                       unsigned short second) {
-  const int chunk = ((col % 64) / 8) ^ (row % 8);
-  unsigned* p = (unsigned*)(staging + (col / 64) * 8192 + row * 128 + chunk * 16 + (col % 8) * 2);
-  *p = (unsigned)first | ((unsigned)second << 16);
+// The byte offset of the 16-byte chunk holding columns col..col+7 (col % 8 == 0) of `row` in
+// a consumer's staging tile: BN / 64 boxes of 64 x 64 16-bit values with 128-byte rows, the
+// chunk index XOR row % 8. That is the TMA store's 128-byte swizzle, and it puts a warp's
+// fragment writes and its 8-column reads on distinct banks.
+__device__ __forceinline__ int tessel_gemm_sm90_chunk(int row, int col) {
+  return (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row % 8)) * 16);
 }
 
-// `epilogue(acc, batch, row0, col0, staging)` runs in each consumer thread once its 64 x BN block of
-// the tile (rows row0.., columns col0..) is complete. Thread t of the warpgroup holds
-// acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1) and column
-// col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1). With TMA_STORE it fills `staging` (see
-// tessel_gemm_sm90_stage) and the block is stored through `out_map` afterwards.
+// A consumer's accumulators, rounded to the matmul's 16-bit type, into its staging tile.
+// Thread t of the warpgroup holds acc[i] of its 64 x BN block at row
+// 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1) and column 8 (i >> 2) + 2 (t % 4) + (i & 1):
+// per warp, pairs p = 4q..4q+3 are the 8x8 matrices (rows 0-7 | 8-15) x (columns 16q.. |
+// 16q+8..), one stmatrix. Lane l addresses row l % 8 of matrix l / 8.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN / 2],
+                                                       unsigned char* staging) {
+  const int t = threadIdx.x % 128, l = t % 32, m = l / 8;
+  const int row = 16 * (t / 32) + 8 * (m & 1) + l % 8;
+  const unsigned base = tessel_smem(staging);
+#pragma unroll
+  for (int q = 0; q < C::BN / 16; ++q) {
+    const int col = 16 * q + 8 * (m >> 1);
+    unsigned r[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      r[j] = tessel_pack_16x2<C::F16>(acc[8 * q + 2 * j], acc[8 * q + 2 * j + 1]);
+    }
+    tessel_stmatrix_x4(base + tessel_gemm_sm90_chunk(row, col), r[0], r[1], r[2], r[3]);
+  }
+}
+
+// One consumer's staging tile through the epilogue, by kThreads threads (e: this thread's
+// index among them). A thread takes 8 columns of one
+// row in each 64-column box (lane k: column 8 s + 64 (k / 8) + k % 8 for slot s), so its
+// global loads of a row are BN / 64 independent vectors in flight together, and a warp's
+// vector touches 4 rows x 128 contiguous bytes.
+template <class C, int kThreads, class Epilogue>
+__device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* staging, int e,
+                                                          int batch, int row0, int col0,
+                                                          Epilogue& epilogue) {
+  constexpr int kBoxes = C::BN / 64;
+  const unsigned base = tessel_smem(staging);
+  for (int i = e; i < 64 * 8; i += kThreads) {
+    const int r = i / 8, s = i % 8;
+    float mm[8 * kBoxes];
+#pragma unroll
+    for (int j = 0; j < kBoxes; ++j) {
+      const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
+      const unsigned words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const unsigned short h = (unsigned short)(words[k / 2] >> (16 * (k % 2)));
+        mm[8 * j + k] = C::F16 ? tessel_f16_to_float(h) : tessel_bf16_to_float(h);
+      }
+    }
+    epilogue(mm, batch, row0 + r, col0 + 8 * s);
+  }
+}
+
+// For TMA_STORE kernels, which have no epilogue warps.
+struct tessel_gemm_sm90_no_epilogue {
+  template <int N>
+  __device__ void operator()(const float (&)[N], int, int, int) const {}
+};
+
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
+                                                          unsigned long long* full,
+                                                          unsigned long long* empty,
+                                                          const tessel_tensor_map& a_map,
+                                                          const tessel_tensor_map& b_map) {
+  using L = tessel_gemm_sm90_layout<C>;
+  int stage = 0;
+  unsigned phase = 0;
+  for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
+    int batch, tm, tn;
+    tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
+    for (int kt = 0; kt < L::kKSteps; ++kt) {
+      tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
+      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, batch,
+                               tm, tn, kt);
+      if (++stage == C::STAGES) stage = 0, phase ^= 1;
+    }
+  }
+}
+
+// One tile's mainloop for consumer c; `stage` and `phase` carry over to the next tile.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_mainloop(float (&acc)[C::BN / 2],
+                                                          unsigned char* ring,
+                                                          unsigned long long* full,
+                                                          unsigned long long* empty, int c,
+                                                          int& stage, unsigned& phase) {
+  using L = tessel_gemm_sm90_layout<C>;
+  const bool signals = threadIdx.x % 128 == 0;
+  int previous = 0;
+  for (int kt = 0; kt < L::kKSteps; ++kt) {
+    tessel_mbar_wait(&full[stage], phase);
+    tessel_wgmma_fence();
+    tessel_gemm_sm90_mma<C>(acc, ring + stage * L::kStageBytes, c, kt == 0);
+    tessel_wgmma_commit();
+    // The previous stage's wgmmas have retired once at most one group is in flight.
+    if (kt > 0) {
+      tessel_wgmma_wait<1>();
+      if (signals) tessel_mbar_arrive(&empty[previous]);
+    }
+    previous = stage;
+    if (++stage == C::STAGES) stage = 0, phase ^= 1;
+  }
+  tessel_wgmma_wait<0>();
+  if (signals) tessel_mbar_arrive(&empty[previous]);
+}
+
+// `epilogue(mm, batch, row, col)` runs in the epilogue warps for every run of BN / 8 outputs
+// of a tile row, mm[k] holding the matmul's value at (row, col + 64 (k / 8) + k % 8). With TMA_STORE,
+// `out_map` addresses the output and the epilogue is not called.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
@@ -134,80 +245,82 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
   unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
-  unsigned long long* full =
-      (unsigned long long*)(staging_base + (C::TMA_STORE ? 2 * L::kStagingBytes : 0));
+  unsigned long long* full = (unsigned long long*)(staging_base + 2 * L::kStagingBytes);
   unsigned long long* empty = full + C::STAGES;
+  unsigned long long* staged = empty + C::STAGES;  // consumer c's staging tile is written
+  unsigned long long* drained = staged + 2;        // ... and the epilogue warps have read it
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
       tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
       tessel_mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
     }
+    for (int c = 0; c < 2; ++c) {
+      tessel_mbar_init(&staged[c], 128);
+      tessel_mbar_init(&drained[c], L::kEpilogueThreads);
+    }
     tessel_fence_mbar_init();
   }
   __syncthreads();
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
-    tessel_setmaxnreg_dec<40>();
+    tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
-      int stage = 0;
-      unsigned phase = 0;
-      for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
+      tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_map);
+    } else if (!C::TMA_STORE && threadIdx.x >= 32) {
+      // The CTA's last tile is the consumers' own (see below).
+      for (int t = blockIdx.x, n = 0; t + gridDim.x < L::kTiles; t += gridDim.x, ++n) {
         int batch, tm, tn;
         tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
-        for (int kt = 0; kt < L::kKSteps; ++kt) {
-          tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
-          tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map,
-                                   batch, tm, tn, kt);
-          if (++stage == C::STAGES) stage = 0, phase ^= 1;
+        for (int c = 0; c < 2; ++c) {
+          tessel_mbar_wait(&staged[c], n & 1);
+          tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
+              staging_base + c * L::kStagingBytes, threadIdx.x - 32, batch,
+              tm * C::BM + 64 * c, tn * C::BN, epilogue);
+          tessel_mbar_arrive(&drained[c]);
         }
       }
     }
-  } else {
-    tessel_setmaxnreg_inc<232>();
-    const int c = warpgroup - 1;
-    const bool signals = threadIdx.x % 128 == 0;
-    unsigned char* staging = C::TMA_STORE ? staging_base + c * L::kStagingBytes : nullptr;
-    int stage = 0;
-    unsigned phase = 0;
-    float acc[C::BN / 2];
-    for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
-      int batch, tm, tn;
-      tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
-      int previous = 0;
-      for (int kt = 0; kt < L::kKSteps; ++kt) {
-        tessel_mbar_wait(&full[stage], phase);
-        tessel_wgmma_fence();
-        tessel_gemm_sm90_mma<C>(acc, ring + stage * L::kStageBytes, c, kt == 0);
-        tessel_wgmma_commit();
-        // The previous stage's wgmmas have retired once at most one group is in flight.
-        if (kt > 0) {
-          tessel_wgmma_wait<1>();
-          if (signals) tessel_mbar_arrive(&empty[previous]);
-        }
-        previous = stage;
-        if (++stage == C::STAGES) stage = 0, phase ^= 1;
-      }
-      tessel_wgmma_wait<0>();
-      if (signals) tessel_mbar_arrive(&empty[previous]);
-      const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
-      if constexpr (C::TMA_STORE) {
-        if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
-        tessel_named_barrier(1 + c, 128);
-      }
-      epilogue(acc, batch, row0, col0, staging);
-      if constexpr (C::TMA_STORE) {
-        tessel_fence_proxy_async();  // every writer, before the TMA store reads staging
-        tessel_named_barrier(1 + c, 128);
-        if (signals) {
-#pragma unroll
-          for (int i = 0; i < C::BN / 64; ++i) {
-            tessel_tma_store_3d(out_map, staging + i * 8192, col0 + i * 64, row0, batch);
-          }
-          tessel_bulk_commit();
-        }
-      }
-    }
-    if (C::TMA_STORE && signals) tessel_bulk_wait_read<0>();  // staging outlives its stores
+    return;
   }
+  tessel_setmaxnreg_inc<L::kConsumerRegisters>();
+  const int c = warpgroup - 1;
+  const bool signals = threadIdx.x % 128 == 0;
+  unsigned char* staging = staging_base + c * L::kStagingBytes;
+  int stage = 0;
+  unsigned phase = 0;
+  float acc[C::BN / 2];
+  for (int t = blockIdx.x, n = 0; t < L::kTiles; t += gridDim.x, ++n) {
+    int batch, tm, tn;
+    tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
+    tessel_gemm_sm90_mainloop<C>(acc, ring, full, empty, c, stage, phase);
+    if constexpr (C::TMA_STORE) {
+      if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
+      tessel_named_barrier(1 + c, 128);
+      tessel_gemm_sm90_stage<C>(acc, staging);
+      tessel_fence_proxy_async();  // every writer, before the TMA store reads staging
+      tessel_named_barrier(1 + c, 128);
+      if (signals) {
+        const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
+#pragma unroll
+        for (int i = 0; i < C::BN / 64; ++i) {
+          tessel_tma_store_3d(out_map, staging + i * 8192, col0 + i * 64, row0, batch);
+        }
+        tessel_bulk_commit();
+      }
+    } else {
+      tessel_mbar_wait(&drained[c], (n & 1) ^ 1);  // the epilogue warps read the last tile
+      tessel_gemm_sm90_stage<C>(acc, staging);
+      if (t + gridDim.x < L::kTiles) {
+        tessel_mbar_arrive(&staged[c]);
+      } else {
+        // Nothing left to multiply: rather than leave the last epilogue to three warps while
+        // the tensor cores idle, each consumer runs its own half with all its threads.
+        tessel_named_barrier(1 + c, 128);
+        tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, batch,
+                                          tm * C::BM + 64 * c, tn * C::BN, epilogue);
+      }
+    }
+  }
+  if (C::TMA_STORE && signals) tessel_bulk_wait_read<0>();  // staging outlives its stores
 }

@@ -12,6 +12,40 @@ __device__ __forceinline__ unsigned tessel_smem(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
+// Shared-memory accesses by 32-bit address. Volatile without a memory clobber: they keep
+// their order against the barrier wrappers (also volatile asm) while the compiler stays free
+// to move global loads and stores around them.
+__device__ __forceinline__ void tessel_st_shared_u32(unsigned address, unsigned v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v));
+}
+__device__ __forceinline__ uint4 tessel_ld_shared_v4(unsigned address) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(address));
+  return v;
+}
+
+// Four 8x8 16-bit matrices to shared memory: lane 8 m + r gives the address of row r of
+// matrix m; register m of lane 4 r + w holds its columns 2w, 2w + 1 (the mma accumulator
+// layout). sm_90.
+__device__ __forceinline__ void tessel_stmatrix_x4(unsigned address, unsigned r0, unsigned r1,
+                                                   unsigned r2, unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3));
+}
+// Two floats rounded to 16 bits and packed, `lo` in the low half: one instruction.
+template <bool F16>
+__device__ __forceinline__ unsigned tessel_pack_16x2(float lo, float hi) {
+  unsigned r;
+  if constexpr (F16) {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+}
+
 // ---- cp.async, ldmatrix, mma.sync (sm_80) ---------------------------------------------------
 // Copies 16 bytes global -> shared without holding registers; zeros when !inside.
 __device__ __forceinline__ void tessel_cp_async_16(void* dst, const void* src, bool inside) {

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_9700e8e4(const float* __restrict__ in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_c7905a1a(const float* __restrict__ in0, float* __restrict__ out0) {
   // [1048576]: 1048576 elements, 4 per thread per step
   const index_t n = 1048576;
   const index_t stride = (index_t)gridDim.x * 1024;
@@ -22,45 +22,39 @@ extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_9700e8e4(con
       for (int k = 0; k < 4; ++k) add0[k] = (mul0[k] + 0x1p-2f);
       float mul1[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) mul1[k] = (0x1p-1f * add0[k]);
+      for (int k = 0; k < 4; ++k) mul1[k] = (0x1.6e4e26p-5f * add0[k]);
       float mul2[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) mul2[k] = (0x1.6e4e26p-5f * add0[k]);
+      for (int k = 0; k < 4; ++k) mul2[k] = (mul1[k] * add0[k]);
       float mul3[4];
       #pragma unroll
       for (int k = 0; k < 4; ++k) mul3[k] = (mul2[k] * add0[k]);
-      float mul4[4];
-      #pragma unroll
-      for (int k = 0; k < 4; ++k) mul4[k] = (mul3[k] * add0[k]);
       float add1[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) add1[k] = (add0[k] + mul4[k]);
-      float mul5[4];
+      for (int k = 0; k < 4; ++k) add1[k] = (add0[k] + mul3[k]);
+      float mul4[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) mul5[k] = (0x1.988454p-1f * add1[k]);
-      float tanh0[4];
-      #pragma unroll
-      for (int k = 0; k < 4; ++k) tanh0[k] = tanhf(mul5[k]);
-      float add2[4];
-      #pragma unroll
-      for (int k = 0; k < 4; ++k) add2[k] = (0x1p+0f + tanh0[k]);
-      float mul6[4];
-      #pragma unroll
-      for (int k = 0; k < 4; ++k) mul6[k] = (mul1[k] * add2[k]);
+      for (int k = 0; k < 4; ++k) mul4[k] = (0x1.988454p+0f * add1[k]);
       float sigmoid0[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) sigmoid0[k] = tessel_rcp(1.0f + expf(-in0_0[k]));
-      float mul7[4];
+      for (int k = 0; k < 4; ++k) sigmoid0[k] = tessel_rcp(1.0f + expf(-mul4[k]));
+      float mul5[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) mul7[k] = (mul6[k] * sigmoid0[k]);
-      float add3[4];
+      for (int k = 0; k < 4; ++k) mul5[k] = (add0[k] * sigmoid0[k]);
+      float sigmoid1[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) add3[k] = (mul7[k] + in0_0[k]);
+      for (int k = 0; k < 4; ++k) sigmoid1[k] = tessel_rcp(1.0f + expf(-in0_0[k]));
+      float mul6[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) mul6[k] = (mul5[k] * sigmoid1[k]);
+      float add2[4];
+      #pragma unroll
+      for (int k = 0; k < 4; ++k) add2[k] = (mul6[k] + in0_0[k]);
       #pragma unroll
       for (int k = 0; k < 4; k += 4) {
         tessel_vec<float, 4> vec;
         #pragma unroll
-        for (int j = 0; j < 4; ++j) vec.v[j] = add3[k + j];
+        for (int j = 0; j < 4; ++j) vec.v[j] = add2[k + j];
         tessel_store_vec<float, 4>(out0 + (i + k), vec);
       }
     }

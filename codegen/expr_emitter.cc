@@ -56,6 +56,8 @@ std::string StoreConvert(DType dtype, const std::string& expr) {
 
 namespace {
 
+bool Half(DType dtype) { return dtype == DType::kBF16 || dtype == DType::kF16; }
+
 // Rounds a float expression to a half dtype's precision (identity otherwise).
 std::string Round(DType dtype, const std::string& expr) {
   if (dtype == DType::kBF16) return absl::StrCat("tessel_round_bf16(", expr, ")");
@@ -122,6 +124,26 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
   const DType dtype = node->dtype();
   const char* type = CudaComputeType(dtype);
   const int width = idx.vector_width;
+  if (width > 1 && idx.PerLane() && lanes_ % width == 0 && pair_halves_ && Half(dtype)) {
+    // 16-bit elements stay in the words they arrive in.
+    Value v{Fresh(absl::StrCat(pointer, "_")), true, dtype};
+    const int words = width / 2;
+    w_->Line("unsigned ", v.name, "[", lanes_ / 2, "];");
+    w_->Line("#pragma unroll");
+    auto loop = w_->Block("for (int k = 0; k < ", lanes_, "; k += ", width, ")");
+    const std::string load =
+        absl::StrCat("tessel_load_vec<unsigned, ", words, ">((const unsigned*)(", pointer, " + ",
+                     LinearOffset(idx, node->shape()), "))");
+    if (idx.guard.empty()) {
+      w_->Line("const auto vec = ", load, ";");
+    } else {
+      w_->Line("tessel_vec<unsigned, ", words, "> vec{};");
+      w_->Line("if (", idx.guard, ") vec = ", load, ";");
+    }
+    w_->Line("#pragma unroll");
+    w_->Line("for (int j = 0; j < ", words, "; ++j) ", v.name, "[k / 2 + j] = vec.v[j];");
+    return v;
+  }
   if (width > 1 && idx.PerLane() && lanes_ % width == 0) {
     // Consecutive lanes are consecutive elements: one vector access per `width` lanes.
     Value v{Fresh(absl::StrCat(pointer, "_")), true};
@@ -160,6 +182,15 @@ void ExprEmitter::Store(const std::string& pointer, const Node* node, const Inde
     return;
   }
   w_->Line("#pragma unroll");
+  if (width > 1 && lanes_ % width == 0 && idx.PerLane() && value.Paired() && value.pairs == dtype) {
+    auto loop = w_->Block("for (int k = 0; k < ", lanes_, "; k += ", width, ")");
+    w_->Line("tessel_vec<unsigned, ", width / 2, "> vec;");
+    w_->Line("#pragma unroll");
+    w_->Line("for (int j = 0; j < ", width / 2, "; ++j) vec.v[j] = ", value.name, "[k / 2 + j];");
+    w_->Line(guard, "tessel_store_vec<unsigned, ", width / 2, ">((unsigned*)(", pointer, " + ",
+             offset, "), vec);");
+    return;
+  }
   if (width > 1 && lanes_ % width == 0 && idx.PerLane()) {
     auto loop = w_->Block("for (int k = 0; k < ", lanes_, "; k += ", width, ")");
     w_->Line("tessel_vec<", StorageType(dtype), ", ", width, "> vec;");
@@ -178,7 +209,35 @@ Value ExprEmitter::Convert(const Value& v, DType from, DType to) {
   // Same register type and no precision lost: the value is already what `to` holds.
   const bool same_type = std::string(CudaComputeType(from)) == CudaComputeType(to);
   if (same_type && (from == to || to == DType::kF32)) return v;
+  if (pair_halves_ && Half(to) && IsFloating(from) && v.per_lane && v.pairs != to) {
+    return DefinePairs("cvt", to,
+                       absl::StrCat(to == DType::kBF16 ? "tessel_pack_bf16(" : "tessel_pack_f16(",
+                                    v.At("2 * p"), ", ", v.At("2 * p + 1"), ")"));
+  }
   return Define("cvt", CudaComputeType(to), v.per_lane, ConvertExpr(v.At(), from, to));
+}
+
+Value ExprEmitter::DefinePairs(const std::string& prefix, DType dtype, const std::string& expr) {
+  Value v{Fresh(prefix), true, dtype};
+  w_->Line("unsigned ", v.name, "[", lanes_ / 2, "];");
+  w_->Line("#pragma unroll");
+  w_->Line("for (int p = 0; p < ", lanes_ / 2, "; ++p) ", v.name, "[p] = ", expr, ";");
+  return v;
+}
+
+Value ExprEmitter::ComputePairs(const Node* node, DType operand, const std::vector<Value>& args) {
+  const DType dtype = node->dtype();
+  const char* op = node->op() == OpKind::kAdd   ? "add"
+                   : node->op() == OpKind::kSub ? "sub"
+                   : node->op() == OpKind::kMul ? "mul"
+                                                : nullptr;
+  if (!pair_halves_ || op == nullptr || operand != dtype || !Half(dtype)) return Value{};
+  for (const Value& a : args) {
+    if (!a.Paired() || a.pairs != dtype) return Value{};
+  }
+  return DefinePairs(std::string(GetOpInfo(node->op()).name), dtype,
+                     absl::StrCat("tessel_", op, dtype == DType::kBF16 ? "_bf16x2(" : "_f16x2(",
+                                  args[0].name, "[p], ", args[1].name, "[p])"));
 }
 
 Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
@@ -238,6 +297,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   const DType a = node->input(0).dtype();
   const DType b = node->inputs().size() > 1 ? node->input(1).dtype() : a;
   const DType operand = ElementwiseOperandDType(node->op(), dtype, a, b);
+  std::vector<Value> values;
   std::vector<std::string> args;
   bool per_lane = false;
   for (size_t i = 0; i < node->inputs().size(); ++i) {
@@ -247,7 +307,9 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     if (!condition) v = Convert(v, in.dtype(), operand);
     per_lane = per_lane || v.per_lane;
     args.push_back(v.At());
+    values.push_back(std::move(v));
   }
+  if (Value pairs = ComputePairs(node, operand, values); !pairs.name.empty()) return pairs;
   // Dividing many lanes by one value: one reciprocal, then multiplies (within an ulp).
   if (node->op() == OpKind::kDiv && per_lane && args[1].find('[') == std::string::npos) {
     const Value rcp = Define("rcp", "float", false, absl::StrCat("__frcp_rn(", args[1], ")"));

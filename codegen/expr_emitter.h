@@ -10,8 +10,10 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "codegen/code_writer.h"
 #include "codegen/index_expr.h"
 #include "core/node.h"
@@ -19,11 +21,18 @@
 namespace tessel::codegen {
 
 // A value in the kernel: one variable per lane (an array indexed by the lane `k`) or one
-// shared by all lanes.
+// shared by all lanes. With `pairs` kBF16 or kF16, the per-lane array holds 32-bit words of
+// two 16-bit lanes (lane k in word k / 2, even lanes low) and At() unpacks one.
 struct Value {
   std::string name;
   bool per_lane = false;
+  DType pairs = DType::kF32;
+  bool Paired() const { return pairs == DType::kBF16 || pairs == DType::kF16; }
   std::string At(const std::string& lane = "k") const {
+    if (Paired()) {
+      return absl::StrCat(pairs == DType::kBF16 ? "tessel_bf16_lane(" : "tessel_f16_lane(", name,
+                          ", ", lane, ")");
+    }
     return per_lane ? absl::StrCat(name, "[", lane, "]") : name;
   }
 };
@@ -42,6 +51,10 @@ class ExprEmitter {
   ExprEmitter(CodeWriter* w, int lanes, std::function<std::string(const Node*)> pointer_of)
       : w_(w), lanes_(lanes), pointer_of_(std::move(pointer_of)) {}
 
+  // Keeps 16-bit values as pairs (see Value) where lanes allow: loads, adds, subtracts and
+  // multiplies of two paired values, conversions to 16 bits, and stores. Needs even lanes.
+  void PairHalves() { pair_halves_ = lanes_ % 2 == 0; }
+
   // The value of `node` at `idx`, emitting what it takes.
   Value Get(const Node* node, const IndexExpr& idx);
   // Declares that `node` at `idx` is `value` (reduction results, GEMM accumulators).
@@ -57,10 +70,15 @@ class ExprEmitter {
   Value Load(const Node* node, const std::string& pointer, const IndexExpr& idx);
   Value Compute(const Node* node, const IndexExpr& idx);
   Value Convert(const Value& v, DType from, DType to);
+  // A paired value: `unsigned name[lanes / 2]` assigned from `expr` (which may use `p`).
+  Value DefinePairs(const std::string& prefix, DType dtype, const std::string& expr);
+  // The paired form of elementwise `node` on `args`, or a value with an empty name.
+  Value ComputePairs(const Node* node, DType operand, const std::vector<Value>& args);
   std::string Fresh(const std::string& prefix);
 
   CodeWriter* w_;
   int lanes_;
+  bool pair_halves_ = false;
   std::function<std::string(const Node*)> pointer_of_;
   absl::flat_hash_map<std::pair<const Node*, std::string>, Value> memo_;
   absl::flat_hash_map<std::string, int> names_;

@@ -89,12 +89,17 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   if (!site.cols_inside) guard.push_back(absl::StrCat(column, " < ", p.n));
   idx.guard = absl::StrJoin(guard, " && ");
   ExprEmitter e(&w, lanes, PointerNames(ks));
-  const char* round = site.rounded                        ? ""
-                      : p.matmul->dtype() == DType::kBF16 ? "tessel_round_bf16"
-                      : p.matmul->dtype() == DType::kF16  ? "tessel_round_f16"
-                                                          : "";
-  e.Bind(p.matmul, idx,
-         e.Define("mm", "float", true, absl::StrCat(round, "(", site.matmul_value, ")")));
+  if (!site.matmul_words.empty()) {
+    e.PairHalves();
+    e.Bind(p.matmul, idx, Value{site.matmul_words, true, p.matmul->dtype()});
+  } else {
+    const char* round = site.rounded                        ? ""
+                        : p.matmul->dtype() == DType::kBF16 ? "tessel_round_bf16"
+                        : p.matmul->dtype() == DType::kF16  ? "tessel_round_f16"
+                                                            : "";
+    e.Bind(p.matmul, idx,
+           e.Define("mm", "float", true, absl::StrCat(round, "(", site.matmul_value, ")")));
+  }
   // Inputs read element for element (a residual) are loaded first, so that their trips to
   // memory overlap the arithmetic instead of following it.
   for (const Node* input : ks.inputs) {

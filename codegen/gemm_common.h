@@ -5,6 +5,7 @@
 #define TESSEL_CODEGEN_GEMM_COMMON_H_
 
 #include <string>
+#include <utility>
 
 #include "codegen/code_writer.h"
 #include "codegen/index_expr.h"
@@ -58,10 +59,15 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
 // How a kernel's epilogue sees the matmul: each thread handles `lanes` outputs of one row,
 // lane k at column col + lane_column (an expression of k).
 struct EpilogueSite {
+  EpilogueSite(int lanes, std::string batch, std::string row, std::string col)
+      : lanes(lanes), batch(std::move(batch)), row(std::move(row)), col(std::move(col)) {}
   int lanes = 1;
   std::string batch, row, col;  // expressions naming the batch entry, the row, the first column
   std::string matmul_value;     // the matmul at lane k, an expression of k
   bool rounded = false;         // matmul_value already holds the matmul's dtype
+  // Instead of matmul_value: an array of 32-bit words holding the 16-bit matmul's lanes in
+  // pairs. The epilogue then keeps 16-bit values paired (ExprEmitter::PairHalves).
+  std::string matmul_words;
   // Every position the kernel visits lies inside the output: no bounds checks needed.
   bool rows_inside = false, cols_inside = false;
   std::string lane_column = "k";

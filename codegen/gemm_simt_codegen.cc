@@ -74,8 +74,9 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
     // Each thread's 4x4 outputs, one row of four lanes at a time.
     w.Line("#pragma unroll");
     auto rows = w.Block("for (int i = 0; i < 4; ++i)");
-    EmitGemmEpilogue(w, ks, p,
-                     {4, "batch", "(m0 + ty * 4 + i)", "(n0 + tx * 4)", "acc[i * 4 + k]"});
+    EpilogueSite site(4, "batch", "(m0 + ty * 4 + i)", "(n0 + tx * 4)");
+    site.matmul_value = "acc[i * 4 + k]";
+    EmitGemmEpilogue(w, ks, p, site);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

@@ -53,7 +53,9 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
     auto pairs = w.Block("for (int p = 0; p < 32; ++p)");
     w.Line(
         "const int row = row_base + 16 * (p / 8) + 8 * (p % 2), col = col_base + 8 * (p / 2 % 4);");
-    EmitGemmEpilogue(w, ks, p, {2, "batch", "row", "col", "acc[2 * p + k]"});
+    EpilogueSite site(2, "batch", "row", "col");
+    site.matmul_value = "acc[2 * p + k]";
+    EmitGemmEpilogue(w, ks, p, site);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

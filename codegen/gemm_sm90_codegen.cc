@@ -58,8 +58,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   // TMA; any other runs the generated epilogue in the epilogue warps.
   const bool tma_store = ks.outputs.size() == 1 && ks.outputs[0] == p.matmul && p.n % 8 == 0;
   const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel());
-  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 +
-                       StagingBytes(tile) + 8 * (2 * tile.stages + 4);
+  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 + StagingBytes(tile) +
+                       8 * (2 * tile.stages + 4);
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
   ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
@@ -91,21 +91,17 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
                         "(", ParameterList(ks), ")");
     if (tma_store) {
-      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, tessel_gemm_sm90_no_epilogue{});");
+      w.Line(
+          "tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, tessel_gemm_sm90_no_epilogue{});");
     } else {
       const int lanes = tile.bn / 8;
       w.Line("// The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < ", lanes,
-             ", from the matmul's values mm[k].");
-      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const float (&mm)[", lanes,
-             "], int batch, int row, int col) {");
+             ", from the matmul's 16-bit values in pairs, mm[k / 2].");
+      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const unsigned (&mm)[",
+             lanes / 2, "], int batch, int row, int col) {");
       CodeWriter::Scope epilogue(&w, "});");
-      EpilogueSite site;
-      site.lanes = lanes;
-      site.batch = "batch";
-      site.row = "row";
-      site.col = "col";
-      site.matmul_value = "mm[k]";
-      site.rounded = true;
+      EpilogueSite site(lanes, "batch", "row", "col");
+      site.matmul_words = "mm";
       site.rows_inside = p.m % tile.bm == 0;
       site.cols_inside = p.n % tile.bn == 0;
       site.lane_column = "k % 8 + 64 * (k / 8)";

@@ -41,6 +41,56 @@ __device__ __forceinline__ float tessel_round_bf16(float f) {
 __device__ __forceinline__ float tessel_round_f16(float f) {
   return tessel_f16_to_float(tessel_float_to_f16(f));
 }
+// Pairs of 16-bit values in 32-bit words, lane 2i in the low half (GEMM epilogues keep bf16
+// and f16 values so: one instruction adds or multiplies two lanes). The pair operations
+// round the exact result once, as the float path's round(float(a) op float(b)) does.
+template <int N>
+__device__ __forceinline__ float tessel_bf16_lane(const unsigned (&w)[N], int k) {
+  return __uint_as_float((k & 1) ? (w[k >> 1] & 0xffff0000u) : (w[k >> 1] << 16));
+}
+template <int N>
+__device__ __forceinline__ float tessel_f16_lane(const unsigned (&w)[N], int k) {
+  return tessel_f16_to_float((f16_t)((k & 1) ? (w[k >> 1] >> 16) : (w[k >> 1] & 0xffffu)));
+}
+__device__ __forceinline__ unsigned tessel_pack_bf16(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  unsigned r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return (unsigned)tessel_float_to_bf16(lo) | ((unsigned)tessel_float_to_bf16(hi) << 16);
+#endif
+}
+__device__ __forceinline__ unsigned tessel_pack_f16(float lo, float hi) {
+  return (unsigned)tessel_float_to_f16(lo) | ((unsigned)tessel_float_to_f16(hi) << 16);
+}
+#if __CUDA_ARCH__ >= 900
+#define TESSEL_BF16X2_OP(NAME, OP)                                                     \
+  __device__ __forceinline__ unsigned tessel_##NAME##_bf16x2(unsigned a, unsigned b) { \
+    unsigned r;                                                                        \
+    asm(#NAME ".rn.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                    \
+    return r;                                                                          \
+  }
+#else
+#define TESSEL_BF16X2_OP(NAME, OP)                                                     \
+  __device__ __forceinline__ unsigned tessel_##NAME##_bf16x2(unsigned a, unsigned b) { \
+    const unsigned w[2] = {a, b};                                                      \
+    return tessel_pack_bf16(tessel_bf16_lane(w, 0) OP tessel_bf16_lane(w, 2),          \
+                            tessel_bf16_lane(w, 1) OP tessel_bf16_lane(w, 3));         \
+  }
+#endif
+#define TESSEL_F16X2_OP(NAME)                                                         \
+  __device__ __forceinline__ unsigned tessel_##NAME##_f16x2(unsigned a, unsigned b) { \
+    unsigned r;                                                                       \
+    asm(#NAME ".rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                    \
+    return r;                                                                         \
+  }
+TESSEL_BF16X2_OP(add, +)
+TESSEL_BF16X2_OP(sub, -)
+TESSEL_BF16X2_OP(mul, *)
+TESSEL_F16X2_OP(add)
+TESSEL_F16X2_OP(sub)
+TESSEL_F16X2_OP(mul)
 // 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
 __device__ __forceinline__ float tessel_rcp(float x) {
   float r;

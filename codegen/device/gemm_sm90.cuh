@@ -164,16 +164,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* s
   const unsigned base = tessel_smem(staging);
   for (int i = e; i < 64 * 8; i += kThreads) {
     const int r = i / 8, s = i % 8;
-    float mm[8 * kBoxes];
+    unsigned mm[4 * kBoxes];
 #pragma unroll
     for (int j = 0; j < kBoxes; ++j) {
       const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
-      const unsigned words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        const unsigned short h = (unsigned short)(words[k / 2] >> (16 * (k % 2)));
-        mm[8 * j + k] = C::F16 ? tessel_f16_to_float(h) : tessel_bf16_to_float(h);
-      }
+      mm[4 * j] = v.x, mm[4 * j + 1] = v.y, mm[4 * j + 2] = v.z, mm[4 * j + 3] = v.w;
     }
     epilogue(mm, batch, row0 + r, col0 + 8 * s);
   }
@@ -182,7 +177,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* s
 // For TMA_STORE kernels, which have no epilogue warps.
 struct tessel_gemm_sm90_no_epilogue {
   template <int N>
-  __device__ void operator()(const float (&)[N], int, int, int) const {}
+  __device__ void operator()(const unsigned (&)[N], int, int, int) const {}
 };
 
 template <class C>
@@ -234,8 +229,9 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(float (&acc)[C::BN / 2
 }
 
 // `epilogue(mm, batch, row, col)` runs in the epilogue warps for every run of BN / 8 outputs
-// of a tile row, mm[k] holding the matmul's value at (row, col + 64 (k / 8) + k % 8). With TMA_STORE,
-// `out_map` addresses the output and the epilogue is not called.
+// of a tile row: the matmul's 16-bit values at (row, col + 64 (k / 8) + k % 8) in pairs,
+// lane k in the low (even k) or high half of mm[k / 2]. With TMA_STORE, `out_map` addresses
+// the output and the epilogue is not called.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
 #include "tests/test_util.h"
@@ -107,8 +108,8 @@ TEST_F(GemmTest, BatchesAndBroadcastBatches) {
   }
 }
 
-TEST_F(GemmTest, EpiloguesFuseIntoOneKernel) {
-  const DType dt = DType::kBF16;
+// Bias along either axis, GELU, a residual, an extra output and a cast: one GEMM kernel.
+void ExpectOneFusedGemm(DType dt) {
   auto build = [&](Device d) {
     Tensor x = Data({384, 256}, 1, dt, d), w = Data({256, 512}, 2, dt, d);
     Tensor t = matmul(x, w) + Data({512}, 3, dt, d);                  // bias along columns
@@ -125,20 +126,29 @@ TEST_F(GemmTest, EpiloguesFuseIntoOneKernel) {
   Compare(build);
 }
 
-TEST_F(GemmTest, OneOutputWithResidualLeavesThroughTheStagingTile) {
-  // One 16-bit output (stored by TMA from the staging tile on sm_90a) with bias and residual:
-  // ragged edges, several tiles per block, and batches.
+TEST_F(GemmTest, EpiloguesFuseIntoOneKernel) {
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    SCOPED_TRACE(DTypeName(dt));
+    ExpectOneFusedGemm(dt);
+  }
+}
+
+TEST_F(GemmTest, BiasGeluResidualOnRaggedAndBatchedTiles) {
+  // On sm_90a the epilogue warps compute these (16-bit values in pairs) while the consumers
+  // multiply, and the consumers compute each block's last tile: ragged edges, several tiles
+  // per block, and batches.
   for (const Shape& out : {Shape{300, 264}, Shape{2048, 1024}, Shape{3, 200, 136}}) {
-    SCOPED_TRACE(out.ToString());
-    Compare([&](Device d) {
-      const DType dt = DType::kBF16;
-      Shape a = out, b = out;
-      a[a.rank() - 1] = 136;
-      b[b.rank() - 2] = 136;
-      Tensor y = matmul(Data(a, 1, dt, d), Data(b, 2, dt, d));
-      return std::vector<Tensor>{gelu(y + Data({out[out.rank() - 1]}, 3, dt, d)) +
-                                 Data(out, 4, dt, d)};
-    });
+    for (DType dt : {DType::kBF16, DType::kF16}) {
+      SCOPED_TRACE(absl::StrCat(out.ToString(), " ", DTypeName(dt)));
+      Compare([&](Device d) {
+        Shape a = out, b = out;
+        a[a.rank() - 1] = 136;
+        b[b.rank() - 2] = 136;
+        Tensor y = matmul(Data(a, 1, dt, d), Data(b, 2, dt, d));
+        return std::vector<Tensor>{gelu(y + Data({out[out.rank() - 1]}, 3, dt, d)) +
+                                   Data(out, 4, dt, d)};
+      });
+    }
   }
 }
 

@@ -4,7 +4,8 @@
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
 #   bash dist/run.sh [tests|repro|bench|gemm|profile|sanitize|all]
-#   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks; profile: Nsight Compute
+#   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
+#   kernel; profile: Nsight Compute
 #   on the fused 8192^3 GEMM, PROFILE_FILTER picks another benchmark; sanitize: memcheck,
 #   racecheck and synccheck)
 set -euo pipefail
@@ -31,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-./out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export TESSEL_CACHE_DIR="$out/cache"
+export TESSEL_CACHE_DIR="${TESSEL_CACHE_DIR:-/tmp/tessel-cache}"  # not under $out: thousands of files
 export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/lib64"  # cuBLASLt, for gemm_bench
 what=${1:-all}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -57,6 +58,8 @@ if [ "$what" = gemm ]; then
     echo "$(basename "$f"): $(grep -o 'HGMMA[.A-Z0-9x]*' "${f%.cubin}.sass" | sort | uniq -c | tr '\n' ' ')"
   done | tee "$out/hgmma.txt"
   "$here/gemm_bench" --benchmark_out="$out/gemm_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/gemm_bench.log" | grep -E "^BM_|Run on|rror"
+  TESSEL_ARCH=sm_90 "$here/gemm_bench" --benchmark_filter='BM_Tessel/(8192/8192/8192|4096/4096/4096)/0' \
+    --benchmark_out="$out/gemm_bench_mma_sync.json" 2>&1 | tee "$out/gemm_bench_mma_sync.log" | grep -E "^BM_"
 fi
 if [ "$what" = profile ]; then
   # Tensor-pipe use and warp stalls of one tessel GEMM kernel (the third launch: warm).

@@ -225,15 +225,16 @@ Value ExprEmitter::DefinePairs(const std::string& prefix, DType dtype, const std
   return v;
 }
 
-Value ExprEmitter::ComputePairs(const Node* node, DType operand, const std::vector<Value>& args) {
+std::optional<Value> ExprEmitter::ComputePairs(const Node* node, DType operand,
+                                               const std::vector<Value>& args) {
   const DType dtype = node->dtype();
   const char* op = node->op() == OpKind::kAdd   ? "add"
                    : node->op() == OpKind::kSub ? "sub"
                    : node->op() == OpKind::kMul ? "mul"
                                                 : nullptr;
-  if (!pair_halves_ || op == nullptr || operand != dtype || !Half(dtype)) return Value{};
+  if (!pair_halves_ || op == nullptr || operand != dtype || !Half(dtype)) return std::nullopt;
   for (const Value& a : args) {
-    if (!a.Paired() || a.pairs != dtype) return Value{};
+    if (!a.Paired() || a.pairs != dtype) return std::nullopt;
   }
   return DefinePairs(std::string(GetOpInfo(node->op()).name), dtype,
                      absl::StrCat("tessel_", op, dtype == DType::kBF16 ? "_bf16x2(" : "_f16x2(",
@@ -309,7 +310,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     args.push_back(v.At());
     values.push_back(std::move(v));
   }
-  if (Value pairs = ComputePairs(node, operand, values); !pairs.name.empty()) return pairs;
+  if (std::optional<Value> pairs = ComputePairs(node, operand, values)) return *pairs;
   // Dividing many lanes by one value: one reciprocal, then multiplies (within an ulp).
   if (node->op() == OpKind::kDiv && per_lane && args[1].find('[') == std::string::npos) {
     const Value rcp = Define("rcp", "float", false, absl::StrCat("__frcp_rn(", args[1], ")"));

@@ -8,6 +8,7 @@
 #define TESSEL_CODEGEN_EXPR_EMITTER_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,8 +73,9 @@ class ExprEmitter {
   Value Convert(const Value& v, DType from, DType to);
   // A paired value: `unsigned name[lanes / 2]` assigned from `expr` (which may use `p`).
   Value DefinePairs(const std::string& prefix, DType dtype, const std::string& expr);
-  // The paired form of elementwise `node` on `args`, or a value with an empty name.
-  Value ComputePairs(const Node* node, DType operand, const std::vector<Value>& args);
+  // The paired form of elementwise `node` on `args`, where there is one.
+  std::optional<Value> ComputePairs(const Node* node, DType operand,
+                                    const std::vector<Value>& args);
   std::string Fresh(const std::string& prefix);
 
   CodeWriter* w_;

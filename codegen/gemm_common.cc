@@ -93,10 +93,9 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
     e.PairHalves();
     e.Bind(p.matmul, idx, Value{site.matmul_words, true, p.matmul->dtype()});
   } else {
-    const char* round = site.rounded                        ? ""
-                        : p.matmul->dtype() == DType::kBF16 ? "tessel_round_bf16"
-                        : p.matmul->dtype() == DType::kF16  ? "tessel_round_f16"
-                                                            : "";
+    const char* round = p.matmul->dtype() == DType::kBF16  ? "tessel_round_bf16"
+                        : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
+                                                           : "";
     e.Bind(p.matmul, idx,
            e.Define("mm", "float", true, absl::StrCat(round, "(", site.matmul_value, ")")));
   }

@@ -63,8 +63,7 @@ struct EpilogueSite {
       : lanes(lanes), batch(std::move(batch)), row(std::move(row)), col(std::move(col)) {}
   int lanes = 1;
   std::string batch, row, col;  // expressions naming the batch entry, the row, the first column
-  std::string matmul_value;     // the matmul at lane k, an expression of k
-  bool rounded = false;         // matmul_value already holds the matmul's dtype
+  std::string matmul_value;     // the matmul at lane k (f32, rounded here), an expression of k
   // Instead of matmul_value: an array of 32-bit words holding the 16-bit matmul's lanes in
   // pairs. The epilogue then keeps 16-bit values paired (ExprEmitter::PairHalves).
   std::string matmul_words;
@@ -74,10 +73,10 @@ struct EpilogueSite {
   int run = 0;  // lanes come in runs of this many adjacent columns (0: all `lanes`)
 };
 
-// Binds the matmul to the site's value (rounded to the matmul's dtype unless it is), then
-// computes and stores every output of the kernel at the site's positions, guarded by
-// row < m and column < n where positions can fall outside. Runs of adjacent lanes load and
-// store as vectors (up to 8) where the row length keeps them aligned.
+// Binds the matmul to the site's value (or words), then computes and stores every output of
+// the kernel at the site's positions, guarded by row < m and column < n where positions can
+// fall outside. Runs of adjacent lanes load and store as vectors (up to 8) where the row
+// length keeps them aligned.
 void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
                       const EpilogueSite& site);
 

@@ -62,7 +62,13 @@ __device__ __forceinline__ unsigned tessel_pack_bf16(float lo, float hi) {
 #endif
 }
 __device__ __forceinline__ unsigned tessel_pack_f16(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
   return (unsigned)tessel_float_to_f16(lo) | ((unsigned)tessel_float_to_f16(hi) << 16);
+#endif
 }
 #if __CUDA_ARCH__ >= 900
 #define TESSEL_BF16X2_OP(NAME, OP)                                                     \

@@ -10,9 +10,10 @@
 //   retired, and rounds its accumulators to the matmul's 16-bit type into its staging tile;
 // - the output. With TMA_STORE (the kernel's one output is the matmul itself) the consumers
 //   store their staging tiles by TMA. Otherwise warps 1-3 are the epilogue warps: they read
-//   each staging tile and run the generated epilogue (bias, activation,
-//   residual, any outputs) while the consumers already multiply the next tile, so the
-//   epilogue's arithmetic and loads overlap the tensor cores' work.
+//   each staging tile and run the generated epilogue (bias, activation, residual, any
+//   outputs) while the consumers already multiply the next tile, so the epilogue's
+//   arithmetic and loads overlap the tensor cores' work. The consumers run the block's
+//   last tile themselves.
 //
 // C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
 // STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
@@ -145,17 +146,18 @@ __device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN 
     unsigned r[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      r[j] = tessel_pack_16x2<C::F16>(acc[8 * q + 2 * j], acc[8 * q + 2 * j + 1]);
+      const float lo = acc[8 * q + 2 * j], hi = acc[8 * q + 2 * j + 1];
+      r[j] = C::F16 ? tessel_pack_f16(lo, hi) : tessel_pack_bf16(lo, hi);
     }
     tessel_stmatrix_x4(base + tessel_gemm_sm90_chunk(row, col), r[0], r[1], r[2], r[3]);
   }
 }
 
 // One consumer's staging tile through the epilogue, by kThreads threads (e: this thread's
-// index among them). A thread takes 8 columns of one
-// row in each 64-column box (lane k: column 8 s + 64 (k / 8) + k % 8 for slot s), so its
-// global loads of a row are BN / 64 independent vectors in flight together, and a warp's
-// vector touches 4 rows x 128 contiguous bytes.
+// index among them). A thread takes 8 columns of one row in each 64-column box (lane k:
+// column 8 s + 64 (k / 8) + k % 8 for slot s), so its global loads of a row are BN / 64
+// independent vectors in flight together, and a warp's vector touches 4 rows x 128
+// contiguous bytes.
 template <class C, int kThreads, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* staging, int e,
                                                           int batch, int row0, int col0,

@@ -34,18 +34,6 @@ __device__ __forceinline__ void tessel_stmatrix_x4(unsigned address, unsigned r0
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3));
 }
-// Two floats rounded to 16 bits and packed, `lo` in the low half: one instruction.
-template <bool F16>
-__device__ __forceinline__ unsigned tessel_pack_16x2(float lo, float hi) {
-  unsigned r;
-  if constexpr (F16) {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  } else {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  }
-  return r;
-}
-
 // ---- cp.async, ldmatrix, mma.sync (sm_80) ---------------------------------------------------
 // Copies 16 bytes global -> shared without holding registers; zeros when !inside.
 __device__ __forceinline__ void tessel_cp_async_16(void* dst, const void* src, bool inside) {

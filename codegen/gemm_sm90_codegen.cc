@@ -16,7 +16,7 @@ namespace {
 constexpr int kSharedLimit = 227 * 1024;  // per block on sm_90
 constexpr int kSms = 132;                 // H100 SXM; only shapes the tile choice
 
-// The consumers' two staging tiles: the tile's matmul values in 16 bits.
+// The consumers' staging tiles (one per 64 rows): the tile's matmul values in 16 bits.
 int StagingBytes(const GemmTile& tile) { return tile.bm * tile.bn * 2; }
 
 // The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
@@ -37,13 +37,16 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
 
 GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch) {
   GemmTile tile;
+  // At most 64 rows: one consumer warpgroup, and stages half the size, so that more of B is
+  // in flight where streaming B is the whole cost.
+  if (m <= 64) tile.bm = 64;
   // The widest tile that still gives every SM a tile; 64 when none does.
   for (int bn : {256, 128, 64}) {
     tile.bn = bn;
     if (CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch >= kSms && n > bn / 2) break;
   }
   const int stage = (tile.bm + tile.bn) * tile.bk * 2;
-  tile.stages = std::min(8, (kSharedLimit - 2048 - StagingBytes(tile)) / stage);
+  tile.stages = std::min(16, (kSharedLimit - 2048 - StagingBytes(tile)) / stage);
   return tile;
 }
 

@@ -5,7 +5,8 @@
 // One CTA per SM walks output tiles (persistent grid, L2-grouped order), with three roles:
 // - the producer, one thread of warp 0: TMA loads into a ring of C::STAGES shared-memory
 //   stages guarded by full/empty mbarriers;
-// - the consumers, warpgroups 1 and 2: each multiplies its 64 rows of the BM x BN tile with
+// - the consumers, warpgroups 1 and 2 (only 1 when BM = 64, for skinny problems): each
+//   multiplies its 64 rows of the BM x BN tile with
 //   wgmma straight from the swizzled stages, releases each stage once the wgmma reading it has
 //   retired, and rounds its accumulators to the matmul's 16-bit type into its staging tile;
 // - the output. With TMA_STORE (the kernel's one output is the matmul itself) the consumers
@@ -15,7 +16,7 @@
 //   arithmetic and loads overlap the tensor cores' work. The consumers run the block's
 //   last tile themselves.
 //
-// C provides: M, N, K, BATCH (output batch entries), BM (128), BN (256/128/64), BK (64),
+// C provides: M, N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64),
 // STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
 // (f16 operands and matmul, else bf16), TMA_STORE, SMEM (dynamic shared bytes the host
 // reserves), and
@@ -29,17 +30,19 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kABytes = C::BM * C::BK * 2;  // one stage of A
   static constexpr int kBBytes = C::BN * C::BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kConsumers = C::BM / 64;       // warpgroups of m64 wgmmas
   static constexpr int kStagingBytes = 64 * C::BN * 2;  // one consumer's rows, 16-bit
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
-  // ring; two staging tiles; the barriers (full and empty per stage, staged and drained per
-  // consumer).
+  // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
+  // drained per consumer).
   static constexpr int kSmemBytes =
-      1024 + C::STAGES * kStageBytes + 2 * kStagingBytes + (2 * C::STAGES + 4) * 8;
+      1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
   static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
-  static_assert(C::BM == 128 && C::BK == 64, "two consumer warpgroups of m64, 128-byte rows");
+  static_assert((C::BM == 128 || C::BM == 64) && C::BK == 64,
+                "one or two consumer warpgroups of m64, 128-byte rows");
   static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
   // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
   // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
@@ -243,7 +246,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
   unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
-  unsigned long long* full = (unsigned long long*)(staging_base + 2 * L::kStagingBytes);
+  unsigned long long* full =
+      (unsigned long long*)(staging_base + L::kConsumers * L::kStagingBytes);
   unsigned long long* empty = full + C::STAGES;
   unsigned long long* staged = empty + C::STAGES;  // consumer c's staging tile is written
   unsigned long long* drained = staged + 2;        // ... and the epilogue warps have read it
@@ -251,7 +255,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
       tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
-      tessel_mbar_init(&empty[s], 2);  // one arrive per consumer warpgroup
+      tessel_mbar_init(&empty[s], L::kConsumers);  // one arrive per consumer warpgroup
     }
     for (int c = 0; c < 2; ++c) {
       tessel_mbar_init(&staged[c], 128);
@@ -270,7 +274,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       for (int t = blockIdx.x, n = 0; t + gridDim.x < L::kTiles; t += gridDim.x, ++n) {
         int batch, tm, tn;
         tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
-        for (int c = 0; c < 2; ++c) {
+        for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
               staging_base + c * L::kStagingBytes, threadIdx.x - 32, batch,
@@ -283,6 +287,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   }
   tessel_setmaxnreg_inc<L::kConsumerRegisters>();
   const int c = warpgroup - 1;
+  if (c >= L::kConsumers) return;
   const bool signals = threadIdx.x % 128 == 0;
   unsigned char* staging = staging_base + c * L::kStagingBytes;
   int stage = 0;

@@ -9,18 +9,17 @@ struct gemm_config {
   static constexpr bool A_MN = false, B_MN = true, F16 = false;
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
-  static constexpr int BM = 128, BN = 64, BK = 64, STAGES = 8, GROUP_M = 8, SMEM = 214176;
+  static constexpr int BM = 64, BN = 64, BK = 64, STAGES = 13, GROUP_M = 8, SMEM = 222448;
   static constexpr bool TMA_STORE = false;
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_335751b1(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_65e52302(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1) {
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].
   tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const unsigned (&mm)[4], int batch, int row, int col) {
     unsigned in2_0[4];
     #pragma unroll
     for (int k = 0; k < 8; k += 8) {
-      tessel_vec<unsigned, 4> vec{};
-      if (row < 64) vec = tessel_load_vec<unsigned, 4>((const unsigned*)(in2 + (col + k % 8 + 64 * (k / 8))));
+      const auto vec = tessel_load_vec<unsigned, 4>((const unsigned*)(in2 + (col + k % 8 + 64 * (k / 8))));
       #pragma unroll
       for (int j = 0; j < 4; ++j) in2_0[k / 2 + j] = vec.v[j];
     }
@@ -56,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_33575
       tessel_vec<unsigned, 4> vec;
       #pragma unroll
       for (int j = 0; j < 4; ++j) vec.v[j] = cvt0[k / 2 + j];
-      if (row < 64) tessel_store_vec<unsigned, 4>((unsigned*)(out0 + (row * 128 + (col + k % 8 + 64 * (k / 8)))), vec);
+      tessel_store_vec<unsigned, 4>((unsigned*)(out0 + (row * 128 + (col + k % 8 + 64 * (k / 8)))), vec);
     }
   });
 }

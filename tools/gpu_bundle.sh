@@ -5,9 +5,8 @@
 #   tools/gpu_bundle.sh            then, on the GPU machine:
 #   bash dist/run.sh [tests|repro|bench|gemm|profile|sanitize|all]
 #   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
-#   kernel; profile: Nsight Compute
-#   on the fused 8192^3 GEMM, PROFILE_FILTER picks another benchmark; sanitize: memcheck,
-#   racecheck and synccheck)
+#   kernel; profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
+#   benchmark; sanitize: memcheck, racecheck and synccheck)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //bench:gpu_bench //bench:gemm_bench

@@ -64,13 +64,16 @@ struct LtGemm::Plan {
 };
 
 absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogue epilogue,
-                                      CUdeviceptr bias) {
+                                      CUdeviceptr bias, LtType type) {
+  const bool tf32 = type == LtType::kTf32;
+  const cudaDataType_t data = tf32 ? CUDA_R_32F : CUDA_R_16BF;
   TESSEL_ASSIGN_OR_RETURN(const Lt* lt, GetLt());
   TESSEL_ASSIGN_OR_RETURN(const cuda::Driver* driver, cuda::GetDriver());
   auto* p = new Plan;
   // Row-major D = A B is column-major D^T = B^T A^T: cuBLAS's (n x k) times (k x m).
   TESSEL_RETURN_IF_ERROR(
-      Check(lt->cublasLtMatmulDescCreate(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+      Check(lt->cublasLtMatmulDescCreate(
+                &p->desc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F),
             "cublasLtMatmulDescCreate"));
   if (epilogue == LtEpilogue::kBiasGelu) {
     const cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_GELU_BIAS;
@@ -84,11 +87,11 @@ absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogu
               "setting the bias"));
   }
   TESSEL_RETURN_IF_ERROR(
-      Check(lt->cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, n, k, n), "layout of B"));
+      Check(lt->cublasLtMatrixLayoutCreate(&p->a, data, n, k, n), "layout of B"));
   TESSEL_RETURN_IF_ERROR(
-      Check(lt->cublasLtMatrixLayoutCreate(&p->b, CUDA_R_16BF, k, m, k), "layout of A"));
+      Check(lt->cublasLtMatrixLayoutCreate(&p->b, data, k, m, k), "layout of A"));
   TESSEL_RETURN_IF_ERROR(
-      Check(lt->cublasLtMatrixLayoutCreate(&p->d, CUDA_R_16BF, n, m, n), "layout of D"));
+      Check(lt->cublasLtMatrixLayoutCreate(&p->d, data, n, m, n), "layout of D"));
   cublasLtMatmulPreference_t preference;
   TESSEL_RETURN_IF_ERROR(
       Check(lt->cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate"));

@@ -11,13 +11,16 @@
 namespace tessel::bench {
 
 enum class LtEpilogue { kNone, kBiasGelu };
+// kBf16: bf16 operands and result. kTf32: f32 operands and result, computed on TF32 tensor
+// cores (CUBLAS_COMPUTE_32F_FAST_TF32).
+enum class LtType { kBf16, kTf32 };
 
-// D[m, n] = A[m, k] B[k, n] (+ bias[n], GELU), all row-major bf16, f32 accumulation, with
-// the algorithm cuBLASLt's heuristic picks first.
+// D[m, n] = A[m, k] B[k, n] (+ bias[n], GELU), all row-major, f32 accumulation, with the
+// algorithm cuBLASLt's heuristic picks first.
 class LtGemm {
  public:
   static absl::StatusOr<LtGemm> Create(int64_t m, int64_t n, int64_t k, LtEpilogue epilogue,
-                                       CUdeviceptr bias);
+                                       CUdeviceptr bias, LtType type = LtType::kBf16);
   absl::Status Run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d) const;
 
  private:

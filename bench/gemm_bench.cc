@@ -18,7 +18,8 @@ namespace tessel {
 namespace {
 
 using Mnk = std::tuple<int64_t, int64_t, int64_t>;
-std::map<Mnk, double> g_cublas_tflops;  // cuBLASLt's GEMM alone, by shape
+std::map<Mnk, double> g_cublas_tflops;       // cuBLASLt's GEMM alone, by shape
+std::map<Mnk, double> g_cublas_tf32_tflops;  // cuBLASLt's f32 GEMM on TF32, by shape
 
 enum Epilogue : int64_t { kNone = 0, kBiasGelu = 1, kBiasGeluResidual = 2 };
 
@@ -44,7 +45,7 @@ struct Problem {
 
 // Runs `body` under the timer; `versus_cublas` adds the percentage of cuBLASLt's GEMM alone.
 template <typename F>
-void Measure(benchmark::State& state, const Problem& p, bool versus_cublas, F&& body) {
+void Measure(benchmark::State& state, const Mnk& mnk, bool versus_cublas, F&& body) {
   body();  // compile, allocate, warm up
   body();
   synchronize();
@@ -54,9 +55,10 @@ void Measure(benchmark::State& state, const Problem& p, bool versus_cublas, F&& 
     total += t;
     state.SetIterationTime(t);
   }
-  const double tflops = 2.0 * p.m * p.n * p.k * state.iterations() / total / 1e12;
+  const auto [m, n, k] = mnk;
+  const double tflops = 2.0 * m * n * k * state.iterations() / total / 1e12;
   state.counters["TFLOP/s"] = tflops;
-  if (auto it = g_cublas_tflops.find(p.key()); versus_cublas && it != g_cublas_tflops.end()) {
+  if (auto it = g_cublas_tflops.find(mnk); versus_cublas && it != g_cublas_tflops.end()) {
     state.counters["%cublas"] = 100 * tflops / it->second;
   }
 }
@@ -76,7 +78,7 @@ void BM_Cublas(benchmark::State& state) {
                                   gelu ? bench::LtEpilogue::kBiasGelu : bench::LtEpilogue::kNone,
                                   Pointer(p.bias));
   if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
-  Measure(state, p, gelu, [&] { (void)lt->Run(Pointer(p.x), Pointer(p.w), Pointer(p.out)); });
+  Measure(state, p.key(), gelu, [&] { (void)lt->Run(Pointer(p.x), Pointer(p.w), Pointer(p.out)); });
   if (!gelu) g_cublas_tflops[p.key()] = state.counters["TFLOP/s"];
   state.SetLabel(gelu ? "cuBLASLt GEMM + its bias+GELU epilogue" : "cuBLASLt GEMM");
 }
@@ -87,7 +89,7 @@ void BM_CublasThenTesselEpilogue(benchmark::State& state) {
   const Problem p(state);
   auto lt = bench::LtGemm::Create(p.m, p.n, p.k, bench::LtEpilogue::kNone, 0);
   if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
-  Measure(state, p, true, [&] {
+  Measure(state, p.key(), true, [&] {
     (void)lt->Run(Pointer(p.x), Pointer(p.w), Pointer(p.out));
     realize({gelu(p.out + p.bias)});
   });
@@ -99,7 +101,7 @@ void BM_Tessel(benchmark::State& state) {
   if (!NeedGpu(state)) return;
   const Problem p(state);
   const int64_t epilogue = state.range(3);
-  Measure(state, p, true, [&] {
+  Measure(state, p.key(), true, [&] {
     Tensor y = matmul(p.x, p.w);
     if (epilogue != kNone) y = gelu(y + p.bias);
     if (epilogue == kBiasGeluResidual) y = y + p.residual;
@@ -108,6 +110,34 @@ void BM_Tessel(benchmark::State& state) {
   state.SetLabel(epilogue == kNone       ? "tessel GEMM"
                  : epilogue == kBiasGelu ? "tessel GEMM + bias+GELU, fused"
                                          : "tessel GEMM + bias+GELU+residual, fused");
+}
+
+// f32 GEMMs on TF32 tensor cores: cuBLASLt (CUBLAS_COMPUTE_32F_FAST_TF32) first, then tessel
+// under MatmulPrecision::kTF32, then tessel's exact f32 kernel (kHighest).
+void BM_Tf32(benchmark::State& state) {
+  if (!NeedGpu(state)) return;
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const Mnk mnk{m, n, k};
+  Tensor x = randn({m, k}, 1, DType::kF32, Device::kCUDA);
+  Tensor w = randn({k, n}, 2, DType::kF32, Device::kCUDA);
+  Tensor out = zeros({m, n}, DType::kF32, Device::kCUDA);
+  realize({x, w, out});
+  const int64_t who = state.range(3);  // 0: cuBLASLt, 1: tessel TF32, 2: tessel exact f32
+  if (who == 0) {
+    auto lt = bench::LtGemm::Create(m, n, k, bench::LtEpilogue::kNone, 0, bench::LtType::kTf32);
+    if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
+    Measure(state, mnk, false, [&] { (void)lt->Run(Pointer(x), Pointer(w), Pointer(out)); });
+    g_cublas_tf32_tflops[mnk] = state.counters["TFLOP/s"];
+    state.SetLabel("cuBLASLt, f32 on TF32");
+    return;
+  }
+  set_matmul_precision(who == 1 ? MatmulPrecision::kTF32 : MatmulPrecision::kHighest);
+  Measure(state, mnk, false, [&] { realize({matmul(x, w)}); });
+  set_matmul_precision(MatmulPrecision::kHighest);
+  if (auto it = g_cublas_tf32_tflops.find(mnk); it != g_cublas_tf32_tflops.end()) {
+    state.counters["%cublas_tf32"] = 100 * state.counters["TFLOP/s"] / it->second;
+  }
+  state.SetLabel(who == 1 ? "tessel, f32 on TF32 (mma.sync)" : "tessel, exact f32");
 }
 
 void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> epilogues) {
@@ -136,6 +166,12 @@ BENCHMARK(BM_Tessel)
     ->Args({8192, 8192, 8192, kBiasGeluResidual})
     ->Args({8192, 11008, 4096, kBiasGeluResidual})
     ->Args({4096, 14336, 4096, kBiasGeluResidual})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+BENCHMARK(BM_Tf32)
+    ->ArgsProduct({{4096}, {4096}, {4096}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

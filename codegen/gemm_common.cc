@@ -37,6 +37,7 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel) {
   p.n = out[out.rank() - 1];
   p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];
   p.batch = BatchOf(out);
+  p.tf32 = IsTf32Matmul(*p.matmul);
   return p;
 }
 
@@ -48,10 +49,11 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
 
 bool TensorCoreOperands(const GemmProblem& p) {
   const DType t = p.a.buffer->dtype();
-  if ((t != DType::kBF16 && t != DType::kF16) || p.b.buffer->dtype() != t) return false;
+  const bool half = t == DType::kBF16 || t == DType::kF16;
+  if (!(half || (t == DType::kF32 && p.tf32)) || p.b.buffer->dtype() != t) return false;
   for (const GemmOperand* o : {&p.a, &p.b}) {
     const Shape& s = o->buffer->shape();
-    if (s[s.rank() - 1] % 8 != 0) return false;
+    if (s[s.rank() - 1] * DTypeSize(t) % 16 != 0) return false;
   }
   return p.m > 0 && p.n > 0 && p.k > 0 && p.batch.numel() < (int64_t{1} << 31) / 4096;
 }

@@ -26,13 +26,15 @@ struct GemmProblem {
   const Node* matmul = nullptr;
   GemmOperand a, b;  // [.., m, k] x [.., k, n]
   int64_t m = 0, n = 0, k = 0;
-  Shape batch;  // the output's batch axes
+  Shape batch;        // the output's batch axes
+  bool tf32 = false;  // f32 operands may be rounded to TF32 (set_matmul_precision)
 };
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel);
 
-// Whether both operands suit the tensor-core kernels: the same 16-bit dtype, and contiguous
-// rows whose length is a multiple of 8 (16-byte copies, TMA's stride rule).
+// Whether both operands suit the tensor-core kernels: the same 16-bit dtype (or f32 with
+// TF32 allowed), and contiguous rows whose length is a multiple of 16 bytes (16-byte copies,
+// TMA's stride rule).
 bool TensorCoreOperands(const GemmProblem& p);
 
 // The configuration members both tensor-core mainloops read (inside `struct gemm_config`):

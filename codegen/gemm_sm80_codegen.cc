@@ -9,7 +9,7 @@
 namespace tessel::codegen {
 namespace {
 
-constexpr int kTile = 128, kDepth = 32, kStages = 4, kPad = 8;
+constexpr int kTile = 128, kDepthBytes = 64, kStages = 4;
 
 }  // namespace
 
@@ -20,12 +20,15 @@ bool GemmSm80Applies(const FusedKernel& kernel, const cuda::Target& target) {
 KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
   KernelSource ks = NewKernelSource(kernel);
   const GemmProblem p = AnalyzeGemm(kernel);
-  // Each stage: a 128 x 32 block of A and a 32 x 128 block of B as stored (rows along the
-  // contiguous axis), rows padded by 8 elements.
-  auto block = [](bool k_contiguous) {
-    return k_contiguous ? kTile * (kDepth + kPad) : kDepth * (kTile + kPad);
+  // Each stage: 128 rows x 64 bytes of K of A and of B as stored (rows along the contiguous
+  // axis), padded as tessel_gemm_sm80_layout says.
+  const int elem = DTypeSize(p.a.buffer->dtype()), depth = kDepthBytes / elem;
+  const int pad_k = 16 / elem, pad_mn = p.tf32 ? 8 : 16 / elem;
+  auto block = [&](bool k_contiguous) {
+    return k_contiguous ? kTile * (depth + pad_k) : depth * (kTile + pad_mn);
   };
-  const int64_t smem = kStages * (block(!p.a.transposed) + block(p.b.transposed)) * 2;
+  const int64_t smem = kStages * (block(!p.a.transposed) + block(p.b.transposed)) * elem;
+  const char* type = p.tf32 ? "float" : "unsigned short";
   CodeWriter w;
   BeginSource(w, kernel);
   w.Line("#include \"tessel/gemm_sm80.cuh\"");
@@ -37,13 +40,15 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
     CodeWriter::Scope config(&w, "};");
     EmitOperandConfig(w, p);
     w.Line("static constexpr int STAGES = ", kStages, ", SMEM = ", smem, ";");
+    w.Line("static constexpr bool TF32 = ", p.tf32 ? "true" : "false", ";");
+    w.Line("typedef ", type, " T;");
   }
   w.Blank();
   {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(256) ", kNamePlaceholder,
                         "(", ParameterList(ks), ")");
-    w.Line("tessel_gemm_sm80<gemm_config>((const unsigned short*)", PointerName(ks, p.a.buffer),
-           ", (const unsigned short*)", PointerName(ks, p.b.buffer),
+    w.Line("tessel_gemm_sm80<gemm_config>((const ", type, "*)", PointerName(ks, p.a.buffer),
+           ", (const ", type, "*)", PointerName(ks, p.b.buffer),
            ", [&](const float (&acc)[64], int batch, int row0, int col0) {");
     CodeWriter::Scope epilogue(&w, "});");
     w.Line("const int lane = threadIdx.x % 32;");

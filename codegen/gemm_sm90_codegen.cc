@@ -51,7 +51,9 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch) {
 }
 
 bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target) {
-  return target.major == 9 && target.arch_specific && TensorCoreOperands(AnalyzeGemm(kernel));
+  const GemmProblem p = AnalyzeGemm(kernel);  // wgmma takes TF32 only K-major: not used
+  return target.major == 9 && target.arch_specific && TensorCoreOperands(p) &&
+         p.a.buffer->dtype() != DType::kF32;
 }
 
 KernelSource GenerateGemmSm90(const FusedKernel& kernel) {

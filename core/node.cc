@@ -168,6 +168,10 @@ NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr 
 
 int64_t LiveNodeCount() { return live_nodes.load(); }
 
+bool IsTf32Matmul(const Node& n) {
+  return n.op() == OpKind::kMatmul && !n.attrs().ints.empty() && n.attrs().ints[0] == 1;
+}
+
 bool SwapsLastTwoAxes(const Node& n) {
   if (n.op() != OpKind::kPermute) return false;
   const std::vector<int64_t>& perm = n.attrs().ints;

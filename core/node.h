@@ -93,6 +93,9 @@ int64_t LiveNodeCount();
 // Whether `n` is a permute that swaps the last two axes and keeps the others (transpose()).
 bool SwapsLastTwoAxes(const Node& n);
 
+// Whether `n` is a matmul recorded under MatmulPrecision::kTF32 (attribute tf32=1).
+bool IsTf32Matmul(const Node& n);
+
 template <typename H>
 H AbslHashValue(H h, const Attrs& a) {
   // By bits: full(-0.0) and full(0.0) are different values.

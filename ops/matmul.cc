@@ -1,10 +1,15 @@
 #include "ops/matmul.h"
 
+#include <atomic>
+#include <utility>
+
 #include "ops/record.h"
 #include "ops/structure.h"
 
 namespace tessel {
 namespace {
+
+std::atomic<MatmulPrecision> g_precision{MatmulPrecision::kHighest};
 
 using ops_internal::CommonDevice;
 using ops_internal::Describe;
@@ -26,11 +31,17 @@ Tensor MatmulOfMatrices(const Tensor& a, const Tensor& b) {
   Shape::Dims dims = batch->dims();
   dims.push_back(a.shape()[a.rank() - 2]);
   dims.push_back(b.shape()[b.rank() - 1]);
-  return Record(OpKind::kMatmul, Promote(a.dtype(), b.dtype()), a.device(), Shape(dims),
-                {a.node_ptr(), b.node_ptr()});
+  const DType dtype = Promote(a.dtype(), b.dtype());
+  Attrs attrs;  // tf32=1: operands rounded to TF32 (see set_matmul_precision)
+  if (dtype == DType::kF32 && matmul_precision() == MatmulPrecision::kTF32) attrs.ints = {1};
+  return Record(OpKind::kMatmul, dtype, a.device(), Shape(dims), {a.node_ptr(), b.node_ptr()},
+                std::move(attrs));
 }
 
 }  // namespace
+
+void set_matmul_precision(MatmulPrecision precision) { g_precision = precision; }
+MatmulPrecision matmul_precision() { return g_precision; }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   CommonDevice("matmul", {&a, &b});

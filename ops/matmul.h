@@ -10,6 +10,15 @@ namespace tessel {
 
 Tensor matmul(const Tensor& a, const Tensor& b);
 
+// How f32 matmuls recorded from now on may use tensor cores. kHighest (the default): computed
+// in f32. kTF32: both operands rounded to TF32 (10 mantissa bits, to nearest, ties away from
+// zero), products accumulated in f32; on GPUs with tensor cores (sm_80 and later) several
+// times faster. The CPU backend rounds the same way, so the devices agree. 16-bit matmuls
+// are unaffected. The setting is process-wide and read when a matmul is recorded.
+enum class MatmulPrecision { kHighest, kTF32 };
+void set_matmul_precision(MatmulPrecision precision);
+MatmulPrecision matmul_precision();
+
 }  // namespace tessel
 
 #endif  // TESSEL_OPS_MATMUL_H_

@@ -1,27 +1,36 @@
 // tessel device library: the portable tensor-core GEMM mainloop (sm_80 and later), handed to
-// NVRTC as the named header "tessel/gemm_sm80.cuh": mma.sync m16n8k16 fed by ldmatrix from a
-// ring of C::STAGES shared-memory stages that cp.async fills ahead of use. The code generator
-// writes a configuration C, the epilogue and the kernel that instantiates tessel_gemm_sm80<C>.
+// NVRTC as the named header "tessel/gemm_sm80.cuh": mma.sync fed from a ring of C::STAGES
+// shared-memory stages that cp.async fills ahead of use. The code generator writes a
+// configuration C, the epilogue and the kernel that instantiates tessel_gemm_sm80<C>.
 //
-// A 128 x 128 tile per block of 8 warps (2 x 4), each warp 64 x 32. Shared tiles keep the
-// global layout (rows of the contiguous axis) padded by 16 bytes per row, which puts the 8
-// rows an ldmatrix reads on distinct banks for every layout.
+// A 128 x 128 tile per block of 8 warps (2 x 4), each warp 64 x 32, and 64 bytes of K per
+// stage (32 16-bit values or 16 floats). Shared tiles keep the global layout (rows of the
+// contiguous axis), rows padded so that the 8 rows an ldmatrix reads, or a warp's scalar
+// fragment loads, fall on distinct banks.
+// - 16-bit operands: m16n8k16, fragments by ldmatrix (.trans for MN-major tiles).
+// - C::TF32 (f32 operands): m16n8k8 on TF32, each operand rounded to nearest (ties away)
+//   as it enters a fragment; ldmatrix reads K-major tiles (a row of 4 floats is a row of 8
+//   16-bit halves), scalar loads read MN-major ones.
 //
-// C provides: M, N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, SMEM
-// (dynamic shared bytes the host reserves), and
-// `static __device__ int a_batch(int)`, `b_batch(int)` as for tessel_gemm_sm90. Operands'
-// contiguous extents are multiples of 8 (16-byte copies).
+// C provides: M, N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, TF32,
+// SMEM (dynamic shared bytes the host reserves), `typedef ... T` (the operand element type),
+// and `static __device__ int a_batch(int)`, `b_batch(int)` as for tessel_gemm_sm90.
+// Operands' contiguous extents are multiples of 16 bytes.
 #pragma once
 #include "tessel/ptx.cuh"
 
 template <class C>
 struct tessel_gemm_sm80_layout {
-  static constexpr int BM = 128, BN = 128, BK = 32, kPad = 8;
+  static constexpr int kElem = sizeof(typename C::T);
+  static constexpr int BM = 128, BN = 128, BK = 64 / kElem;  // 64-byte rows of K
+  // Row padding in elements: 16 bytes, or 8 floats for TF32's MN-major tiles (a warp's
+  // scalar loads then cover 32 banks: 4 rows 8 banks apart, 8 columns).
+  static constexpr int kPadK = 16 / kElem, kPadMN = C::TF32 ? 8 : 16 / kElem;
   // Each operand tile as stored: rows x (contiguous columns + pad), in elements.
-  static constexpr int kARows = C::A_MN ? BK : BM, kACols = (C::A_MN ? BM : BK) + kPad;
-  static constexpr int kBRows = C::B_MN ? BK : BN, kBCols = (C::B_MN ? BN : BK) + kPad;
+  static constexpr int kARows = C::A_MN ? BK : BM, kACols = C::A_MN ? BM + kPadMN : BK + kPadK;
+  static constexpr int kBRows = C::B_MN ? BK : BN, kBCols = C::B_MN ? BN + kPadMN : BK + kPadK;
   static constexpr int kStageElems = kARows * kACols + kBRows * kBCols;
-  static constexpr int kSmemBytes = C::STAGES * kStageElems * 2;
+  static constexpr int kSmemBytes = C::STAGES * kStageElems * kElem;
   static constexpr int kKSteps = (C::K + BK - 1) / BK;
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
 };
@@ -29,19 +38,106 @@ struct tessel_gemm_sm80_layout {
 // Copies one operand's tile (rows x cols of the contiguous layout, starting at global
 // (row0, col0) of a rows_total x cols_total matrix) into shared memory, 16 bytes per copy;
 // copies past the matrix's edge fill zeros.
-template <int ROWS, int COLS, int PITCH>
-__device__ __forceinline__ void tessel_gemm_sm80_copy(unsigned short* dst,
-                                                      const unsigned short* src, int row0,
-                                                      int col0, int rows_total,
-                                                      int cols_total) {
-  constexpr int kChunks = ROWS * COLS / 8;
+template <int ROWS, int COLS, int PITCH, class T>
+__device__ __forceinline__ void tessel_gemm_sm80_copy(T* dst, const T* src, int row0, int col0,
+                                                      int rows_total, int cols_total) {
+  constexpr int kPerCopy = 16 / sizeof(T), kChunks = ROWS * COLS / kPerCopy;
 #pragma unroll
   for (int i = threadIdx.x; i < kChunks; i += 256) {
-    const int r = i / (COLS / 8), c = (i % (COLS / 8)) * 8;
+    const int r = i / (COLS / kPerCopy), c = (i % (COLS / kPerCopy)) * kPerCopy;
     const bool inside = row0 + r < rows_total && col0 + c < cols_total;
-    const unsigned short* from =
-        inside ? src + (long long)(row0 + r) * cols_total + col0 + c : src;
+    const T* from = inside ? src + (long long)(row0 + r) * cols_total + col0 + c : src;
     tessel_cp_async_16(dst + r * PITCH + c, from, inside);
+  }
+}
+
+// One k16 step of a warp's 64 x 32 block from 16-bit tiles `sa`, `sb` (one stage).
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm80_step16(float (&acc)[64], const typename C::T* sa,
+                                                        const typename C::T* sb, int kk, int wm,
+                                                        int wn) {
+  using L = tessel_gemm_sm80_layout<C>;
+  const int lane = threadIdx.x % 32;
+  unsigned af[4][4], bf[4][2];
+  // Lane l addresses row l % 8 of 8x8 matrix l / 8.
+  const int r = lane % 8, half = (lane / 8) % 2, pair = lane / 16;
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+    const int m = wm + 16 * mi;
+    if constexpr (C::A_MN) {
+      tessel_ldmatrix_x4_trans(af[mi], sa + (kk + r + 8 * pair) * L::kACols + m + 8 * half);
+    } else {
+      tessel_ldmatrix_x4(af[mi], sa + (m + r + 8 * half) * L::kACols + kk + 8 * pair);
+    }
+  }
+#pragma unroll
+  for (int nj = 0; nj < 2; ++nj) {
+    const int n = wn + 16 * nj;
+    unsigned q[4];
+    if constexpr (C::B_MN) {
+      tessel_ldmatrix_x4_trans(q, sb + (kk + r + 8 * half) * L::kBCols + n + 8 * pair);
+    } else {
+      tessel_ldmatrix_x4(q, sb + (n + r + 8 * pair) * L::kBCols + kk + 8 * half);
+    }
+    bf[2 * nj][0] = q[0], bf[2 * nj][1] = q[1], bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
+  }
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni) tessel_mma_16816<C::F16>(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+  }
+}
+
+// One k8 step on TF32 from f32 tiles. Fragments (g = lane / 4, t = lane % 4): A holds
+// (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of its 16 x 8 block; B holds (k t, n g) and
+// (k t + 4, n g) of its 8 x 8 block.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm80_step_tf32(float (&acc)[64], const float* sa,
+                                                           const float* sb, int kk, int wm,
+                                                           int wn) {
+  using L = tessel_gemm_sm80_layout<C>;
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  // ldmatrix on K-major rows of 4 floats: lane l addresses row l % 8 of matrix l / 8.
+  const int r = lane % 8, mat = lane / 8;
+  unsigned af[4][4], bf[4][2];
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+    const int m = wm + 16 * mi;
+    if constexpr (C::A_MN) {
+      const float* col = sa + m + g;
+      af[mi][0] = __float_as_uint(col[(kk + t) * L::kACols]);
+      af[mi][1] = __float_as_uint(col[(kk + t) * L::kACols + 8]);
+      af[mi][2] = __float_as_uint(col[(kk + t + 4) * L::kACols]);
+      af[mi][3] = __float_as_uint(col[(kk + t + 4) * L::kACols + 8]);
+    } else {
+      tessel_ldmatrix_x4(af[mi], sa + (m + r + 8 * (mat & 1)) * L::kACols + kk + 4 * (mat >> 1));
+    }
+  }
+#pragma unroll
+  for (int nj = 0; nj < 2; ++nj) {
+    const int n = wn + 16 * nj;
+    if constexpr (C::B_MN) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        bf[2 * nj + h][0] = __float_as_uint(sb[(kk + t) * L::kBCols + n + 8 * h + g]);
+        bf[2 * nj + h][1] = __float_as_uint(sb[(kk + t + 4) * L::kBCols + n + 8 * h + g]);
+      }
+    } else {
+      unsigned q[4];  // matrices: (n 0-7, k 0-3), (n 0-7, k 4-7), (n 8-15, k 0-3), (n 8-15, k 4-7)
+      tessel_ldmatrix_x4(q, sb + (n + r + 8 * (mat >> 1)) * L::kBCols + kk + 4 * (mat & 1));
+      bf[2 * nj][0] = q[0], bf[2 * nj][1] = q[1], bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) af[i][j] = tessel_to_tf32(af[i][j]);
+    bf[i][0] = tessel_to_tf32(bf[i][0]), bf[i][1] = tessel_to_tf32(bf[i][1]);
+  }
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
   }
 }
 
@@ -50,19 +146,21 @@ __device__ __forceinline__ void tessel_gemm_sm80_copy(unsigned short* dst,
 // at row row0 + 64 (w / 4) + 16 mi + l / 4 + 8 h, column col0 + 32 (w % 4) + 8 ni +
 // 2 (l % 4) + j.
 template <class C, class Epilogue>
-__device__ __forceinline__ void tessel_gemm_sm80(const unsigned short* a,
-                                                 const unsigned short* b, Epilogue epilogue) {
+__device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const typename C::T* b,
+                                                 Epilogue epilogue) {
   using L = tessel_gemm_sm80_layout<C>;
-  extern __shared__ __align__(16) unsigned short tessel_sm80_smem[];
+  using T = typename C::T;
+  extern __shared__ __align__(16) unsigned char tessel_sm80_raw[];
+  T* tessel_sm80_smem = reinterpret_cast<T*>(tessel_sm80_raw);
   const int batch = blockIdx.z, row0 = blockIdx.y * L::BM, col0 = blockIdx.x * L::BN;
   a += (long long)C::a_batch(batch) * C::M * C::K;
   b += (long long)C::b_batch(batch) * C::K * C::N;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
   const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
 
   auto load_stage = [&](int kt) {
-    unsigned short* sa = tessel_sm80_smem + (kt % C::STAGES) * L::kStageElems;
-    unsigned short* sb = sa + L::kARows * L::kACols;
+    T* sa = tessel_sm80_smem + (kt % C::STAGES) * L::kStageElems;
+    T* sb = sa + L::kARows * L::kACols;
     const int k0 = kt * L::BK;
     if constexpr (C::A_MN) {
       tessel_gemm_sm80_copy<L::BK, L::BM, L::kACols>(sa, a, k0, row0, C::K, C::M);
@@ -89,40 +187,14 @@ __device__ __forceinline__ void tessel_gemm_sm80(const unsigned short* a,
     __syncthreads();                        // ... and everyone's; stage kt - 1 is free
     if (kt + C::STAGES - 1 < L::kKSteps) load_stage(kt + C::STAGES - 1);
     tessel_cp_async_commit();
-    const unsigned short* sa = tessel_sm80_smem + (kt % C::STAGES) * L::kStageElems;
-    const unsigned short* sb = sa + L::kARows * L::kACols;
+    const T* sa = tessel_sm80_smem + (kt % C::STAGES) * L::kStageElems;
+    const T* sb = sa + L::kARows * L::kACols;
+    if constexpr (C::TF32) {
 #pragma unroll
-    for (int kk = 0; kk < L::BK; kk += 16) {
-      unsigned af[4][4], bf[4][2];
-      // Lane l addresses row l % 8 of 8x8 matrix l / 8.
-      const int r = lane % 8, half = (lane / 8) % 2, pair = lane / 16;
+      for (int kk = 0; kk < L::BK; kk += 8) tessel_gemm_sm80_step_tf32<C>(acc, sa, sb, kk, wm, wn);
+    } else {
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
-        const int m = wm + 16 * mi;
-        if constexpr (C::A_MN) {
-          tessel_ldmatrix_x4_trans(af[mi], sa + (kk + r + 8 * pair) * L::kACols + m + 8 * half);
-        } else {
-          tessel_ldmatrix_x4(af[mi], sa + (m + r + 8 * half) * L::kACols + kk + 8 * pair);
-        }
-      }
-#pragma unroll
-      for (int nj = 0; nj < 2; ++nj) {
-        const int n = wn + 16 * nj;
-        unsigned q[4];
-        if constexpr (C::B_MN) {
-          tessel_ldmatrix_x4_trans(q, sb + (kk + r + 8 * half) * L::kBCols + n + 8 * pair);
-        } else {
-          tessel_ldmatrix_x4(q, sb + (n + r + 8 * pair) * L::kBCols + kk + 8 * half);
-        }
-        bf[2 * nj][0] = q[0], bf[2 * nj][1] = q[1], bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
-      }
-#pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
-#pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
-          tessel_mma_16816<C::F16>(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
-        }
-      }
+      for (int kk = 0; kk < L::BK; kk += 16) tessel_gemm_sm80_step16<C>(acc, sa, sb, kk, wm, wn);
     }
   }
   epilogue(acc, batch, row0 + wm, col0 + wn);

@@ -76,6 +76,21 @@ __device__ __forceinline__ void tessel_mma_16816(float* d, const unsigned (&a)[4
   }
 }
 
+// f32 bits rounded to TF32 (10 mantissa bits, to nearest, ties away from zero).
+__device__ __forceinline__ unsigned tessel_to_tf32(unsigned f32_bits) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(f32_bits)));
+  return r;
+}
+// d (16x8 f32) += a (16x8) x b (8x8), TF32 operands.
+__device__ __forceinline__ void tessel_mma_1688_tf32(float* d, const unsigned (&a)[4],
+                                                     const unsigned (&b)[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 // ---- mbarrier (sm_90) --------------------------------------------------------------------
 __device__ __forceinline__ void tessel_mbar_init(unsigned long long* bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(tessel_smem(bar)), "r"(count));

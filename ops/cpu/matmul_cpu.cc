@@ -1,5 +1,9 @@
 // Matmul through Eigen's GEMM, one call per batch entry; operands are converted to float
 // once (f16/bf16 accumulate in float) and broadcast batch entries are shared, not copied.
+#include <cmath>
+#include <cstdint>
+
+#include "absl/base/casts.h"
 #include "ops/cpu/kernels.h"
 #include "ops/cpu/strided.h"
 
@@ -21,14 +25,28 @@ std::vector<int64_t> BatchIndices(const Shape& operand, const Shape& out) {
   return indices;
 }
 
+// f32 rounded to TF32 as the tensor cores' cvt.rna.tf32.f32 does: 10 mantissa bits, to
+// nearest, ties away from zero; infinities and NaN unchanged.
+float RoundToTf32(float x) {
+  if (!std::isfinite(x)) return x;
+  uint32_t bits = absl::bit_cast<uint32_t>(x);
+  bits = (bits + 0x1000u) & 0xffffe000u;
+  return absl::bit_cast<float>(bits);
+}
+
 }  // namespace
 
 absl::StatusOr<BufferPtr> RunMatmul(const Node& node, const InputBuffers& inputs) {
   const Shape& sa = node.input(0).shape();
   const Shape& sb = node.input(1).shape();
   const int64_t m = sa[sa.rank() - 2], k = sa[sa.rank() - 1], n = sb[sb.rank() - 1];
-  const std::vector<float> a = LoadBroadcast<float>(*inputs[0], sa, sa);
-  const std::vector<float> b = LoadBroadcast<float>(*inputs[1], sb, sb);
+  std::vector<float> a = LoadBroadcast<float>(*inputs[0], sa, sa);
+  std::vector<float> b = LoadBroadcast<float>(*inputs[1], sb, sb);
+  if (IsTf32Matmul(node)) {
+    for (std::vector<float>* v : {&a, &b}) {
+      for (float& x : *v) x = RoundToTf32(x);
+    }
+  }
   const std::vector<int64_t> ia = BatchIndices(sa, node.shape());
   const std::vector<int64_t> ib = BatchIndices(sb, node.shape());
   std::vector<float> c(node.shape().numel());

@@ -65,6 +65,14 @@ std::vector<CorpusCase> Corpus() {
                   gelu(matmul(In({300, 136}, b16), In({136, 264}, b16)) + In({264}, b16)) +
                       In({300, 264}, b16)}});
   }
+  {
+    // f32 on TF32 tensor cores (mma.sync on every target): both layouts of each operand.
+    set_matmul_precision(MatmulPrecision::kTF32);
+    c.push_back({"tf32_gemms",
+                 {matmul(In({256, 96}), In({96, 200})) + In({200}),
+                  matmul(transpose(In({64, 128})), transpose(In({256, 64})))}});
+    set_matmul_precision(MatmulPrecision::kHighest);
+  }
   c.push_back({"api_example",
                {softmax(gelu(matmul(h, In({96, 128}, DType::kBF16)) + In({128}, DType::kBF16)))}});
   std::vector<Tensor> updates;

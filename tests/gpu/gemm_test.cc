@@ -164,6 +164,31 @@ TEST_F(GemmTest, FallbacksStayCorrect) {
   });
 }
 
+// f32 under MatmulPrecision::kTF32: mma.sync on TF32 (both layouts, ragged edges, batches,
+// an epilogue) against the CPU backend, which rounds its operands the same way.
+TEST_F(GemmTest, Tf32WhenChosen) {
+  set_matmul_precision(MatmulPrecision::kTF32);
+  auto build = [](Device d) {
+    const DType f = DType::kF32;
+    return std::vector<Tensor>{
+        matmul(Data({300, 200}, 1, f, d), Data({200, 264}, 2, f, d)) + Data({264}, 3, f, d),
+        matmul(transpose(Data({72, 132}, 4, f, d)), transpose(Data({36, 72}, 5, f, d))),
+        gelu(matmul(Data({3, 40, 64}, 6, f, d), Data({64, 128}, 7, f, d)))};
+  };
+  const std::vector<Tensor> outputs = build(Device::kCUDA);
+  set_matmul_precision(MatmulPrecision::kHighest);
+  int tf32_kernels = 0;
+  for (const KernelInfo& k : inspect(outputs)) {
+    tf32_kernels += absl::StrContains(k.source, "TF32 = true") ? 1 : 0;
+  }
+  if (OnTensorCoreGpu()) {
+    EXPECT_EQ(tf32_kernels, 3) << explain(outputs);
+  }
+  set_matmul_precision(MatmulPrecision::kTF32);
+  Compare(build);
+  set_matmul_precision(MatmulPrecision::kHighest);
+}
+
 TEST_F(GemmTest, RepeatedRunsAgreeBitForBit) {
   auto run = [] {
     Tensor c = matmul(Data({512, 512}, 1, DType::kBF16, Device::kCUDA),

@@ -1,5 +1,9 @@
 // Matmul against triple loops in double: shapes, batch broadcasting, vectors, half dtypes
 // and transposed views.
+#include <cstdint>
+
+#include "absl/base/casts.h"
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
 #include "tests/test_util.h"
@@ -86,6 +90,42 @@ TEST(MatmulTest, MixedDtypesPromote) {
   Tensor c = matmul(a, b);
   EXPECT_EQ(c.dtype(), DType::kF32);
   EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{1.5f, 1.5f, 1.5f, 1.5f}));
+}
+
+// Under MatmulPrecision::kTF32 an f32 matmul multiplies its operands rounded to TF32 (10
+// mantissa bits, to nearest, ties away from zero); 16-bit matmuls and later recordings
+// under kHighest are exact as before.
+TEST(MatmulTest, Tf32RoundsOperandsWhenChosen) {
+  // 1 + 2^-11 is a TF32 tie (rounds up to 1 + 2^-10); 1 + 2^-12 rounds down to 1.
+  const float tie = 1.0f + 0x1p-11f, below = 1.0f + 0x1p-12f;
+  Tensor a = from_vector({tie, below}, {1, 2}, DType::kF32, Device::kCPU);
+  Tensor b = from_vector({1, 1}, {2, 1}, DType::kF32, Device::kCPU);
+  ASSERT_EQ(matmul_precision(), MatmulPrecision::kHighest);
+  Tensor exact = matmul(a, b);
+  set_matmul_precision(MatmulPrecision::kTF32);
+  Tensor rounded = matmul(a, b);
+  EXPECT_TRUE(absl::StrContains(PrintGraph({rounded}), "matmul f32[1,1] %0, %1 tf32=1"))
+      << PrintGraph({rounded});
+  Tensor half = matmul(cast(a, DType::kBF16), cast(b, DType::kBF16));
+  set_matmul_precision(MatmulPrecision::kHighest);
+  EXPECT_EQ(exact.to_vector<float>(), (std::vector<float>{tie + below}));
+  EXPECT_EQ(rounded.to_vector<float>(), (std::vector<float>{(1.0f + 0x1p-10f) + 1.0f}));
+  EXPECT_EQ(half.to_vector<float>(), (std::vector<float>{2.0f}));
+
+  // Random operands: against the reference on operands rounded the same way.
+  const Shape sa{3, 17, 40}, sb{40, 9};
+  testing::Sample x = RandomTensor(sa, DType::kF32, 1), y = RandomTensor(sb, DType::kF32, 2);
+  auto tf32 = [](std::vector<double> v) {
+    for (double& d : v) {
+      uint32_t bits = absl::bit_cast<uint32_t>(static_cast<float>(d));
+      d = absl::bit_cast<float>((bits + 0x1000u) & 0xffffe000u);
+    }
+    return v;
+  };
+  set_matmul_precision(MatmulPrecision::kTF32);
+  Tensor c = matmul(x.tensor, y.tensor);
+  set_matmul_precision(MatmulPrecision::kHighest);
+  ExpectClose(c.to_vector<float>(), Reference(tf32(x.values), sa, tf32(y.values), sb), 1e-5, 1e-5);
 }
 
 }  // namespace

@@ -51,11 +51,16 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
         auto load =
             w.Block("for (int i = threadIdx.x; i < ", kTile * kStep, "; i += ", kThreads, ")");
         w.Line("const int r = i / ", kStep, ", c = i % ", kStep, ";");
+        // Under TF32 the operands are rounded as the tensor-core kernels round them.
+        auto operand = [&](DType t, const std::string& element) {
+          const std::string v = LoadConvert(t, element);
+          return p.tf32 ? absl::StrCat("tessel_round_tf32(", v, ")") : v;
+        };
         w.Line("As[c][r] = (m0 + r < ", m, " && k0 + c < ", k, ") ? ",
-               LoadConvert(ta, absl::StrCat("A", At(p.a, m, k, "m0 + r", "k0 + c"))), " : 0.0f;");
+               operand(ta, absl::StrCat("A", At(p.a, m, k, "m0 + r", "k0 + c"))), " : 0.0f;");
         w.Line("const int kr = i / ", kTile, ", nc = i % ", kTile, ";");
         w.Line("Bs[kr][nc] = (k0 + kr < ", k, " && n0 + nc < ", n, ") ? ",
-               LoadConvert(tb, absl::StrCat("B", At(p.b, k, n, "k0 + kr", "n0 + nc"))), " : 0.0f;");
+               operand(tb, absl::StrCat("B", At(p.b, k, n, "k0 + kr", "n0 + nc"))), " : 0.0f;");
       }
       w.Line("__syncthreads();");
       w.Line("#pragma unroll");

@@ -97,6 +97,18 @@ TESSEL_BF16X2_OP(mul, *)
 TESSEL_F16X2_OP(add)
 TESSEL_F16X2_OP(sub)
 TESSEL_F16X2_OP(mul)
+// f32 rounded to TF32 (10 mantissa bits, to nearest, ties away from zero): what a matmul
+// recorded under MatmulPrecision::kTF32 multiplies, on tensor cores or not.
+__device__ __forceinline__ float tessel_round_tf32(float f) {
+#if __CUDA_ARCH__ >= 800
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
+  return __uint_as_float(r);
+#else
+  const unsigned u = __float_as_uint(f);
+  return isfinite(f) ? __uint_as_float((u + 0x1000u) & 0xffffe000u) : f;
+#endif
+}
 // 1/x by the hardware's approximate reciprocal (within 1 ulp; 0 for infinite x).
 __device__ __forceinline__ float tessel_rcp(float x) {
   float r;

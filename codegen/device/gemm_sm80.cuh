@@ -79,13 +79,20 @@ __device__ __forceinline__ void tessel_gemm_sm80_step16(float (&acc)[64], const 
     } else {
       tessel_ldmatrix_x4(q, sb + (n + r + 8 * pair) * L::kBCols + kk + 8 * half);
     }
-    bf[2 * nj][0] = q[0], bf[2 * nj][1] = q[1], bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
+    bf[2 * nj][0] = q[0], bf[2 * nj][1] = q[1];
+    bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
   }
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {
 #pragma unroll
-    for (int ni = 0; ni < 4; ++ni) tessel_mma_16816<C::F16>(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+    for (int ni = 0; ni < 4; ++ni) {
+      tessel_mma_16816<C::F16>(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+    }
   }
+}
+
+__device__ __forceinline__ unsigned tessel_tf32_bits(unsigned f32) {
+  return __float_as_uint(tessel_round_tf32(__uint_as_float(f32)));
 }
 
 // One k8 step on TF32 from f32 tiles. Fragments (g = lane / 4, t = lane % 4): A holds
@@ -125,14 +132,15 @@ __device__ __forceinline__ void tessel_gemm_sm80_step_tf32(float (&acc)[64], con
     } else {
       unsigned q[4];  // matrices: (n 0-7, k 0-3), (n 0-7, k 4-7), (n 8-15, k 0-3), (n 8-15, k 4-7)
       tessel_ldmatrix_x4(q, sb + (n + r + 8 * (mat >> 1)) * L::kBCols + kk + 4 * (mat & 1));
-      bf[2 * nj][0] = q[0], bf[2 * nj][1] = q[1], bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
+      bf[2 * nj][0] = q[0], bf[2 * nj][1] = q[1];
+      bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
     }
   }
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
 #pragma unroll
-    for (int j = 0; j < 4; ++j) af[i][j] = tessel_to_tf32(af[i][j]);
-    bf[i][0] = tessel_to_tf32(bf[i][0]), bf[i][1] = tessel_to_tf32(bf[i][1]);
+    for (int j = 0; j < 4; ++j) af[i][j] = tessel_tf32_bits(af[i][j]);
+    bf[i][0] = tessel_tf32_bits(bf[i][0]), bf[i][1] = tessel_tf32_bits(bf[i][1]);
   }
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {

@@ -76,12 +76,6 @@ __device__ __forceinline__ void tessel_mma_16816(float* d, const unsigned (&a)[4
   }
 }
 
-// f32 bits rounded to TF32 (10 mantissa bits, to nearest, ties away from zero).
-__device__ __forceinline__ unsigned tessel_to_tf32(unsigned f32_bits) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(f32_bits)));
-  return r;
-}
 // d (16x8 f32) += a (16x8) x b (8x8), TF32 operands.
 __device__ __forceinline__ void tessel_mma_1688_tf32(float* d, const unsigned (&a)[4],
                                                      const unsigned (&b)[2]) {

@@ -18,7 +18,7 @@ namespace {
 // ignored), C7511 and C7515 (wgmma serialized).
 TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   if (!cuda::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
-  int compiled = 0, tensor_core = 0, tf32 = 0;
+  int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0;
   for (const testing::CorpusCase& c : testing::Corpus()) {
     std::vector<const Node*> roots;
     for (const Tensor& t : c.outputs) roots.push_back(&t.node());
@@ -38,12 +38,17 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
                            ? 1
                            : 0;
         tf32 += absl::StrContains(k.source, "TF32 = true") ? 1 : 0;
+        plain_tf32 += absl::StrContains(k.source, "? tessel_round_tf32(") &&
+                              !absl::StrContains(k.source, "TF32 = true")
+                          ? 1
+                          : 0;
       }
     }
   }
   EXPECT_GT(compiled, 40);
   EXPECT_GE(tensor_core, 16);  // the tensor-core GEMMs on both targets
   EXPECT_EQ(tf32, 4);          // mma.sync on TF32 on both targets
+  EXPECT_EQ(plain_tf32, 2);    // the plain kernel, rounding as TF32, on both targets
 }
 
 // The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose

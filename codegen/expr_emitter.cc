@@ -56,8 +56,6 @@ std::string StoreConvert(DType dtype, const std::string& expr) {
 
 namespace {
 
-bool Half(DType dtype) { return dtype == DType::kBF16 || dtype == DType::kF16; }
-
 // Rounds a float expression to a half dtype's precision (identity otherwise).
 std::string Round(DType dtype, const std::string& expr) {
   if (dtype == DType::kBF16) return absl::StrCat("tessel_round_bf16(", expr, ")");
@@ -124,7 +122,7 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
   const DType dtype = node->dtype();
   const char* type = CudaComputeType(dtype);
   const int width = idx.vector_width;
-  if (width > 1 && idx.PerLane() && lanes_ % width == 0 && pair_halves_ && Half(dtype)) {
+  if (width > 1 && idx.PerLane() && lanes_ % width == 0 && pair_halves_ && IsHalfFloat(dtype)) {
     // 16-bit elements stay in the words they arrive in.
     Value v{Fresh(absl::StrCat(pointer, "_")), true, dtype};
     const int words = width / 2;
@@ -209,7 +207,7 @@ Value ExprEmitter::Convert(const Value& v, DType from, DType to) {
   // Same register type and no precision lost: the value is already what `to` holds.
   const bool same_type = std::string(CudaComputeType(from)) == CudaComputeType(to);
   if (same_type && (from == to || to == DType::kF32)) return v;
-  if (pair_halves_ && Half(to) && IsFloating(from) && v.per_lane && v.pairs != to) {
+  if (pair_halves_ && IsHalfFloat(to) && IsFloating(from) && v.per_lane && v.pairs != to) {
     return DefinePairs("cvt", to,
                        absl::StrCat(to == DType::kBF16 ? "tessel_pack_bf16(" : "tessel_pack_f16(",
                                     v.At("2 * p"), ", ", v.At("2 * p + 1"), ")"));
@@ -232,7 +230,8 @@ std::optional<Value> ExprEmitter::ComputePairs(const Node* node, DType operand,
                    : node->op() == OpKind::kSub ? "sub"
                    : node->op() == OpKind::kMul ? "mul"
                                                 : nullptr;
-  if (!pair_halves_ || op == nullptr || operand != dtype || !Half(dtype)) return std::nullopt;
+  if (!pair_halves_ || op == nullptr || operand != dtype || !IsHalfFloat(dtype))
+    return std::nullopt;
   for (const Value& a : args) {
     if (!a.Paired() || a.pairs != dtype) return std::nullopt;
   }

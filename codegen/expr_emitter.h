@@ -28,7 +28,7 @@ struct Value {
   std::string name;
   bool per_lane = false;
   DType pairs = DType::kF32;
-  bool Paired() const { return pairs == DType::kBF16 || pairs == DType::kF16; }
+  bool Paired() const { return IsHalfFloat(pairs); }
   std::string At(const std::string& lane = "k") const {
     if (Paired()) {
       return absl::StrCat(pairs == DType::kBF16 ? "tessel_bf16_lane(" : "tessel_f16_lane(", name,

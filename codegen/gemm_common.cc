@@ -49,8 +49,7 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
 
 bool TensorCoreOperands(const GemmProblem& p) {
   const DType t = p.a.buffer->dtype();
-  const bool half = t == DType::kBF16 || t == DType::kF16;
-  if (!(half || (t == DType::kF32 && p.tf32)) || p.b.buffer->dtype() != t) return false;
+  if (!(IsHalfFloat(t) || (t == DType::kF32 && p.tf32)) || p.b.buffer->dtype() != t) return false;
   for (const GemmOperand* o : {&p.a, &p.b}) {
     const Shape& s = o->buffer->shape();
     if (s[s.rank() - 1] * DTypeSize(t) % 16 != 0) return false;

@@ -50,6 +50,8 @@ bool IsFloating(DType dtype) {
   return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16;
 }
 
+bool IsHalfFloat(DType dtype) { return dtype == DType::kF16 || dtype == DType::kBF16; }
+
 namespace {
 int Rank(DType d) {
   switch (d) {

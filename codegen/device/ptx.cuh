@@ -12,12 +12,9 @@ __device__ __forceinline__ unsigned tessel_smem(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-// Shared-memory accesses by 32-bit address. Volatile without a memory clobber: they keep
-// their order against the barrier wrappers (also volatile asm) while the compiler stays free
-// to move global loads and stores around them.
-__device__ __forceinline__ void tessel_st_shared_u32(unsigned address, unsigned v) {
-  asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v));
-}
+// A shared-memory load by 32-bit address. Volatile without a memory clobber: it keeps its
+// order against the barrier wrappers (also volatile asm) while the compiler stays free to
+// move global loads and stores around it.
 __device__ __forceinline__ uint4 tessel_ld_shared_v4(unsigned address) {
   uint4 v;
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"

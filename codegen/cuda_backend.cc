@@ -15,6 +15,7 @@
 #include "absl/base/casts.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/cuda_driver.h"
 #include "codegen/device_memory.h"
 #include "codegen/dump.h"
@@ -28,9 +29,15 @@
 namespace tessel::cuda {
 namespace {
 
-bool LogEnabled() {
-  const char* v = std::getenv("TESSEL_LOG");
+bool EnvEnabled(const char* name) {
+  const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+bool LogEnabled() { return EnvEnabled("TESSEL_LOG"); }
+// TESSEL_SYNC=1: wait for each launch and check it, so that a fault names its kernel.
+bool SyncEnabled() {
+  static const bool sync = EnvEnabled("TESSEL_SYNC");
+  return sync;
 }
 
 double MillisecondsSince(std::chrono::steady_clock::time_point t) {
@@ -50,6 +57,7 @@ struct ReadyKernel {
   };
   std::vector<Entry> entries;
   std::vector<codegen::TensorMapSpec> tensor_maps;
+  std::string plan_line;  // "kernel 2 of 3 (reduction: concat min)", for errors
 };
 
 struct ReadyPlan {
@@ -192,6 +200,10 @@ class CudaBackend : public Backend {
       for (const Node* out : ks.outputs) r.outputs.push_back(position.at(out));
       r.workspace_bytes = ks.workspace_bytes;
       r.tensor_maps = ks.tensor_maps;
+      std::vector<std::string> ops;
+      for (const Node* n : plan.kernels[k].nodes) ops.emplace_back(OpName(n->op()));
+      r.plan_line = absl::StrCat("kernel ", k, " of ", plan.kernels.size(), " (", ks.kind, ": ",
+                                 absl::StrJoin(ops, " "), ")");
       TESSEL_ASSIGN_OR_RETURN(CUmodule module, LoadModule(ks, dump));
       for (const codegen::Launch& l : ks.launches) {
         ReadyKernel::Entry e{nullptr, l.grid, l.block, l.shared_bytes, l.entry};
@@ -308,7 +320,11 @@ class CudaBackend : public Backend {
         TESSEL_RETURN_IF_ERROR(
             CheckCu(driver_->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1,
                                             1, e.shared_bytes, nullptr, params.data(), nullptr),
-                    absl::StrCat("launching ", e.name)));
+                    absl::StrCat("launching ", e.name, ", ", k.plan_line)));
+        if (SyncEnabled()) {
+          TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSynchronize(),
+                                         absl::StrCat("running ", e.name, ", ", k.plan_line)));
+        }
         ++GetStats().kernels_launched;
         if (log) {
           std::fprintf(stderr, "tessel: launch %s grid (%lld, %lld, %lld) x %d\n", e.name.c_str(),
@@ -322,6 +338,9 @@ class CudaBackend : public Backend {
     std::vector<BufferPtr> result;
     for (const Node* out : outputs) {
       BufferPtr& b = values[position.at(out)];
+      if (b == nullptr && out->shape().numel() == 0) {  // no elements: no kernel computed it
+        TESSEL_ASSIGN_OR_RETURN(b, NewDeviceBuffer(out->dtype(), 0));
+      }
       if (b == nullptr) {
         return absl::FailedPreconditionError(
             absl::StrCat("an input ", DTypeName(out->dtype()), out->shape().ToString(),

@@ -63,18 +63,21 @@ std::string Round(DType dtype, const std::string& expr) {
   return expr;
 }
 
-// An exact, locale-independent literal of `v` in the compute type of `dtype`.
+// An exact, locale-independent literal of `v` in the compute type of `dtype`, as one operand
+// (a negative number is parenthesized: `-` before it must not make `--`).
 std::string Literal(double v, DType dtype) {
   if (dtype == DType::kBool) return v != 0 ? "true" : "false";
   if (dtype == DType::kI32) {
     const int32_t i = static_cast<int32_t>(
         std::isfinite(v) ? std::fmax(std::fmin(v, 2147483647.0), -2147483648.0) : 0);
-    return i == INT32_MIN ? "(-2147483647 - 1)" : absl::StrCat(i);
+    if (i == INT32_MIN) return "(-2147483647 - 1)";
+    return i < 0 ? absl::StrCat("(", i, ")") : absl::StrCat(i);
   }
   const float f = static_cast<float>(v);
   if (std::isnan(f)) return "__int_as_float(0x7fc00000)";
   if (std::isinf(f)) return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-  return Round(dtype, absl::StrFormat("%af", f));
+  const std::string text = absl::StrFormat("%af", f);
+  return Round(dtype, std::signbit(f) ? absl::StrCat("(", text, ")") : text);
 }
 
 std::string ConvertExpr(const std::string& e, DType from, DType to) {
@@ -122,6 +125,7 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
   const DType dtype = node->dtype();
   const char* type = CudaComputeType(dtype);
   const int width = idx.vector_width;
+  const std::string guard = idx.Guard();
   if (width > 1 && idx.PerLane() && lanes_ % width == 0 && pair_halves_ && IsHalfFloat(dtype)) {
     // 16-bit elements stay in the words they arrive in.
     Value v{Fresh(absl::StrCat(pointer, "_")), true, dtype};
@@ -132,11 +136,11 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
     const std::string load =
         absl::StrCat("tessel_load_vec<unsigned, ", words, ">((const unsigned*)(", pointer, " + ",
                      LinearOffset(idx, node->shape()), "))");
-    if (idx.guard.empty()) {
+    if (guard.empty()) {
       w_->Line("const auto vec = ", load, ";");
     } else {
       w_->Line("tessel_vec<unsigned, ", words, "> vec{};");
-      w_->Line("if (", idx.guard, ") vec = ", load, ";");
+      w_->Line("if (", guard, ") vec = ", load, ";");
     }
     w_->Line("#pragma unroll");
     w_->Line("for (int j = 0; j < ", words, "; ++j) ", v.name, "[k / 2 + j] = vec.v[j];");
@@ -151,11 +155,11 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
     const std::string load = absl::StrCat("tessel_load_vec<", StorageType(dtype), ", ", width, ">(",
                                           pointer, " + ", LinearOffset(idx, node->shape()), ")");
     // A group of lanes is wholly inside or outside the row: its first lane decides.
-    if (idx.guard.empty()) {
+    if (guard.empty()) {
       w_->Line("const auto vec = ", load, ";");
     } else {
       w_->Line("tessel_vec<", StorageType(dtype), ", ", width, "> vec{};");
-      w_->Line("if (", idx.guard, ") vec = ", load, ";");
+      w_->Line("if (", guard, ") vec = ", load, ";");
     }
     w_->Line("#pragma unroll");
     w_->Line("for (int j = 0; j < ", width, "; ++j) ", v.name,
@@ -164,8 +168,7 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
   }
   std::string load =
       LoadConvert(dtype, absl::StrCat(pointer, "[", LinearOffset(idx, node->shape()), "]"));
-  if (!idx.guard.empty() && idx.PerLane())
-    load = absl::StrCat("(", idx.guard, " ? ", load, " : 0)");
+  if (!guard.empty()) load = absl::StrCat("(", guard, " ? ", load, " : 0)");
   return Define(absl::StrCat(pointer, "_"), type, idx.PerLane(), load);
 }
 
@@ -174,8 +177,16 @@ void ExprEmitter::Store(const std::string& pointer, const Node* node, const Inde
   const DType dtype = node->dtype();
   const std::string offset = LinearOffset(idx, node->shape());
   const int width = idx.vector_width;
-  const std::string guard = idx.guard.empty() ? "" : absl::StrCat("if (", idx.guard, ") ");
-  if (!value.per_lane && lanes_ == 1) {
+  // Lanes past the edge hold no value of their own: the lane guard applies whenever values or
+  // positions differ between lanes.
+  const bool lanes_differ = value.per_lane || idx.PerLane();
+  std::vector<std::string> conditions;
+  if (!idx.thread_guard.empty()) conditions.push_back(idx.thread_guard);
+  if (lanes_differ && !idx.lane_guard.empty()) conditions.push_back(idx.lane_guard);
+  const std::string guard =
+      conditions.empty() ? "" : absl::StrCat("if (", absl::StrJoin(conditions, " && "), ") ");
+  if (!lanes_differ) {
+    // One value at one position: every lane would store the same element.
     w_->Line(guard, pointer, "[", offset, "] = ", StoreConvert(dtype, value.At()), ";");
     return;
   }
@@ -266,32 +277,43 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     case OpKind::kConcat: {
       // Each input at its clamped position, then the one whose range holds the position.
       const int axis = static_cast<int>(node->attrs().ints[0]);
-      std::string expr;
       int64_t start = 0;
-      std::vector<std::string> parts;
-      for (size_t i = 0; i < node->inputs().size(); ++i) {
-        const Node& in = node->input(i);
+      std::vector<std::string> pieces;
+      bool per_lane = idx.PerLane();
+      std::vector<const Node*> parts;  // inputs with elements along the axis
+      for (const NodePtr& in : node->inputs()) {
+        if (in->shape()[axis] > 0) parts.push_back(in.get());
+      }
+      for (size_t i = 0; i < parts.size(); ++i) {
+        const Node& in = *parts[i];
         IndexExpr sub = idx;
         sub.linear.clear();
         sub.vector_width = 1;
         const int64_t size = in.shape()[axis];
         sub.dims[axis] =
             absl::StrCat("min(max(", idx.dims[axis], " - ", start, ", 0), ", size - 1, ")");
-        sub = FromDims(in.shape(), sub.dims, sub.lane);
+        sub = WithGuards(FromDims(in.shape(), sub.dims, sub.lane), idx);
         const Value v = Convert(Get(&in, sub), in.dtype(), dtype);
-        parts.push_back(
-            i + 1 < node->inputs().size()
-                ? absl::StrCat(idx.dims[axis], " < ", start + size, " ? ", v.At(), " : ")
-                : v.At());
+        per_lane = per_lane || v.per_lane;
+        pieces.push_back(i + 1 < parts.size() ? absl::StrCat(idx.dims[axis], " < ", start + size,
+                                                             " ? ", v.At(), " : ")
+                                              : v.At());
         start += size;
       }
-      return Define(name, CudaComputeType(dtype), idx.PerLane(), absl::StrJoin(parts, ""));
+      return Define(name, CudaComputeType(dtype), per_lane, absl::StrJoin(pieces, ""));
     }
     default:
       break;
   }
   if (info.category == OpCategory::kView) {
     return Get(&node->input(0), ThroughView(*node, idx));
+  }
+  if (CombinesNothing(*node)) {  // an empty sum or matmul is 0, an empty mean NaN
+    return Value{Literal(node->op() == OpKind::kMean ? NAN : 0.0, dtype), false};
+  }
+  if (IsDegenerateReduction(*node)) {  // the input at the same linear position, converted
+    const Node& in = node->input(0);
+    return Convert(Get(&in, Reshaped(idx, node->shape(), in.shape())), in.dtype(), dtype);
   }
   TESSEL_CHECK(info.category == OpCategory::kElementwise, "cannot inline ", name);
   const DType a = node->input(0).dtype();
@@ -311,7 +333,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   }
   if (std::optional<Value> pairs = ComputePairs(node, operand, values)) return *pairs;
   // Dividing many lanes by one value: one reciprocal, then multiplies (within an ulp).
-  if (node->op() == OpKind::kDiv && per_lane && args[1].find('[') == std::string::npos) {
+  if (node->op() == OpKind::kDiv && per_lane && !values[1].per_lane) {
     const Value rcp = Define("rcp", "float", false, absl::StrCat("__frcp_rn(", args[1], ")"));
     return Define(name, "float", true,
                   Round(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));

@@ -85,10 +85,8 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   const int lanes = site.lanes;
   idx.vector_width = std::min(site.run > 0 ? site.run : lanes, 8);
   while (idx.vector_width > 1 && p.n % idx.vector_width != 0) idx.vector_width /= 2;
-  std::vector<std::string> guard;
-  if (!site.rows_inside) guard.push_back(absl::StrCat(site.row, " < ", p.m));
-  if (!site.cols_inside) guard.push_back(absl::StrCat(column, " < ", p.n));
-  idx.guard = absl::StrJoin(guard, " && ");
+  if (!site.rows_inside) idx.thread_guard = absl::StrCat(site.row, " < ", p.m);
+  if (!site.cols_inside) idx.lane_guard = absl::StrCat(column, " < ", p.n);
   ExprEmitter e(&w, lanes, PointerNames(ks));
   if (!site.matmul_words.empty()) {
     e.PairHalves();

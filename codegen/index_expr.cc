@@ -14,18 +14,23 @@ bool IndexExpr::PerLane() const {
   return false;
 }
 
+std::string IndexExpr::Guard() const {
+  const std::string lane = PerLane() ? lane_guard : "";
+  if (lane.empty() || thread_guard.empty()) return lane.empty() ? thread_guard : lane;
+  return absl::StrCat(thread_guard, " && ", lane);
+}
+
 std::string IndexExpr::Key() const {
+  const std::string guard = Guard();
   return absl::StrCat(linear.empty() ? absl::StrJoin(dims, ",") : absl::StrCat("linear:", linear),
                       guard.empty() ? "" : absl::StrCat(" if ", guard));
 }
 
-namespace {
-// Positions derived from `from` keep its guard while they still vary by lane.
-IndexExpr KeepGuard(IndexExpr to, const IndexExpr& from) {
-  if (to.PerLane()) to.guard = from.guard;
+IndexExpr WithGuards(IndexExpr to, const IndexExpr& from) {
+  to.thread_guard = from.thread_guard;
+  to.lane_guard = to.PerLane() ? from.lane_guard : "";
   return to;
 }
-}  // namespace
 
 IndexExpr FromLinear(const Shape& shape, const std::string& linear, bool lane, int vector_width) {
   IndexExpr idx;
@@ -60,9 +65,23 @@ IndexExpr FromDims(const Shape& shape, std::vector<std::string> dims, std::vecto
   return idx;
 }
 
-IndexExpr Broadcast(const IndexExpr& idx, const Shape& out, const Shape& in) {
-  if (in == out) return idx;
-  return KeepGuard(BroadcastUnguarded(idx, out, in), idx);
+std::string LinearOffset(const IndexExpr& idx, const Shape& shape) {
+  if (!idx.linear.empty()) return idx.linear;
+  const Shape::Dims strides = shape.Strides();
+  std::vector<std::string> terms;
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (idx.dims[d] == "0") continue;
+    terms.push_back(strides[d] == 1 ? idx.dims[d] : absl::StrCat(idx.dims[d], " * ", strides[d]));
+  }
+  if (terms.empty()) return "0";
+  return terms.size() == 1 ? terms[0] : absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+}
+
+namespace {
+
+IndexExpr ReshapedUnguarded(const IndexExpr& idx, const Shape& from, const Shape& to) {
+  if (!idx.linear.empty()) return FromLinear(to, idx.linear, idx.linear_lane, idx.vector_width);
+  return FromLinear(to, LinearOffset(idx, from), idx.PerLane(), 1);
 }
 
 IndexExpr BroadcastUnguarded(const IndexExpr& idx, const Shape& out, const Shape& in) {
@@ -88,21 +107,12 @@ IndexExpr BroadcastUnguarded(const IndexExpr& idx, const Shape& out, const Shape
   return result;
 }
 
-IndexExpr ThroughView(const Node& view, const IndexExpr& idx) {
-  return KeepGuard(ThroughViewUnguarded(view, idx), idx);
-}
-
 IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx) {
   const Shape& in = view.input(0).shape();
   const std::vector<int64_t>& a = view.attrs().ints;
   switch (view.op()) {
-    case OpKind::kReshape: {
-      // A linear position stays the same linear position: contiguous data reshapes for free.
-      if (!idx.linear.empty()) {
-        return FromLinear(in, idx.linear, idx.linear_lane, idx.vector_width);
-      }
-      return FromLinear(in, LinearOffset(idx, view.shape()), idx.PerLane(), 1);
-    }
+    case OpKind::kReshape:
+      return ReshapedUnguarded(idx, view.shape(), in);
     case OpKind::kPermute: {
       std::vector<std::string> dims(in.rank());
       std::vector<bool> lane(in.rank());
@@ -125,16 +135,19 @@ IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx) {
   }
 }
 
-std::string LinearOffset(const IndexExpr& idx, const Shape& shape) {
-  if (!idx.linear.empty()) return idx.linear;
-  const Shape::Dims strides = shape.Strides();
-  std::vector<std::string> terms;
-  for (int d = 0; d < shape.rank(); ++d) {
-    if (idx.dims[d] == "0") continue;
-    terms.push_back(strides[d] == 1 ? idx.dims[d] : absl::StrCat(idx.dims[d], " * ", strides[d]));
-  }
-  if (terms.empty()) return "0";
-  return terms.size() == 1 ? terms[0] : absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+}  // namespace
+
+IndexExpr Broadcast(const IndexExpr& idx, const Shape& out, const Shape& in) {
+  if (in == out) return idx;
+  return WithGuards(BroadcastUnguarded(idx, out, in), idx);
+}
+
+IndexExpr Reshaped(const IndexExpr& idx, const Shape& from, const Shape& to) {
+  return WithGuards(ReshapedUnguarded(idx, from, to), idx);
+}
+
+IndexExpr ThroughView(const Node& view, const IndexExpr& idx) {
+  return WithGuards(ThroughViewUnguarded(view, idx), idx);
 }
 
 }  // namespace tessel::codegen

@@ -21,11 +21,16 @@ struct IndexExpr {
   // Lanes come in groups of this many consecutive, aligned linear positions (1: no such
   // guarantee): loads and stores may then be vectors.
   int vector_width = 1;
-  // A per-lane condition (using `k`) that must hold before memory is read at this position:
-  // lanes past the end of a row. Empty: always valid.
-  std::string guard;
+  // Conditions that must hold before memory is read or written at this position (empty:
+  // always valid): `lane_guard` per lane, using `k` (lanes past the end of a row or tile),
+  // `thread_guard` per thread (rows past a tile's edge). A position derived from this one keeps
+  // the thread guard, and the lane guard while it still varies by lane.
+  std::string lane_guard, thread_guard;
 
   bool PerLane() const;
+  // The condition that applies at this position: both guards, or only the thread's when the
+  // position is the same for every lane.
+  std::string Guard() const;
   std::string Key() const;
 };
 
@@ -38,9 +43,12 @@ IndexExpr FromDims(const Shape& shape, std::vector<std::string> dims, std::vecto
 IndexExpr Broadcast(const IndexExpr& idx, const Shape& out, const Shape& in);
 // Where the input of a view node is read for position `idx` of the node.
 IndexExpr ThroughView(const Node& view, const IndexExpr& idx);
-// The same without carrying the guard along.
-IndexExpr BroadcastUnguarded(const IndexExpr& idx, const Shape& out, const Shape& in);
-IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx);
+// `to`, a position derived from `from`, with the guards it inherits.
+IndexExpr WithGuards(IndexExpr to, const IndexExpr& from);
+
+// The same element seen in another shape of as many elements (a reshape, or a reduction
+// over extent-1 axes): the linear position carries over.
+IndexExpr Reshaped(const IndexExpr& idx, const Shape& from, const Shape& to);
 
 // The row-major linear offset of `idx` in a contiguous buffer of `shape`.
 std::string LinearOffset(const IndexExpr& idx, const Shape& shape);

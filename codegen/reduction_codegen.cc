@@ -65,7 +65,7 @@ IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string
     idx.linear_lane = true;
     idx.vector_width = vector_width;
   }
-  idx.guard = guard;
+  idx.lane_guard = guard;
   return idx;
 }
 
@@ -73,7 +73,7 @@ IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string
 // Reduced values have the row space's shape with the reduced axes kept as 1 or dropped.
 IndexExpr ReducedIndex(const RowLayout& l, const Shape& shape, const std::string& row) {
   if (shape.rank() == l.space.rank()) {
-    return BroadcastUnguarded(RowIndex(l, row, "0", 1, ""), l.space, shape);
+    return Broadcast(RowIndex(l, row, "0", 1, ""), l.space, shape);
   }
   const IndexExpr kept = FromLinear(l.kept, row, false, 1);
   return FromDims(shape, kept.dims, kept.lane);
@@ -127,7 +127,10 @@ std::string Finish(const Accumulator& a, const std::string& acc, int64_t length)
 std::vector<Accumulator> Accumulators(const FusedKernel& k) {
   std::vector<Accumulator> out;
   for (const Node* n : k.nodes) {
-    if (GetOpInfo(n->op()).category != OpCategory::kReduce) continue;
+    if (GetOpInfo(n->op()).category != OpCategory::kReduce || IsDegenerateReduction(*n) ||
+        CombinesNothing(*n)) {
+      continue;  // inlined, not accumulated
+    }
     out.push_back(AccumulatorOf(n));
     out.back().name = absl::StrCat("acc", out.size() - 1);
   }

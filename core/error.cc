@@ -8,8 +8,8 @@ void ThrowIfError(const absl::Status& status) {
 
 namespace internal {
 void CheckFailed(const char* file, int line, const char* condition, const std::string& detail) {
-  throw Error(absl::StrCat("tessel internal error at ", file, ":", line, ": ", condition,
-                           detail.empty() ? "" : ": ", detail));
+  throw InternalError(absl::StrCat("tessel internal error at ", file, ":", line, ": ", condition,
+                                   detail.empty() ? "" : ": ", detail));
 }
 }  // namespace internal
 

@@ -18,6 +18,13 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// A broken internal invariant (TESSEL_CHECK): a tessel bug, never the user's mistake. Derived
+// from Error so that callers that catch Error keep working.
+class InternalError : public Error {
+ public:
+  explicit InternalError(const std::string& message) : Error(message) {}
+};
+
 // Throws Error("tessel::<op>: <pieces...>"): the form of every user-facing message.
 template <typename... Pieces>
 [[noreturn]] void ThrowOpError(absl::string_view op, const Pieces&... pieces) {

@@ -1,6 +1,7 @@
 #include "core/graph_text.h"
 
 #include <cstdlib>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
@@ -50,6 +51,19 @@ std::string AttrText(const Node& node) {
 
 }  // namespace
 
+std::string PrintGraphLine(const Node& node, int number,
+                           const absl::flat_hash_map<const Node*, int>& numbers) {
+  const bool leaf = node.realized() || node.op() == OpKind::kInput;
+  std::string text = absl::StrCat("%", number, " = ", leaf ? "input" : OpName(node.op()), " ",
+                                  TypeText(node.dtype(), node.shape()));
+  if (leaf) return text;
+  for (size_t i = 0; i < node.inputs().size(); ++i) {
+    absl::StrAppend(&text, i == 0 ? " %" : ", %", numbers.at(node.inputs()[i].get()));
+  }
+  absl::StrAppend(&text, AttrText(node));
+  return text;
+}
+
 std::string PrintGraph(const std::vector<Tensor>& outputs) {
   std::vector<const Node*> roots;
   for (const Tensor& t : outputs) roots.push_back(CheckedNode(t, "PrintGraph").get());
@@ -58,17 +72,7 @@ std::string PrintGraph(const std::vector<Tensor>& outputs) {
   for (const Node* node : TopologicalOrder(roots, /*include_realized=*/true)) {
     const int n = static_cast<int>(number.size());
     number[node] = n;
-    const bool leaf = node->realized() || node->op() == OpKind::kInput;
-    absl::StrAppend(&text, "%", n, " = ", leaf ? "input" : OpName(node->op()), " ",
-                    TypeText(node->dtype(), node->shape()));
-    if (leaf) {
-      absl::StrAppend(&text, "\n");
-      continue;
-    }
-    for (size_t i = 0; i < node->inputs().size(); ++i) {
-      absl::StrAppend(&text, i == 0 ? " %" : ", %", number.at(node->inputs()[i].get()));
-    }
-    absl::StrAppend(&text, AttrText(*node), "\n");
+    absl::StrAppend(&text, PrintGraphLine(*node, n, number), "\n");
   }
   std::vector<std::string> names;
   for (const Node* root : roots) names.push_back(absl::StrCat("%", number.at(root)));
@@ -134,6 +138,34 @@ absl::Status ParseAttr(OpKind op, absl::string_view token, Attrs* attrs) {
 
 }  // namespace
 
+absl::StatusOr<GraphLine> ParseGraphLine(absl::string_view line) {
+  std::vector<absl::string_view> tokens = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  if (tokens.size() < 4 || tokens[1] != "=" || !absl::StartsWith(tokens[0], "%")) {
+    return absl::InvalidArgumentError("expected '%name = op type operands attributes'");
+  }
+  GraphLine parsed;
+  parsed.name = std::string(absl::StripPrefix(tokens[0], "%"));
+  if (!ParseOpKind(tokens[2], &parsed.op)) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown operation '", tokens[2], "'"));
+  }
+  TESSEL_ASSIGN_OR_RETURN(auto type, ParseType(tokens[3]));
+  std::tie(parsed.dtype, parsed.shape) = type;
+  for (size_t i = 4; i < tokens.size(); ++i) {
+    absl::string_view tok = absl::StripSuffix(tokens[i], ",");
+    if (absl::ConsumePrefix(&tok, "%")) {
+      parsed.operands.emplace_back(tok);
+    } else {
+      TESSEL_RETURN_IF_ERROR(ParseAttr(parsed.op, tok, &parsed.attrs));
+    }
+  }
+  const int arity = GetOpInfo(parsed.op).arity;
+  if (arity >= 0 && static_cast<int>(parsed.operands.size()) != arity) {
+    return absl::InvalidArgumentError(absl::StrCat(OpName(parsed.op), " takes ", arity,
+                                                   " operands, not ", parsed.operands.size()));
+  }
+  return parsed;
+}
+
 absl::StatusOr<ParsedGraph> ParseGraph(absl::string_view text, Device device) {
   ParsedGraph graph;
   absl::flat_hash_map<std::string, NodePtr> values;
@@ -142,49 +174,29 @@ absl::StatusOr<ParsedGraph> ParseGraph(absl::string_view text, Device device) {
     ++line_no;
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || absl::StartsWith(line, "//")) continue;
-    std::vector<absl::string_view> tokens = absl::StrSplit(line, ' ', absl::SkipEmpty());
-    if (tokens[0] == "return") {
-      for (size_t i = 1; i < tokens.size(); ++i) {
-        absl::string_view name = absl::StripSuffix(tokens[i], ",");
+    if (absl::ConsumePrefix(&line, "return")) {
+      for (absl::string_view name : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+        name = absl::StripSuffix(name, ",");
         auto it = values.find(absl::StripPrefix(name, "%"));
         if (it == values.end()) return LineError(line_no, absl::StrCat("unknown ", name));
         graph.outputs.push_back(Tensor(it->second));
       }
       continue;
     }
-    if (tokens.size() < 4 || tokens[1] != "=" || !absl::StartsWith(tokens[0], "%")) {
-      return LineError(line_no, "expected '%name = op type operands attributes'");
-    }
-    OpKind op;
-    if (!ParseOpKind(tokens[2], &op)) {
-      return LineError(line_no, absl::StrCat("unknown operation '", tokens[2], "'"));
-    }
-    auto type = ParseType(tokens[3]);
-    if (!type.ok()) return LineError(line_no, type.status().message());
+    absl::StatusOr<GraphLine> parsed = ParseGraphLine(line);
+    if (!parsed.ok()) return LineError(line_no, parsed.status().message());
     std::vector<NodePtr> inputs;
-    Attrs attrs;
-    for (size_t i = 4; i < tokens.size(); ++i) {
-      absl::string_view tok = absl::StripSuffix(tokens[i], ",");
-      if (absl::ConsumePrefix(&tok, "%")) {
-        auto it = values.find(tok);
-        if (it == values.end()) return LineError(line_no, absl::StrCat("unknown %", tok));
-        inputs.push_back(it->second);
-      } else if (absl::Status s = ParseAttr(op, tok, &attrs); !s.ok()) {
-        return LineError(line_no, s.message());
-      }
+    for (const std::string& operand : parsed->operands) {
+      auto it = values.find(operand);
+      if (it == values.end()) return LineError(line_no, absl::StrCat("unknown %", operand));
+      inputs.push_back(it->second);
     }
-    const int arity = GetOpInfo(op).arity;
-    if (arity >= 0 && static_cast<int>(inputs.size()) != arity) {
-      return LineError(
-          line_no, absl::StrCat(OpName(op), " takes ", arity, " operands, not ", inputs.size()));
-    }
-    auto [dtype, shape] = *type;
-    NodePtr node = op == OpKind::kInput
-                       ? MakeInputNode(dtype, device, shape, nullptr)
-                       : MakeNode(op, dtype, device, shape, std::move(inputs), std::move(attrs));
-    std::string name(absl::StripPrefix(tokens[0], "%"));
-    graph.values.emplace_back(name, Tensor(node));
-    values[name] = std::move(node);
+    NodePtr node = parsed->op == OpKind::kInput
+                       ? MakeInputNode(parsed->dtype, device, parsed->shape, nullptr)
+                       : MakeNode(parsed->op, parsed->dtype, device, parsed->shape,
+                                  std::move(inputs), std::move(parsed->attrs));
+    graph.values.emplace_back(parsed->name, Tensor(node));
+    values[parsed->name] = std::move(node);
   }
   return graph;
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/tensor.h"
@@ -22,6 +23,24 @@
 namespace tessel {
 
 std::string PrintGraph(const std::vector<Tensor>& outputs);
+
+// One line of the text form: "%<number> = <op> <type> <operands> <attributes>", operands
+// named by `numbers` (which must hold every input of an unrealized node). Realized nodes
+// print as `input`.
+std::string PrintGraphLine(const Node& node, int number,
+                           const absl::flat_hash_map<const Node*, int>& numbers);
+
+// One parsed `%name = op type operands attributes` line, before anything is recorded.
+struct GraphLine {
+  std::string name;  // without '%'
+  OpKind op = OpKind::kInput;
+  DType dtype = DType::kF32;
+  Shape shape;
+  std::vector<std::string> operands;  // names without '%'
+  Attrs attrs;
+};
+// Errors say what is wrong with the line (not which line it is).
+absl::StatusOr<GraphLine> ParseGraphLine(absl::string_view line);
 
 struct ParsedGraph {
   std::vector<Tensor> outputs;  // from the `return` line

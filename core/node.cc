@@ -168,6 +168,25 @@ NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr 
 
 int64_t LiveNodeCount() { return live_nodes.load(); }
 
+bool IsDegenerateReduction(const Node& n) {
+  if (GetOpInfo(n.op()).category != OpCategory::kReduce || n.inputs().empty()) return false;
+  const Shape& in = n.input(0).shape();
+  if (in.numel() == 0) return false;
+  for (int64_t axis : n.attrs().ints) {
+    if (in[static_cast<int>(axis)] != 1) return false;
+  }
+  return true;
+}
+
+bool CombinesNothing(const Node& n) {
+  const OpCategory category = GetOpInfo(n.op()).category;
+  if (n.inputs().empty()) return false;
+  if (category == OpCategory::kReduce) return n.input(0).shape().numel() == 0;
+  if (category != OpCategory::kMatmul) return false;
+  const Shape& a = n.input(0).shape();
+  return a[a.rank() - 1] == 0;
+}
+
 bool IsTf32Matmul(const Node& n) {
   return n.op() == OpKind::kMatmul && !n.attrs().ints.empty() && n.attrs().ints[0] == 1;
 }

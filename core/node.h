@@ -93,6 +93,15 @@ int64_t LiveNodeCount();
 // Whether `n` is a permute that swaps the last two axes and keeps the others (transpose()).
 bool SwapsLastTwoAxes(const Node& n);
 
+// Whether reduction `n` combines exactly one element into each result: every reduced axis
+// has extent 1, or there is none (a rank-0 value), and there are elements. Such a reduction
+// is a reshape and a cast; the planner inlines it like elementwise work.
+bool IsDegenerateReduction(const Node& n);
+
+// Whether `n` combines no elements at all: a reduction of an empty tensor or a matmul with an
+// inner extent of 0. Its value is a constant (0; NaN for a mean) that reads nothing.
+bool CombinesNothing(const Node& n);
+
 // Whether `n` is a matmul recorded under MatmulPrecision::kTF32 (attribute tf32=1).
 bool IsTf32Matmul(const Node& n);
 

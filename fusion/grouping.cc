@@ -8,8 +8,9 @@
 namespace tessel::fusion_internal {
 
 PlannerState::PlannerState(const Program& p, const FusionOptions& o) : options(o) {
+  // Values without elements need no kernel: the backend gives each an empty buffer.
   for (const Node* node : p.nodes) {
-    if (node->op() != OpKind::kInput) nodes.push_back(node);
+    if (node->op() != OpKind::kInput && node->shape().numel() > 0) nodes.push_back(node);
   }
   const int n = static_cast<int>(nodes.size());
   for (int i = 0; i < n; ++i) index[nodes[i]] = i;
@@ -161,6 +162,18 @@ bool FitsGroup(const Group& group, const Node* n, bool* row) {
   return n->shape() == group.reduced_keep || n->shape() == group.reduced_drop;
 }
 
+// Whether a value of group `g`'s reduced space, of shape `operand`, broadcast into `consumer`
+// is read at the consumer's own row: NumPy aligns trailing axes, which follows the kept
+// axes when the reduced axes stay (extent 1) or are the leading ones.
+bool ReadsOwnRow(const Group& g, const Shape& operand, const Shape& consumer) {
+  if (g.is_gemm || operand == consumer || operand == g.reduced_keep) return true;
+  if (operand != g.reduced_drop) return true;  // a row-space value
+  for (size_t i = 0; i < g.axes.size(); ++i) {
+    if (g.axes[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
 void PlaceElementwise(PlannerState& s, const Node* n) {
   const Deps deps = DepsOf(s, n);
   if (s.options.fuse && GetOpInfo(n->op()).category == OpCategory::kElementwise) {
@@ -178,6 +191,13 @@ void PlaceElementwise(PlannerState& s, const Node* n) {
                       ? absl::StrCat("its shape ", n->shape().ToString(),
                                      " is not the kernel's iteration space")
                       : "the reduced rows are too long to hold on chip";
+      }
+      for (const NodePtr& in : n->inputs()) {
+        const bool member = s.IsMember(in.get()) && s.group_of[s.Index(in.get())] == g;
+        if (refusal.empty() && member && !ReadsOwnRow(s.groups[g], in->shape(), n->shape())) {
+          refusal = absl::StrCat("it broadcasts ", in->shape().ToString(), " to ",
+                                 n->shape().ToString(), " across the reduced axes");
+        }
       }
       if (refusal.empty()) {
         if (row) s.groups[g].row_members = true;
@@ -219,10 +239,12 @@ void AssignGroups(PlannerState& s) {
   for (const Node* n : s.nodes) {
     switch (GetOpInfo(n->op()).category) {
       case OpCategory::kReduce:
-        PlaceReduction(s, n);
+        // One element per result, or none: inlined like elementwise work.
+        IsDegenerateReduction(*n) || CombinesNothing(*n) ? PlaceElementwise(s, n)
+                                                         : PlaceReduction(s, n);
         break;
       case OpCategory::kMatmul:
-        PlaceMatmul(s, n);
+        CombinesNothing(*n) ? PlaceElementwise(s, n) : PlaceMatmul(s, n);
         break;
       default:
         PlaceElementwise(s, n);

@@ -168,6 +168,7 @@ class KernelBuilder {
     kernel.nodes = computed;
     for (const Node* n : computed) {
       for (const NodePtr& in : n->inputs()) {
+        if (in->shape().numel() == 0) continue;  // nothing to read
         const bool leaf = !s_.InProgram(in.get());
         if ((leaf || inputs.contains(in.get())) &&
             std::find(kernel.inputs.begin(), kernel.inputs.end(), in.get()) ==

@@ -3,14 +3,16 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|gemm|profile|sanitize|all]
+#   bash dist/run.sh [tests|repro|bench|gemm|profile|sanitize|fuzz|fuzz-sanitize|all]
 #   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
 #   kernel; profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
-#   benchmark; sanitize: memcheck, racecheck and synccheck)
+#   benchmark; sanitize: memcheck, racecheck and synccheck; fuzz: the differential fuzzer in
+#   diff mode, FUZZ_COUNT programs from seed FUZZ_FIRST (default: fresh) in FUZZ_JOBS processes;
+#   fuzz-sanitize: compute-sanitizer memcheck and racecheck over FUZZ_COUNT fuzz programs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //bench:gpu_bench //bench:gemm_bench
-  //bench:compile_bench //examples:mlp //tools:inspect)
+  //bench:compile_bench //examples:mlp //tools:inspect //tools/fuzz:fuzz)
 bazel build -c opt "${targets[@]}"
 rm -rf dist
 mkdir -p dist
@@ -20,7 +22,7 @@ for t in "${targets[@]}"; do
 done
 cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 chmod u+w dist/*
-strip dist/gpu_test dist/gemm_test dist/gpu_bench dist/gemm_bench dist/compile_bench dist/mlp
+strip dist/gpu_test dist/gemm_test dist/gpu_bench dist/gemm_bench dist/compile_bench dist/mlp dist/fuzz
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
 rm dist/inspect
 cat > dist/run.sh <<'RUN'
@@ -74,6 +76,26 @@ if [ "$what" = sanitize ]; then
   done
   compute-sanitizer --tool memcheck --leak-check no "$here/gpu_test" 2>&1 | tee "$out/memcheck.log" | tail -3
   compute-sanitizer --tool racecheck "$here/gpu_test" 2>&1 | tee "$out/racecheck.log" | tail -3
+fi
+if [ "$what" = fuzz ]; then
+  "$here/fuzz" diff --first="${FUZZ_FIRST:-0}" --count="${FUZZ_COUNT:-20000}" \
+    --jobs="${FUZZ_JOBS:-0}" --timeout="${FUZZ_TIMEOUT:-300}" --time_limit="${FUZZ_TIME_LIMIT:-0}" 2>&1 | tee "$out/fuzz_diff.log" | tail -80
+fi
+if [ "$what" = fuzz-sanitize ]; then
+  # One worker process per slice of seeds, each under compute-sanitizer (the tools follow no
+  # children, so the workers run directly); one log per tool.
+  n=${FUZZ_COUNT:-320} jobs=${FUZZ_JOBS:-16} first=${FUZZ_FIRST:-1}
+  per=$(( (n + jobs - 1) / jobs ))
+  for tool in ${FUZZ_TOOLS:-memcheck racecheck}; do
+    for i in $(seq 0 $((jobs - 1))); do
+      compute-sanitizer --tool "$tool" --print-limit 20 "$here/fuzz" worker --mode=diff \
+        --first=$((first + i * per)) --count="$per" --twice=false > "$out/sanitize_$tool.$i" 2>&1 &
+    done
+    wait
+    cat "$out"/sanitize_$tool.* > "$out/fuzz_$tool.log" && rm "$out"/sanitize_$tool.*
+    echo "$tool: $(grep -c '^@pass' "$out/fuzz_$tool.log") passed, $(grep -c '^@fail' "$out/fuzz_$tool.log") failed;" \
+      "$(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$out/fuzz_$tool.log" | sort | uniq -c | tr '\n' ' ')"
+  done | tee "$out/fuzz_sanitize.txt"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   CUDA_CACHE_DISABLE=1 "$here/compile_bench" --benchmark_out="$out/compile_bench.json" 2>&1 | tee "$out/compile_bench.log" | grep -E "^BM_|Run on"

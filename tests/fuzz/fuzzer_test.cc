@@ -1,0 +1,126 @@
+// The fuzzer itself: programs are deterministic, replay to themselves, cover the API; the
+// minimizer shrinks; the comparison catches a wrong value and leaves out what is fragile.
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "tessel.h"
+#include "tools/fuzz/check.h"
+#include "tools/fuzz/compare.h"
+#include "tools/fuzz/generator.h"
+#include "tools/fuzz/minimize.h"
+#include "tools/fuzz/program.h"
+#include "tools/fuzz/sensitivity.h"
+
+namespace tessel::fuzz {
+namespace {
+
+TEST(FuzzerTest, ASeedNamesOneProgram) {
+  EXPECT_EQ(GenerateProgram(7), GenerateProgram(7));
+  EXPECT_NE(GenerateProgram(7), GenerateProgram(8));
+}
+
+TEST(FuzzerTest, ProgramsReplayToThemselves) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const std::string text = GenerateProgram(seed);
+    absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
+    ASSERT_TRUE(program.ok()) << program.status() << "\n" << text;
+    absl::StatusOr<std::string> again = Normalize(*program);
+    ASSERT_TRUE(again.ok()) << again.status() << "\n" << text;
+    EXPECT_EQ(*again, text) << "seed " << seed;
+  }
+}
+
+// Over a few hundred programs every operation of the graph appears, and so do the shapes
+// and program forms the issue asks for.
+TEST(FuzzerTest, ProgramsCoverTheApi) {
+  std::set<std::string> ops;
+  bool realize = false, rank0 = false, size0 = false, size1 = false, several_outputs = false;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    for (absl::string_view line : absl::StrSplit(GenerateProgram(seed), '\n')) {
+      std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
+      if (words.size() > 3 && words[1] == "=") {
+        ops.emplace(words[2]);
+        rank0 = rank0 || absl::EndsWith(words[3], "[]");
+        size0 = size0 || absl::StrContains(words[3], "[0") || absl::StrContains(words[3], ",0");
+        size1 = size1 || absl::StrContains(words[3], ",1]") || absl::StrContains(words[3], "[1,");
+      }
+      realize = realize || absl::StartsWith(line, "realize ");
+      several_outputs =
+          several_outputs || (absl::StartsWith(line, "return ") && absl::StrContains(line, ","));
+    }
+  }
+  for (int op = 0; op <= static_cast<int>(OpKind::kMatmul); ++op) {
+    EXPECT_EQ(ops.count(std::string(OpName(static_cast<OpKind>(op)))), 1u)
+        << OpName(static_cast<OpKind>(op));
+  }
+  EXPECT_TRUE(realize && rank0 && size0 && size1 && several_outputs);
+}
+
+TEST(FuzzerTest, MinimizerKeepsTheFailureAndDropsTheRest) {
+  // A stand-in failure: any program computing a sine "fails".
+  auto signature_of = [](const std::string& text) {
+    absl::StatusOr<std::vector<Statement>> p = ParseProgram(text);
+    if (!p.ok() || !Normalize(*p).ok()) return std::string("invalid");
+    return absl::StrContains(text, " sin ") ? std::string("has a sine") : std::string();
+  };
+  const std::string big =
+      "%0 = input f32[64,33]\n%1 = exp f32[64,33] %0\n%2 = sin f32[64,33] %1\n"
+      "%3 = sum f32[64] %2 axes=[1]\n%4 = input f32[64]\n%5 = add f32[64] %3, %4\n"
+      "realize %5\n%6 = tanh f32[64] %5\nreturn %6, %1\n";
+  std::string signature;
+  const std::string small = Minimize(big, signature_of, &signature);
+  EXPECT_EQ(signature, "has a sine");
+  EXPECT_EQ(small, "%0 = input f32[]\n%1 = sin f32[] %0\nreturn %1\n");
+}
+
+TEST(FuzzerTest, ComparisonCatchesAWrongElementAndSkipsFragileOnes) {
+  OutputValues v;
+  v.reference = {1.0, 2.0, 3.0, 4.0, 5.0};
+  v.under_noise = {{1.0, 2.0, 3.5, 4.0, 5.0}};  // element 2 is ill-conditioned
+  v.tainted = {0, 0, 0, 1, 0};                  // element 3 follows a fragile comparison
+  v.device = {1.0, 2.0, 9.0, 9.0, 5.0};
+  OutputDiff d = CompareOutput(v, Shape{5}, DType::kF32);
+  EXPECT_EQ(d.mismatched, 0);
+  EXPECT_EQ(d.fragile, 2);
+  v.device = {1.0, 2.001, 3.0, 4.0, 5.0};
+  d = CompareOutput(v, Shape{5}, DType::kF32);
+  EXPECT_EQ(d.mismatched, 1);
+  EXPECT_TRUE(absl::StrContains(d.first, "at [1]")) << d.first;
+}
+
+TEST(FuzzerTest, ComparingComputedValuesThatNearlyTieIsFragile) {
+  // exp(x) == exp(x) + tiny: the result may flip on another device; inputs compared exactly
+  // may not.
+  const std::string text =
+      "%0 = input f32[1000]\n%1 = exp f32[1000] %0\n%2 = full f32[] value=1e-30\n"
+      "%3 = add f32[1000] %1, %2\n%4 = eq bool[1000] %1, %3\n%5 = eq bool[1000] %0, %0\n"
+      "return %4, %5\n";
+  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<Perturbed> p = ReplayPerturbed(*program, 1, NoiseOptions{});
+  ASSERT_TRUE(p.ok()) << p.status();
+  for (bool fragile : p->fragile[0].to_vector<bool>()) EXPECT_TRUE(fragile);
+  for (bool fragile : p->fragile[1].to_vector<bool>()) EXPECT_FALSE(fragile);
+}
+
+TEST(FuzzerTest, DiffModeOnTheCpuChecksTheChecker) {
+  // The CPU against itself (mid-program realizes against none), and against a simulated
+  // device that rounds differently: no program may fail.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    CheckOptions options;
+    options.mode = Mode::kDiff;
+    options.device = Device::kCPU;
+    options.data_seed = seed;
+    options.twice = seed % 2 == 0;
+    Outcome o = CheckProgram(GenerateProgram(seed), options);
+    EXPECT_EQ(o.kind, Outcome::kPass) << seed << ": " << o.signature << " " << o.detail;
+    options.simulate = 0.5;
+    o = CheckProgram(GenerateProgram(seed), options);
+    EXPECT_EQ(o.kind, Outcome::kPass) << seed << ": " << o.signature << " " << o.detail;
+  }
+}
+
+}  // namespace
+}  // namespace tessel::fuzz

@@ -1,0 +1,233 @@
+#include "tools/fuzz/check.h"
+
+#include <cctype>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "codegen/kernel_cache.h"
+#include "codegen/nvrtc_compiler.h"
+#include "tessel.h"
+#include "tools/fuzz/compare.h"
+#include "tools/fuzz/program.h"
+#include "tools/fuzz/rng.h"
+#include "tools/fuzz/sensitivity.h"
+
+namespace tessel::fuzz {
+namespace {
+
+Outcome Fail(absl::string_view stage, absl::string_view message) {
+  Outcome o;
+  o.kind = Outcome::kFail;
+  o.signature = Signature(stage, message);
+  o.detail = std::string(message);
+  return o;
+}
+
+Outcome Invalid(absl::string_view message) {
+  Outcome o;
+  o.kind = Outcome::kInvalid;
+  o.detail = std::string(message);
+  return o;
+}
+
+// A replay's or realize's error: the API refused the text (not a program), or the library
+// failed.
+Outcome ReplayFailure(absl::string_view device, const absl::Status& status) {
+  if (status.ok()) return Outcome();
+  if (absl::IsInvalidArgument(status)) return Invalid(status.message());
+  if (absl::IsAborted(status)) return Fail(absl::StrCat(device, " realize"), status.message());
+  return Fail("record", status.message());
+}
+
+std::vector<const Node*> Roots(const std::vector<Tensor>& outputs) {
+  std::vector<const Node*> roots;
+  for (const Tensor& t : outputs) roots.push_back(&t.node());
+  return roots;
+}
+
+// NVRTC's first error, without the file and line it names.
+std::string FirstCompileError(absl::string_view message) {
+  for (absl::string_view line : absl::StrSplit(message, '\n')) {
+    const size_t at = line.find("error");
+    if (at != absl::string_view::npos) return std::string(line.substr(at));
+  }
+  return std::string(message);
+}
+
+// Plans `outputs` for both targets and compiles every kernel not compiled before.
+Outcome PlanAndCompile(const std::vector<Tensor>& outputs) {
+  static absl::flat_hash_set<uint64_t>* compiled = new absl::flat_hash_set<uint64_t>();
+  try {
+    explain(outputs);
+    for (const cuda::Target& target : {cuda::Target{9, 0, true}, cuda::Target{8, 0, false}}) {
+      for (const codegen::KernelSource& k : PlanAndGenerate(Roots(outputs), target).kernels) {
+        if (!compiled->insert(cuda::StableHash(absl::StrCat(target.Name(), k.source))).second) {
+          continue;
+        }
+        absl::StatusOr<cuda::CompileOutput> out = cuda::CompileCuda(k.source, k.name, target);
+        if (!out.ok()) {
+          return Fail(absl::StrCat("compile ", target.Name(), " ", k.kind),
+                      absl::StrCat(FirstCompileError(out.status().message()), "\n",
+                                   out.status().message(), "\n", k.source));
+        }
+      }
+    }
+  } catch (const Error& e) {
+    return Fail("plan", e.what());
+  }
+  return Outcome();
+}
+
+Outcome PlanMode(const std::vector<Statement>& program, uint64_t data_seed) {
+  // Every realize, mid-program ones included, is planned and compiled, then run on the CPU.
+  Outcome failure;
+  auto check_then_realize = [&](const std::vector<Tensor>& values) -> absl::Status {
+    failure = PlanAndCompile(values);
+    if (failure.kind != Outcome::kPass) return absl::CancelledError("planning failed");
+    return RealizeValues(values);
+  };
+  absl::StatusOr<Replayed> r = Replay(program, Device::kCPU, data_seed, check_then_realize);
+  if (failure.kind != Outcome::kPass) return failure;
+  if (!r.ok()) return ReplayFailure("cpu", r.status());
+  failure = PlanAndCompile(r->outputs);
+  if (failure.kind != Outcome::kPass) return failure;
+  return ReplayFailure("cpu", RealizeValues(r->outputs));
+}
+
+// Whether the GPU still computes after a failure (a fault leaves the context unusable).
+bool DeviceUsable() {
+  try {
+    return (full({4}, 1.0, DType::kF32, Device::kCUDA) + 1.0).to_vector<float>()[3] == 2.0f;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::vector<std::vector<double>> Read(const std::vector<Tensor>& ts) {
+  std::vector<std::vector<double>> out;
+  for (const Tensor& t : ts) out.push_back(t.to_vector<double>());
+  return out;
+}
+
+Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
+                  const CheckOptions& options) {
+  absl::StatusOr<Replayed> ref = Replay(program, Device::kCPU, data_seed, nullptr);
+  if (!ref.ok()) return ReplayFailure("cpu", ref.status());
+  std::vector<std::vector<double>> reference;
+  try {
+    realize(ref->outputs);
+    reference = Read(ref->outputs);
+  } catch (const Error& e) {
+    return Fail("cpu", e.what());
+  }
+  std::vector<Perturbed> noisy;
+  const std::pair<NoiseOptions::Kind, uint64_t> masks[] = {{NoiseOptions::kUp, 77},
+                                                           {NoiseOptions::kDown, 77},
+                                                           {NoiseOptions::kMixed, 78},
+                                                           {NoiseOptions::kMixed, 79}};
+  for (const auto& [kind, stream] : masks) {
+    NoiseOptions noise;
+    noise.kind = kind;
+    noise.seed = SubSeed(data_seed, stream);
+    absl::StatusOr<Perturbed> p = ReplayPerturbed(program, data_seed, noise);
+    if (!p.ok()) return Fail("reference", p.status().message());
+    noisy.push_back(*std::move(p));
+  }
+  std::vector<std::vector<double>> device;
+  if (options.simulate > 0) {
+    NoiseOptions noise;
+    noise.kind = NoiseOptions::kSimulate;
+    noise.seed = SubSeed(data_seed, 99);
+    noise.scale = options.simulate;
+    absl::StatusOr<Perturbed> p = ReplayPerturbed(program, data_seed, noise);
+    if (!p.ok()) return Fail("reference", p.status().message());
+    device = Read(p->outputs);
+  } else {
+    const char* name = options.device == Device::kCUDA ? "cuda" : "cpu";
+    Outcome failure;
+    absl::StatusOr<Replayed> run = Replay(program, options.device, data_seed, RealizeValues);
+    if (!run.ok()) {
+      failure = ReplayFailure(name, run.status());
+    } else {
+      try {
+        realize(run->outputs);
+        device = Read(run->outputs);
+      } catch (const Error& e) {
+        failure = Fail(name, e.what());
+      }
+    }
+    if (failure.kind != Outcome::kPass) {
+      failure.device_lost =
+          failure.kind == Outcome::kFail && options.device == Device::kCUDA && !DeviceUsable();
+      return failure;
+    }
+  }
+  Outcome o;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    OutputValues v;
+    v.reference = std::move(reference[i]);
+    v.device = std::move(device[i]);
+    for (const Perturbed& p : noisy) v.under_noise.push_back(p.outputs[i].to_vector<double>());
+    v.tainted = noisy[0].fragile[i].to_vector<uint8_t>();
+    const Tensor& out = ref->outputs[i];
+    const OutputDiff d = CompareOutput(v, out.shape(), noisy[0].precision[i]);
+    o.compared += d.compared;
+    o.fragile += d.fragile;
+    if (d.mismatched > 0) {
+      Outcome f = Fail("mismatch", "");
+      f.detail =
+          absl::StrCat("output ", i, " (", DTypeName(out.dtype()), out.shape().ToString(),
+                       ", tolerance of ", DTypeName(noisy[0].precision[i]), "): ", d.mismatched,
+                       " of ", d.compared, " elements differ; first ", d.first);
+      f.compared = o.compared;
+      f.fragile = o.fragile;
+      return f;
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+std::vector<std::string> CheckFlags(const CheckOptions& options) {
+  return {absl::StrCat("--mode=", options.mode == Mode::kPlan ? "plan" : "diff"),
+          absl::StrCat("--twice=", options.twice ? "true" : "false"),
+          absl::StrCat("--device=", options.device == Device::kCPU ? "cpu" : "cuda"),
+          absl::StrCat("--simulate=", options.simulate)};
+}
+
+std::string Signature(absl::string_view stage, absl::string_view message) {
+  std::string first(message.substr(0, message.find('\n')));
+  std::string out = absl::StrCat(stage, ": ");
+  for (size_t i = 0; i < first.size() && out.size() < 200; ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(first[i]));
+    if (!digit) {
+      out.push_back(first[i]);
+    } else if (out.back() != '#') {
+      out.push_back('#');
+    }
+  }
+  return out;
+}
+
+Outcome CheckProgram(absl::string_view text, const CheckOptions& options) {
+  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
+  if (!program.ok()) return Invalid(program.status().message());
+  if (options.mode == Mode::kPlan) return PlanMode(*program, options.data_seed);
+  Outcome total;
+  for (int round = 0; round < (options.twice ? 2 : 1); ++round) {
+    Outcome o = DiffRound(*program, SubSeed(options.data_seed, 1000 + round), options);
+    if (o.kind != Outcome::kPass) {
+      if (round > 0) o.detail = absl::StrCat("(second run, other values) ", o.detail);
+      return o;
+    }
+    total.compared += o.compared;
+    total.fragile += o.fragile;
+  }
+  return total;
+}
+
+}  // namespace tessel::fuzz

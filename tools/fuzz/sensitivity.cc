@@ -1,0 +1,305 @@
+#include "tools/fuzz/sensitivity.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "tools/fuzz/rng.h"
+
+namespace tessel::fuzz {
+namespace {
+
+// A value of the perturbed replay.
+struct Traced {
+  Tensor value;       // with noise
+  Tensor taint;       // kBool of value's shape, or empty: nothing tainted
+  bool exact = true;  // computed bit-identically on every device (before noise)
+  DType precision = DType::kI32;
+};
+
+// Coarser precision first: bf16 > f16 > f32 > exact (kI32 stands for exact).
+int Coarseness(DType d) {
+  switch (d) {
+    case DType::kBF16:
+      return 3;
+    case DType::kF16:
+      return 2;
+    case DType::kF32:
+      return 1;
+    default:
+      return 0;
+  }
+}
+DType Coarser(DType a, DType b) { return Coarseness(a) >= Coarseness(b) ? a : b; }
+
+// Relative distance under which two values computed in `precision` may compare differently.
+double Margin(DType precision) {
+  switch (precision) {
+    case DType::kBF16:
+      return 0x1p-6;
+    case DType::kF16:
+      return 0x1p-9;
+    default:
+      return 0x1p-16;
+  }
+}
+
+// Operations whose floating result is bit-identical on every device when their operands are.
+bool PreservesExactness(OpKind op) {
+  switch (GetOpInfo(op).category) {
+    case OpCategory::kView:
+    case OpCategory::kConcat:
+      return true;
+    default:
+      break;
+  }
+  switch (op) {
+    case OpKind::kInput:
+    case OpKind::kFull:
+    case OpKind::kArange:
+    case OpKind::kNeg:
+    case OpKind::kAbs:
+    case OpKind::kRelu:
+    case OpKind::kCast:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kWhere:
+    case OpKind::kMax:
+    case OpKind::kMin:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsComparison(OpKind op) {
+  switch (op) {
+    case OpKind::kEq:
+    case OpKind::kNe:
+    case OpKind::kLt:
+    case OpKind::kLe:
+    case OpKind::kGt:
+    case OpKind::kGe:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Tensor F32(const Tensor& t) { return cast(t, DType::kF32); }
+Tensor Scalar(double v) { return full({}, v, DType::kF32, Device::kCPU); }
+
+Tensor Or(const Tensor& a, const Tensor& b, const Shape& shape) {
+  if (!a.defined() && !b.defined()) return Tensor();
+  if (!a.defined()) return broadcast_to(b, shape);
+  if (!b.defined()) return broadcast_to(a, shape);
+  return maximum(broadcast_to(a, shape), broadcast_to(b, shape));
+}
+
+Tensor TaintOrFalse(const Traced& t) {
+  return t.taint.defined() ? t.taint : zeros(t.value.shape(), DType::kBool, Device::kCPU);
+}
+
+class PerturbedReplay {
+ public:
+  PerturbedReplay(uint64_t data_seed, const NoiseOptions& noise)
+      : data_seed_(data_seed), noise_(noise) {}
+
+  Traced Apply(const GraphLine& line, const std::vector<Traced>& in) {
+    if (line.op == OpKind::kInput) {
+      Traced t;
+      t.value = InputValues(line.dtype, line.shape, data_seed_, inputs_++, Device::kCPU);
+      return t;
+    }
+    std::vector<Tensor> values;
+    Traced out;
+    for (const Traced& t : in) {
+      values.push_back(t.value);
+      out.exact = out.exact && t.exact;
+      out.precision = Coarser(out.precision, t.precision);
+    }
+    const Tensor clean = ApplyLine(line, values, Device::kCPU);
+    const bool floating = IsFloating(clean.dtype());
+    // A reduction of one element per result is that element on every device; one of none,
+    // or a matmul over an empty extent, is a constant.
+    const bool preserves = PreservesExactness(line.op) || IsDegenerateReduction(clean.node());
+    out.exact = !floating || (out.exact && preserves) || CombinesNothing(clean.node());
+    if (line.op == OpKind::kRand || line.op == OpKind::kRandn) out.exact = false;
+    if (!out.exact && floating) out.precision = Coarser(out.precision, clean.dtype());
+    // Operations that add no error of their own pass their operands' noise on unchanged; a
+    // cast into 16 bits rounds, which may go either way.
+    const bool adds_error = !preserves || (line.op == OpKind::kCast && IsHalfFloat(clean.dtype()));
+    out.value = out.exact || !adds_error ? clean : AddNoise(line, in, clean);
+    out.taint = Taint(line, in, out);
+    return out;
+  }
+
+ private:
+  // Noise in [-1, 1] for each element of `y`, as NoiseOptions says. The simulated device errs
+  // by a function of the value (a hash of it), as a real one does: equal values stay equal.
+  Tensor Noise(const Tensor& y) {
+    const Shape& shape = y.shape();
+    if (noise_.kind == NoiseOptions::kSimulate) {
+      const Tensor finite = minimum(maximum(F32(y), Scalar(-1e30)), Scalar(1e30));
+      const Tensor h = sin(finite * 12.9898 + static_cast<double>(noise_.seed % 1000)) * 43758.5453;
+      return (h - cast(cast(h, DType::kI32), DType::kF32)) * noise_.scale;
+    }
+    const Tensor u = rand(shape, SubSeed(noise_.seed, streams_++), DType::kF32, Device::kCPU);
+    const Tensor magnitude = u * 0.5 + 0.5;
+    if (noise_.kind != NoiseOptions::kMixed) {
+      return noise_.kind == NoiseOptions::kUp ? magnitude : -magnitude;
+    }
+    const Tensor coin = rand(shape, SubSeed(noise_.seed, streams_++), DType::kF32, Device::kCPU);
+    return magnitude * (cast(lt(coin, Scalar(0.5)), DType::kF32) * 2.0 - 1.0);
+  }
+
+  Tensor AddNoise(const GraphLine& line, const std::vector<Traced>& in, const Tensor& y) {
+    // Every term pushes the value the same way (up in one replay, down in the other), so that
+    // no two cancel: relative to the value, for sums and matmuls also to the sum of the
+    // magnitudes of their terms (another order of addition), kept finite so that an infinity
+    // stays one.
+    const Tensor y32 = F32(y);
+    Tensor magnitude = abs(y32) * 0x1p-20;
+    Tensor terms;
+    double count = 1;  // terms per result
+    switch (line.op) {
+      case OpKind::kSum:
+      case OpKind::kMean: {
+        GraphLine of_terms = line;
+        of_terms.dtype = DType::kF32;
+        terms = ApplyLine(of_terms, {abs(F32(in[0].value))}, Device::kCPU);
+        count = static_cast<double>(in[0].value.numel()) / std::max<int64_t>(1, y.numel());
+        break;
+      }
+      case OpKind::kMatmul: {
+        terms = ApplyLine(line, {abs(F32(in[0].value)), abs(F32(in[1].value))}, Device::kCPU);
+        const Shape& a = in[0].value.shape();
+        count = static_cast<double>(a[a.rank() - 1]);
+        break;
+      }
+      default:
+        break;
+    }
+    if (terms.defined()) {
+      // Rounding errors of a long sum grow with about the square root of its length.
+      const double ulps = std::max(16.0, 4 * std::sqrt(count));
+      magnitude = magnitude + minimum(terms, Scalar(1e30)) * (ulps * 0x1p-23);
+    }
+    // Half an ulp before a 16-bit value is rounded: about half the elements land one ulp away.
+    // Subnormal results have fewer bits: they move by their smallest steps.
+    if (y.dtype() == DType::kBF16) magnitude = magnitude + abs(y32) * 0x1p-9 + 0x1p-132;
+    if (y.dtype() == DType::kF16) magnitude = magnitude + abs(y32) * 0x1p-12 + 0x1p-24;
+    if (y.dtype() == DType::kF32) magnitude = magnitude + 0x1p-146;
+    return cast(y32 + minimum(magnitude, Scalar(1e30)) * Noise(y), y.dtype());
+  }
+
+  Tensor Taint(const GraphLine& line, const std::vector<Traced>& in, const Traced& out) {
+    const Shape& shape = out.value.shape();
+    const OpInfo& info = GetOpInfo(line.op);
+    switch (info.category) {
+      case OpCategory::kSource:
+        return Tensor();
+      case OpCategory::kView:
+        return in[0].taint.defined() ? ApplyLine(line, {in[0].taint}, Device::kCPU) : Tensor();
+      case OpCategory::kConcat: {
+        std::vector<Tensor> parts;
+        bool any = false;
+        for (const Traced& t : in) {
+          any = any || t.taint.defined();
+          parts.push_back(TaintOrFalse(t));
+        }
+        return any ? ApplyLine(line, parts, Device::kCPU) : Tensor();
+      }
+      case OpCategory::kReduce: {
+        if (!in[0].taint.defined() || in[0].value.numel() == 0) return Tensor();
+        GraphLine any = line;
+        any.op = OpKind::kMax;
+        return ApplyLine(any, {in[0].taint}, Device::kCPU);
+      }
+      case OpCategory::kMatmul: {
+        Tensor t;
+        const Traced& a = in[0];
+        const Traced& b = in[1];
+        if (a.taint.defined() && a.value.numel() > 0) t = Or(t, max(a.taint, {-1}, true), shape);
+        if (b.taint.defined() && b.value.numel() > 0) t = Or(t, max(b.taint, {-2}, true), shape);
+        return t;
+      }
+      case OpCategory::kElementwise:
+        break;
+    }
+    Tensor t;
+    bool operands_exact = true;
+    DType precision = DType::kI32;
+    for (const Traced& x : in) {
+      t = Or(t, x.taint, shape);
+      operands_exact = operands_exact && x.exact;
+      precision = Coarser(precision, x.precision);
+    }
+    if (operands_exact) return t;
+    const double margin = Margin(precision);
+    if (IsComparison(line.op)) {
+      const Tensor a = F32(in[0].value), b = F32(in[1].value);
+      return Or(t, le(abs(a - b), (abs(a) + abs(b)) * margin), shape);
+    }
+    if (line.op == OpKind::kPow && IsFloating(out.value.dtype())) {
+      // A negative or zero base: the result jumps (a number, NaN, infinity) as the exponent
+      // crosses an integer or zero.
+      return Or(t, le(F32(in[0].value), Scalar(0)), shape);
+    }
+    if (line.op == OpKind::kCast && IsFloating(in[0].value.dtype())) {
+      const Tensor x = F32(in[0].value);
+      if (out.value.dtype() == DType::kBool) return Or(t, le(abs(x), Scalar(1e-6)), shape);
+      if (out.value.dtype() == DType::kI32) {
+        // Truncation toward zero: near an integer, or near the ends of the range.
+        const Tensor frac = abs(x - cast(cast(x, DType::kI32), DType::kF32));
+        const Tensor near = minimum(frac, 1.0 - frac);
+        return Or(t, maximum(le(near, maximum(abs(x), 1.0) * margin), ge(abs(x), Scalar(2.1e9))),
+                  shape);
+      }
+    }
+    return t;
+  }
+
+  uint64_t data_seed_;
+  NoiseOptions noise_;
+  int inputs_ = 0;
+  uint64_t streams_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<Perturbed> ReplayPerturbed(const std::vector<Statement>& program, uint64_t data_seed,
+                                          const NoiseOptions& noise) {
+  PerturbedReplay replay(data_seed, noise);
+  absl::flat_hash_map<std::string, Traced> values;
+  Perturbed result;
+  try {
+    for (const Statement& s : program) {
+      if (s.kind == Statement::kRealize) continue;
+      std::vector<Traced> in;
+      for (const std::string& name : s.kind == Statement::kValue ? s.line.operands : s.names) {
+        auto it = values.find(name);
+        if (it == values.end()) return absl::InvalidArgumentError(absl::StrCat("unknown %", name));
+        in.push_back(it->second);
+      }
+      if (s.kind == Statement::kValue) {
+        values[s.line.name] = replay.Apply(s.line, in);
+        continue;
+      }
+      std::vector<Tensor> all;
+      for (const Traced& t : in) {
+        result.outputs.push_back(t.value);
+        result.fragile.push_back(TaintOrFalse(t));
+        result.precision.push_back(t.precision);
+      }
+      all = result.outputs;
+      all.insert(all.end(), result.fragile.begin(), result.fragile.end());
+      realize(all);
+    }
+  } catch (const Error& e) {
+    return absl::InternalError(absl::StrCat("perturbed replay: ", e.what()));
+  }
+  return result;
+}
+
+}  // namespace tessel::fuzz

@@ -1,0 +1,66 @@
+// Which output elements a correct GPU could legitimately compute differently from the CPU.
+//
+// [ Note -- tolerances of the differential check ]
+// The two backends round the same way node by node, but not identically: GPU math functions
+// are a few ulps off the CPU's, sums and matmuls add in another order, and a 16-bit value one
+// ulp apart on either side of a rounding boundary follows. Such differences are small where
+// the program is well conditioned and large where it is not: past a comparison (a flipped
+// bool), a cast to an integer, or a cancellation. The check therefore compares every element
+// against a per-dtype tolerance, except elements that are *fragile*:
+//  - noise: the program is replayed on the CPU four times more with every value an operation
+//    computes with an error of its own perturbed: by 4 to 8 f32 ulps of the value, sums and
+//    matmuls also by 8 to 16 ulps (2 to 4 times the square root of their length, if more) of
+//    the sum of the magnitudes of their terms (another order of addition), 16-bit results by
+//    a quarter to half an ulp more before they are rounded.
+//    The replays push every value up, every value down (so that consecutive errors add up
+//    rather than cancel), and twice each value either way at random (so that the difference
+//    of two values moved the same way moves too). An element that moves by more than half its
+//    tolerance in any of them is ill-conditioned; what the replays move elements by typically
+//    (the median) is a floor for the tolerance. (Exact operations: views, selections, abs, neg,
+//    widening casts, reductions of one element, add no noise of their own.)
+//  - taint: comparisons whose operands are within a few ulps of each other, and casts to
+//    integers or bool near a boundary, mark their element, and everything computed from it,
+//    fragile (values computed exactly on both devices, like inputs, do not).
+// Elements that are fragile are left out; the rest must match (compare.h). `fuzz diff
+// --device=cpu --simulate=0.5` checks the checker: the "device" is then another perturbed
+// replay with errors of random sign, half the noise's amplitude; on 2,000 programs it
+// reports no mismatch (2026-11-23), with 2.1% of the elements left out.
+#ifndef TESSEL_TOOLS_FUZZ_SENSITIVITY_H_
+#define TESSEL_TOOLS_FUZZ_SENSITIVITY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tools/fuzz/program.h"
+
+namespace tessel::fuzz {
+
+struct Perturbed {
+  std::vector<Tensor> outputs;  // the program's outputs under noise (CPU)
+  std::vector<Tensor> fragile;  // per output: kBool, true where an element is tainted
+  // Per output: the coarsest floating dtype any value of its cone was computed in (kI32 or
+  // kBool when none was): it sets the output's tolerance.
+  std::vector<DType> precision;
+};
+
+struct NoiseOptions {
+  enum Kind {
+    kUp,        // every perturbation pushes up, by 0.5 to 1 times its amplitude
+    kDown,      // the same, down
+    kMixed,     // 0.5 to 1 times the amplitude, with signs at random
+    kSimulate,  // -`scale` to `scale` times the amplitude, a function of the value: a device
+                // that rounds differently (`fuzz diff --simulate`: a check of the checker)
+  };
+  Kind kind = kUp;
+  uint64_t seed = 0;
+  double scale = 1;
+};
+
+// Replays `program` on the CPU with values from `data_seed` and the given noise.
+absl::StatusOr<Perturbed> ReplayPerturbed(const std::vector<Statement>& program, uint64_t data_seed,
+                                          const NoiseOptions& noise);
+
+}  // namespace tessel::fuzz
+
+#endif  // TESSEL_TOOLS_FUZZ_SENSITIVITY_H_

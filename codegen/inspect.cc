@@ -36,6 +36,7 @@ GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const cud
 }
 
 std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
+  const auto lock = LockGraphForReading();
   const GeneratedPlan g = PlanAndGenerate(Nodes(outputs));
   std::vector<KernelInfo> infos;
   for (size_t i = 0; i < g.kernels.size(); ++i) {
@@ -48,6 +49,7 @@ std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
 
 std::string explain(const std::vector<Tensor>& outputs) {
   const std::vector<const Node*> roots = Nodes(outputs);
+  const auto lock = LockGraphForReading();
   const GeneratedPlan g = PlanAndGenerate(roots);
   absl::flat_hash_map<const Node*, int> number;
   for (const Node* n : TopologicalOrder(roots, /*include_realized=*/true)) {

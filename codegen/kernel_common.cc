@@ -75,10 +75,10 @@ void FinishSource(const FusedKernel& kernel, const std::string& text, KernelSour
       ops.push_back(op);
     }
   }
-  const char letter = ks->kind == "pointwise"       ? 'E'
-                      : ks->kind == "gemm"          ? 'G'
-                      : ks->kind == "normalization" ? 'N'
-                                                    : 'R';
+  const char letter = kernel.kind == KernelKind::kPointwise       ? 'E'
+                      : kernel.kind == KernelKind::kGemm          ? 'G'
+                      : kernel.kind == KernelKind::kNormalization ? 'N'
+                                                                  : 'R';
   ks->name = absl::StrFormat("%c_%s_%08x", letter, absl::StrJoin(ops, "_"),
                              static_cast<uint32_t>(cuda::StableHash(text)));
   ks->source = absl::StrReplaceAll(text, {{kNamePlaceholder, ks->name}});

@@ -79,38 +79,40 @@ IndexExpr ReducedIndex(const RowLayout& l, const Shape& shape, const std::string
   return FromDims(shape, kept.dims, kept.lane);
 }
 
+// How values of one reduction combine, in registers and across the block.
 struct Accumulator {
   const Node* reduction;
-  std::string name;      // acc0, acc1, ...: its register
-  const char* type;      // float or int
-  std::string identity;  // of the operation
-  std::string op;        // functor for tessel_block_reduce
-  std::string combine(const std::string& a, const std::string& b) const {
-    if (op == "tessel_sum_op()") return absl::StrCat(a, " + ", b);
-    if (op == "tessel_isum_op()") return absl::StrCat("tessel_iadd(", a, ", ", b, ")");
-    return absl::StrCat(op == "tessel_max_op()" ? "tessel_max(" : "tessel_min(", a, ", ", b, ")");
+  std::string name;  // acc0, acc1, ...: its register
+  bool floating;     // float registers, else int (integer and bool inputs)
+  OpKind combine;    // kSum (also for mean), kMax or kMin
+
+  const char* type() const { return floating ? "float" : "int"; }
+  std::string Identity() const {
+    switch (combine) {
+      case OpKind::kSum:
+        return floating ? "0.0f" : "0";
+      case OpKind::kMax:
+        return floating ? "__int_as_float(0xff800000)" : "(-2147483647 - 1)";
+      default:
+        return floating ? "__int_as_float(0x7f800000)" : "2147483647";
+    }
+  }
+  // The functor tessel_block_reduce takes.
+  std::string Functor() const {
+    if (combine == OpKind::kSum) return floating ? "tessel_sum_op()" : "tessel_isum_op()";
+    return combine == OpKind::kMax ? "tessel_max_op()" : "tessel_min_op()";
+  }
+  std::string Combine(const std::string& a, const std::string& b) const {
+    if (combine == OpKind::kSum) {
+      return floating ? absl::StrCat(a, " + ", b) : absl::StrCat("tessel_iadd(", a, ", ", b, ")");
+    }
+    return absl::StrCat(combine == OpKind::kMax ? "tessel_max(" : "tessel_min(", a, ", ", b, ")");
   }
 };
 
 Accumulator AccumulatorOf(const Node* r) {
-  const bool fp = IsFloating(r->input(0).dtype());
-  Accumulator a{r, "", fp ? "float" : "int", "", ""};
-  switch (r->op()) {
-    case OpKind::kSum:
-    case OpKind::kMean:
-      a.identity = fp ? "0.0f" : "0";
-      a.op = fp ? "tessel_sum_op()" : "tessel_isum_op()";
-      break;
-    case OpKind::kMax:
-      a.identity = fp ? "__int_as_float(0xff800000)" : "(-2147483647 - 1)";
-      a.op = "tessel_max_op()";
-      break;
-    default:
-      a.identity = fp ? "__int_as_float(0x7f800000)" : "2147483647";
-      a.op = "tessel_min_op()";
-      break;
-  }
-  return a;
+  const OpKind combine = r->op() == OpKind::kMean ? OpKind::kSum : r->op();
+  return Accumulator{r, "", IsFloating(r->input(0).dtype()), combine};
 }
 
 // Converts a finished accumulator to the reduction's value (mean divides; halves round).
@@ -151,7 +153,7 @@ int VectorWidthFor(const FusedKernel& k, const RowLayout& l) {
 
 void DeclareScratch(CodeWriter& w, const std::vector<Accumulator>& accs) {
   bool f = false, i = false;
-  for (const Accumulator& a : accs) (std::string(a.type) == "float" ? f : i) = true;
+  for (const Accumulator& a : accs) (a.floating ? f : i) = true;
   if (f) w.Line("__shared__ float scratch_f[32];");
   if (i) w.Line("__shared__ int scratch_i[32];");
 }
@@ -162,13 +164,12 @@ void Accumulate(CodeWriter& w, const Accumulator& a, const Value& v, int lanes,
   w.Line("#pragma unroll");
   w.Line("for (int k = 0; k < ", lanes, "; ++k) ",
          guard.empty() ? "" : absl::StrCat("if (", guard, ") "), a.name, " = ",
-         a.combine(a.name, absl::StrCat("(", a.type, ")", v.At())), ";");
+         a.Combine(a.name, absl::StrCat("(", a.type(), ")", v.At())), ";");
 }
 
 std::string BlockReduce(const Accumulator& a, const std::string& v) {
-  const bool fp = std::string(a.type) == "float";
-  return absl::StrCat("tessel_block_reduce(", v, ", ", a.op, ", ", fp ? "" : "(int)", a.identity,
-                      ", ", fp ? "scratch_f" : "scratch_i", ")");
+  return absl::StrCat("tessel_block_reduce(", v, ", ", a.Functor(), ", ", a.floating ? "" : "(int)",
+                      a.Identity(), ", ", a.floating ? "scratch_f" : "scratch_i", ")");
 }
 
 // Stores outputs of the reduced space (one value per row, written by thread 0).
@@ -211,7 +212,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
     for (const Accumulator& a : accs) {
       const Node& in = a.reduction->input(0);
       const Value v = e.Get(&in, idx);
-      w.Line(a.type, " ", a.name, " = ", a.identity, ";");
+      w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
       Accumulate(w, a, v, lanes, guard);
       const Value r =
           e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),
@@ -252,7 +253,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     w.Line("const index_t row = blockIdx.x;");
     w.Line("const index_t begin = (index_t)blockIdx.y * ", chunk, ";");
     w.Line("const index_t end = min(begin + ", chunk, ", (index_t)", l.length, ");");
-    for (const Accumulator& a : accs) w.Line(a.type, " ", a.name, " = ", a.identity, ";");
+    for (const Accumulator& a : accs) w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
     {
       auto loop = w.Block("for (index_t c = begin + (index_t)threadIdx.x * ", vec,
                           "; c < end; c += ", kThreads * vec, ")");
@@ -267,9 +268,9 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       const Accumulator& a = accs[i];
       const std::string& acc = a.name;
       w.Line("{");
-      w.Line("  const ", a.type, " total = ", BlockReduce(a, acc), ";");
-      w.Line("  if (threadIdx.x == 0) ((", a.type, "*)ws)[(", i, " * ", l.rows, " + row) * ", parts,
-             " + blockIdx.y] = total;");
+      w.Line("  const ", a.type(), " total = ", BlockReduce(a, acc), ";");
+      w.Line("  if (threadIdx.x == 0) ((", a.type(), "*)ws)[(", i, " * ", l.rows, " + row) * ",
+             parts, " + blockIdx.y] = total;");
       w.Line("}");
     }
   }
@@ -283,9 +284,9 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
       const std::string& acc = a.name;
-      w.Line(a.type, " ", acc, " = ", a.identity, ";");
+      w.Line(a.type(), " ", acc, " = ", a.Identity(), ";");
       w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc, " = ",
-             a.combine(acc, absl::StrCat("((const ", a.type, "*)ws)[(", i, " * ", l.rows,
+             a.Combine(acc, absl::StrCat("((const ", a.type(), "*)ws)[(", i, " * ", l.rows,
                                          " + row) * ", parts, " + p]")),
              ";");
       const Value r =

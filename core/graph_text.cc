@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/realize.h"
 #include "core/status_macros.h"
 #include "core/topo_order.h"
 
@@ -67,6 +68,7 @@ std::string PrintGraphLine(const Node& node, int number,
 std::string PrintGraph(const std::vector<Tensor>& outputs) {
   std::vector<const Node*> roots;
   for (const Tensor& t : outputs) roots.push_back(CheckedNode(t, "PrintGraph").get());
+  const auto lock = LockGraphForReading();
   absl::flat_hash_map<const Node*, int> number;
   std::string text;
   for (const Node* node : TopologicalOrder(roots, /*include_realized=*/true)) {

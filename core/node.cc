@@ -142,7 +142,7 @@ Node::~Node() {
 }
 
 void Node::SetRealized(BufferPtr buffer) {
-  buffer_ = std::move(buffer);
+  std::atomic_store(&buffer_, std::move(buffer));
   NodeTable::Get().ReleaseInputs(std::move(inputs_));
   inputs_.clear();
 }

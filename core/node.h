@@ -7,6 +7,7 @@
 #ifndef TESSEL_CORE_NODE_H_
 #define TESSEL_CORE_NODE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -56,11 +57,14 @@ class Node : public std::enable_shared_from_this<Node> {
   const std::vector<NodePtr>& inputs() const { return inputs_; }
   const Node& input(int i) const { return *inputs_[i]; }
 
-  // A realized node holds its value and acts as a leaf of any graph that uses it.
-  bool realized() const { return buffer_ != nullptr; }
-  const BufferPtr& buffer() const { return buffer_; }
+  // A realized node holds its value and acts as a leaf of any graph that uses it. Another
+  // thread may realize the node meanwhile (equal work recorded by two threads is one node),
+  // so the buffer is read and written atomically.
+  bool realized() const { return std::atomic_load(&buffer_) != nullptr; }
+  BufferPtr buffer() const { return std::atomic_load(&buffer_); }
 
-  // Stores the value and drops the producers (they may then be freed).
+  // Stores the value and drops the producers (they may then be freed). Called by realize(),
+  // under its lock.
   void SetRealized(BufferPtr buffer);
 
  private:

@@ -1,6 +1,7 @@
 #include "core/realize.h"
 
 #include <mutex>
+#include <shared_mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -20,9 +21,8 @@ Program CollectProgram(const std::vector<const Node*>& outputs) {
 
 namespace {
 
-// Realizations mutate nodes (buffers in, producers out); one at a time keeps that simple.
-std::mutex& RealizeMutex() {
-  static std::mutex* mu = new std::mutex();
+std::shared_mutex& GraphMutex() {
+  static std::shared_mutex* mu = new std::shared_mutex();
   return *mu;
 }
 
@@ -41,13 +41,17 @@ void RealizeOnDevice(Device device, const std::vector<const Node*>& outputs) {
 
 }  // namespace
 
+std::shared_lock<std::shared_mutex> LockGraphForReading() {
+  return std::shared_lock<std::shared_mutex>(GraphMutex());
+}
+
 void realize(const std::vector<Tensor>& outputs) {
   std::vector<const Node*> cpu, cuda;
   for (const Tensor& t : outputs) {
     const Node* node = CheckedNode(t, "realize").get();
     (node->device() == Device::kCPU ? cpu : cuda).push_back(node);
   }
-  std::lock_guard<std::mutex> lock(RealizeMutex());
+  std::unique_lock<std::shared_mutex> lock(GraphMutex());
   if (!cpu.empty()) RealizeOnDevice(Device::kCPU, cpu);
   if (!cuda.empty()) RealizeOnDevice(Device::kCUDA, cuda);
 }

@@ -4,6 +4,7 @@
 #ifndef TESSEL_CORE_REALIZE_H_
 #define TESSEL_CORE_REALIZE_H_
 
+#include <shared_mutex>
 #include <vector>
 
 #include "core/backend.h"
@@ -17,6 +18,14 @@ void realize(const std::vector<Tensor>& outputs);
 // The program realize() would hand to the backend: every unrealized node the outputs need,
 // producers first, and the distinct unrealized outputs.
 Program CollectProgram(const std::vector<const Node*>& outputs);
+
+// [ Note -- threads ]
+// Recording is concurrent: threads may record into graphs at the same time, and equal work
+// recorded by two threads is one node. Realizing changes nodes (values in, producers out), so
+// realizes take turns: realize() holds the graph lock exclusively for its whole run (one
+// realize at a time in the process; work on the GPU is queued in order). Code that walks a
+// graph without realizing it (PrintGraph, inspect, explain) holds it shared meanwhile.
+std::shared_lock<std::shared_mutex> LockGraphForReading();
 
 }  // namespace tessel
 

@@ -208,6 +208,13 @@ class CudaBackend : public Backend {
       for (const codegen::Launch& l : ks.launches) {
         ReadyKernel::Entry e{nullptr, l.grid, l.block, l.shared_bytes, l.entry};
         if (l.persistent) e.grid[0] = std::min<int64_t>(e.grid[0], sm_count_);
+        if (e.grid[0] > 2147483647 || e.grid[1] > 65535 || e.grid[2] > 65535) {
+          return absl::UnimplementedError(
+              absl::StrCat("tessel: ", l.entry, " (", r.plan_line, ") would need a grid of ",
+                           e.grid[0], " x ", e.grid[1], " x ", e.grid[2],
+                           " blocks, past what a GPU launches (2^31 - 1 x 65535 x "
+                           "65535): a problem this large is not supported yet"));
+        }
         TESSEL_RETURN_IF_ERROR(
             CheckCu(driver_->cuModuleGetFunction(&e.function, module, l.entry.c_str()),
                     absl::StrCat("finding ", l.entry)));

@@ -37,8 +37,13 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
            p.b.transposed ? ", B read transposed" : "");
     w.Line("__shared__ float As[", kStep, "][", kTile + 4, "];");
     w.Line("__shared__ float Bs[", kStep, "][", kTile + 4, "];");
-    w.Line("const index_t batch = blockIdx.z;");
-    w.Line("const int m0 = blockIdx.y * ", kTile, ", n0 = blockIdx.x * ", kTile, ";");
+    // One block per tile, columns fastest, then rows, then batch entries: grid.x alone,
+    // which has room for any batch (grid.y and grid.z stop at 65535).
+    const int64_t tiles_n = CeilDiv(n, kTile), tiles_m = CeilDiv(m, kTile);
+    w.Line("const long long tile = blockIdx.x;");
+    w.Line("const index_t batch = (index_t)(tile / ", tiles_n * tiles_m, ");");
+    w.Line("const int m0 = (int)(tile / ", tiles_n, " % ", tiles_m, ") * ", kTile,
+           ", n0 = (int)(tile % ", tiles_n, ") * ", kTile, ";");
     w.Line("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;");
     w.Line("const ", StorageType(ta), "* A = ", PointerName(ks, p.a.buffer), " + (index_t)",
            OperandMatrixIndex(p.a, p.batch, "batch"), " * ", m * k, ";");
@@ -85,7 +90,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = {CeilDiv(n, kTile), CeilDiv(m, kTile), p.batch.numel()};
+  launch.grid = {CeilDiv(n, kTile) * CeilDiv(m, kTile) * p.batch.numel(), 1, 1};
   launch.block = kThreads;
   ks.launches.push_back(launch);
   FinishSource(kernel, w.text(), &ks);

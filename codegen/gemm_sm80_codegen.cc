@@ -64,7 +64,7 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = {CeilDiv(p.n, kTile), CeilDiv(p.m, kTile), p.batch.numel()};
+  launch.grid = {CeilDiv(p.n, kTile) * CeilDiv(p.m, kTile) * p.batch.numel(), 1, 1};
   launch.block = 256;
   launch.shared_bytes = smem;
   ks.launches.push_back(launch);

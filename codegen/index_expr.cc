@@ -21,9 +21,10 @@ std::string IndexExpr::Guard() const {
 }
 
 std::string IndexExpr::Key() const {
+  // By dimensions, which every position has: the same element reached through a linear
+  // position (a reshape) or per dimension has one key, so its value is computed once.
   const std::string guard = Guard();
-  return absl::StrCat(linear.empty() ? absl::StrJoin(dims, ",") : absl::StrCat("linear:", linear),
-                      guard.empty() ? "" : absl::StrCat(" if ", guard));
+  return absl::StrCat(absl::StrJoin(dims, ","), guard.empty() ? "" : absl::StrCat(" if ", guard));
 }
 
 IndexExpr WithGuards(IndexExpr to, const IndexExpr& from) {

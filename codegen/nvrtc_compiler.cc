@@ -84,8 +84,10 @@ Target DeviceTarget() {
 
 std::vector<std::string> CompileOptions(const Target& target) {
   // No include paths: sources carry the prelude and see only the embedded device library,
-  // which keeps compiles fast and independent of the machine's toolkit.
-  return {absl::StrCat("--gpu-architecture=", target.Name()), "--std=c++17",
+  // which keeps compiles fast and independent of the machine's toolkit. No contraction of a
+  // multiply and an add into an FMA: every node rounds its result, as the CPU backend does,
+  // and a value computed twice in a kernel (inlined at two positions) is the same value.
+  return {absl::StrCat("--gpu-architecture=", target.Name()), "--std=c++17", "--fmad=false",
           "--ptxas-options=--warn-on-spills"};
 }
 

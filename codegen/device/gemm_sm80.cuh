@@ -160,7 +160,12 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
   using T = typename C::T;
   extern __shared__ __align__(16) unsigned char tessel_sm80_raw[];
   T* tessel_sm80_smem = reinterpret_cast<T*>(tessel_sm80_raw);
-  const int batch = blockIdx.z, row0 = blockIdx.y * L::BM, col0 = blockIdx.x * L::BN;
+  // One block per tile, columns fastest, then rows, then batch entries: grid.x alone, which
+  // has room for any batch (grid.y and grid.z stop at 65535).
+  constexpr long long kTilesN = (C::N + L::BN - 1) / L::BN, kTilesM = (C::M + L::BM - 1) / L::BM;
+  const long long tile = blockIdx.x;
+  const int col0 = (int)(tile % kTilesN) * L::BN, row0 = (int)(tile / kTilesN % kTilesM) * L::BM;
+  const int batch = (int)(tile / (kTilesN * kTilesM));
   a += (long long)C::a_batch(batch) * C::M * C::K;
   b += (long long)C::b_batch(batch) * C::K * C::N;
   const int warp = threadIdx.x / 32;

@@ -59,14 +59,18 @@ class Generator {
     }
   }
 
+  // The elements of `s` with its size-0 axes counted as 1: an empty value of huge other
+  // extents still makes big values when reduced over its empty axis. In double: the
+  // product of random extents may overflow.
+  static double Footprint(const Shape& s) {
+    double n = 1;
+    for (int64_t d : s.dims()) n *= static_cast<double>(std::max<int64_t>(d, 1));
+    return n;
+  }
+
   // Halves the largest extents until the shape fits the element budget.
   Shape Fit(Shape s) {
-    auto elements = [&s] {  // in double: the product of random extents may overflow
-      double n = 1;
-      for (int64_t d : s.dims()) n *= static_cast<double>(d);
-      return n;
-    };
-    while (elements() > static_cast<double>(o_.max_elements)) {
+    while (Footprint(s) > static_cast<double>(o_.max_elements)) {
       int largest = 0;
       for (int d = 1; d < s.rank(); ++d) largest = s[d] > s[largest] ? d : largest;
       s[largest] = (s[largest] + 1) / 2;
@@ -89,7 +93,7 @@ class Generator {
   }
 
   void Add(const Tensor& t) {
-    if (t.numel() > o_.max_elements) return;
+    if (Footprint(t.shape()) > static_cast<double>(o_.max_elements)) return;
     for (const Tensor& p : pool_) {
       if (&p.node() == &t.node()) return;
     }

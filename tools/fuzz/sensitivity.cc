@@ -186,10 +186,11 @@ class PerturbedReplay {
       magnitude = magnitude + minimum(terms, Scalar(1e30)) * (ulps * 0x1p-23);
     }
     // A 16-bit result may be one ulp off wherever the value before rounding lies near the
-    // middle between two: half an ulp to an ulp moves most elements by one. Subnormal results
-    // have fewer bits: they move by their smallest steps.
-    if (y.dtype() == DType::kBF16) magnitude = magnitude + abs(y32) * 0x1p-8 + 0x1p-132;
-    if (y.dtype() == DType::kF16) magnitude = magnitude + abs(y32) * 0x1p-11 + 0x1p-24;
+    // middle between two. The largest ulp of the value's binade (2^-7 of it for bf16, 2^-10
+    // for f16) times the noise's 0.5 to 1 moves every element by one ulp or two. Subnormal
+    // results have fewer bits: they move by their smallest steps.
+    if (y.dtype() == DType::kBF16) magnitude = magnitude + abs(y32) * 0x1p-7 + 0x1p-132;
+    if (y.dtype() == DType::kF16) magnitude = magnitude + abs(y32) * 0x1p-10 + 0x1p-24;
     if (y.dtype() == DType::kF32) magnitude = magnitude + 0x1p-146;
     return cast(y32 + minimum(magnitude, Scalar(1e30)) * Noise(y), y.dtype());
   }

@@ -11,7 +11,7 @@
 //    computes with an error of its own perturbed: by 4 to 8 f32 ulps of the value, sums and
 //    matmuls also by 8 to 16 ulps (2 to 4 times the square root of their length, if more) of
 //    the sum of the magnitudes of their terms (another order of addition), 16-bit results by
-//    half an ulp to an ulp more (one either side of a rounding boundary).
+//    one or two ulps more (either side of a rounding boundary).
 //    The replays push every value up, every value down (so that consecutive errors add up
 //    rather than cancel), and twice each value either way at random (so that the difference
 //    of two values moved the same way moves too). An element that moves by more than half its

@@ -77,7 +77,9 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
         w.Line("#pragma unroll");
         w.Line("for (int j = 0; j < 4; ++j) bv[j] = Bs[kk][tx * 4 + j];");
         w.Line("#pragma unroll");
-        w.Line("for (int t = 0; t < 16; ++t) acc[t] += av[t / 4] * bv[t % 4];");
+        // An explicit FMA: kernels compile without contraction (each graph node rounds),
+        // but a matmul's accumulation is its own, and FFMA is twice the throughput.
+        w.Line("for (int t = 0; t < 16; ++t) acc[t] = fmaf(av[t / 4], bv[t % 4], acc[t]);");
       }
       w.Line("__syncthreads();");
     }

@@ -129,7 +129,8 @@ Node::Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, Shape sh
       shape_(std::move(shape)),
       attrs_(std::move(attrs)),
       inputs_(std::move(inputs)),
-      buffer_(std::move(buffer)) {
+      buffer_(std::move(buffer)),
+      realized_(buffer_ != nullptr) {
   for (const NodePtr& in : inputs_) input_ids_.push_back(in->id());
   ++live_nodes;
 }
@@ -142,7 +143,8 @@ Node::~Node() {
 }
 
 void Node::SetRealized(BufferPtr buffer) {
-  std::atomic_store(&buffer_, std::move(buffer));
+  buffer_ = std::move(buffer);
+  realized_.store(true, std::memory_order_release);
   NodeTable::Get().ReleaseInputs(std::move(inputs_));
   inputs_.clear();
 }

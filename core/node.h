@@ -58,10 +58,12 @@ class Node : public std::enable_shared_from_this<Node> {
   const Node& input(int i) const { return *inputs_[i]; }
 
   // A realized node holds its value and acts as a leaf of any graph that uses it. Another
-  // thread may realize the node meanwhile (equal work recorded by two threads is one node),
-  // so the buffer is read and written atomically.
-  bool realized() const { return std::atomic_load(&buffer_) != nullptr; }
-  BufferPtr buffer() const { return std::atomic_load(&buffer_); }
+  // thread may realize the node meanwhile (equal work recorded by two threads is one node):
+  // the buffer is set once, before the flag that says so, which is read with acquire order;
+  // buffer() is valid once realized() is true. (A flag, not an atomic shared_ptr: realize's
+  // hot path asks every node of a program.)
+  bool realized() const { return realized_.load(std::memory_order_acquire); }
+  const BufferPtr& buffer() const { return buffer_; }
 
   // Stores the value and drops the producers (they may then be freed). Called by realize(),
   // under its lock.
@@ -80,6 +82,7 @@ class Node : public std::enable_shared_from_this<Node> {
   absl::InlinedVector<uint64_t, 3> input_ids_;
   std::vector<NodePtr> inputs_;
   BufferPtr buffer_;
+  std::atomic<bool> realized_;
 };
 
 // Records an operation: returns the live node equal to it, or a new one. No checks: ops/

@@ -20,7 +20,7 @@ template <typename T>
 std::vector<T> Tensor::to_vector() const {
   const Node& n = node();
   if (!n.realized()) realize({*this});
-  const BufferPtr buffer = n.buffer();
+  const BufferPtr& buffer = n.buffer();
   std::vector<uint8_t> host;
   const void* data = buffer->data();
   if (buffer->device() != Device::kCPU) {

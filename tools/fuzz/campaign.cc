@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -22,6 +23,10 @@ namespace tessel::fuzz {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// SIGINT or SIGTERM: stop as at the time limit, and report what finished.
+volatile sig_atomic_t g_stop_requested = 0;
+void RequestStop(int) { g_stop_requested = 1; }
 
 const char* ModeName(Mode mode) { return mode == Mode::kPlan ? "plan" : "diff"; }
 
@@ -52,6 +57,8 @@ class Supervisor {
 
   int64_t Run() {
     start_ = Clock::now();
+    std::signal(SIGINT, RequestStop);
+    std::signal(SIGTERM, RequestStop);
     const int jobs = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(c_.jobs, c_.count)));
     workers_.resize(jobs);
     const uint64_t per = (c_.count + jobs - 1) / jobs;
@@ -98,8 +105,15 @@ class Supervisor {
 
   // One round of waiting; false when every worker is done.
   bool Loop() {
-    if (c_.time_limit_seconds > 0 && !stopped_ &&
-        std::chrono::duration<double>(Clock::now() - start_).count() > c_.time_limit_seconds) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (elapsed - last_progress_ >= 30) {  // a killed run still leaves its counts behind
+      last_progress_ = elapsed;
+      std::printf("progress: %lld passed, %lld failed, %.0f s\n", static_cast<long long>(passed_),
+                  static_cast<long long>(failures_.size()), elapsed);
+      std::fflush(stdout);
+    }
+    const bool out_of_time = c_.time_limit_seconds > 0 && elapsed > c_.time_limit_seconds;
+    if ((out_of_time || g_stop_requested) && !stopped_) {
       stopped_ = true;  // the programs under way do not count
       for (Worker& w : workers_) {
         if (w.fd >= 0) kill(w.pid, SIGKILL);
@@ -151,6 +165,8 @@ class Supervisor {
           : WIFSIGNALED(status) ? absl::StrCat("crash: signal ", WTERMSIG(status))
                                 : absl::StrCat("crash: exit ", WEXITSTATUS(status));
       failures_[w.current] = Failure{why, "the worker process died on this program"};
+      std::printf("failed: seed=%lld: %s\n", static_cast<long long>(w.current), why.c_str());
+      std::fflush(stdout);
       w.next = w.current + 1;
     }
     if (w.next < w.end) Spawn(w);
@@ -175,6 +191,9 @@ class Supervisor {
     } else if (f[0] == "@fail") {
       failures_[seed] = Failure{std::string(f.size() > 2 ? f[2] : ""), ""};
       last_failure_ = &failures_[seed];
+      std::printf("failed: seed=%llu: %s\n", static_cast<unsigned long long>(seed),
+                  last_failure_->signature.c_str());
+      std::fflush(stdout);
     } else if (f[0] == "|" && last_failure_ != nullptr) {
       absl::StrAppend(&last_failure_->detail, absl::StripPrefix(line, "| "), "\n");
     } else if (f[0] == "@done") {
@@ -215,7 +234,7 @@ class Supervisor {
                 static_cast<unsigned long long>(c_.first_seed + c_.count - 1), seconds,
                 static_cast<int>(workers_.size()));
     if (stopped_) {
-      std::printf("; stopped at the time limit after %lld programs",
+      std::printf("; stopped early (time limit or signal) after %lld programs",
                   static_cast<long long>(passed_ + failed));
     }
     if (c_.check.mode == Mode::kDiff) {
@@ -230,7 +249,8 @@ class Supervisor {
 
   Campaign c_;
   Clock::time_point start_;
-  bool stopped_ = false;  // the time limit passed
+  bool stopped_ = false;  // the time limit passed, or a stop was requested
+  double last_progress_ = 0;
   std::vector<Worker> workers_;
   std::map<uint64_t, Failure> failures_;
   Failure* last_failure_ = nullptr;

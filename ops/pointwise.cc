@@ -142,7 +142,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                 {cond.node_ptr(), a.node_ptr(), b.node_ptr()});
 }
 
-DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b) {
+bool IsComparison(OpKind op) {
   switch (op) {
     case OpKind::kEq:
     case OpKind::kNe:
@@ -150,10 +150,14 @@ DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b) {
     case OpKind::kLe:
     case OpKind::kGt:
     case OpKind::kGe:
-      return Promote(a, b);
+      return true;
     default:
-      return result;
+      return false;
   }
+}
+
+DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b) {
+  return IsComparison(op) ? Promote(a, b) : result;
 }
 
 Tensor operator-(const Tensor& x) { return neg(x); }

@@ -52,6 +52,9 @@ Tensor pow(const Tensor& a, double b);
 Tensor maximum(const Tensor& a, double b);
 Tensor minimum(const Tensor& a, double b);
 
+// eq, ne, lt, le, gt, ge: kBool results of operands promoted together.
+bool IsComparison(OpKind op);
+
 // The dtype an elementwise op's operands are converted to before it applies (both backends
 // use it): the promoted operand type for comparisons, the result type otherwise (where's
 // condition stays bool).

@@ -72,20 +72,6 @@ bool PreservesExactness(OpKind op) {
   }
 }
 
-bool IsComparison(OpKind op) {
-  switch (op) {
-    case OpKind::kEq:
-    case OpKind::kNe:
-    case OpKind::kLt:
-    case OpKind::kLe:
-    case OpKind::kGt:
-    case OpKind::kGe:
-      return true;
-    default:
-      return false;
-  }
-}
-
 Tensor F32(const Tensor& t) { return cast(t, DType::kF32); }
 Tensor Scalar(double v) { return full({}, v, DType::kF32, Device::kCPU); }
 

@@ -324,13 +324,18 @@ class CudaBackend : public Backend {
       }
       for (const ReadyKernel::Entry& e : k.entries) {
         if (e.grid[0] == 0 || e.grid[1] == 0 || e.grid[2] == 0) continue;
-        TESSEL_RETURN_IF_ERROR(
-            CheckCu(driver_->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1,
-                                            1, e.shared_bytes, nullptr, params.data(), nullptr),
-                    absl::StrCat("launching ", e.name, ", ", k.plan_line)));
+        // The messages are built only on failure: this is the launch path.
+        const CUresult launched =
+            driver_->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1, 1,
+                                    e.shared_bytes, nullptr, params.data(), nullptr);
+        if (launched != CUDA_SUCCESS) {
+          return CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
+        }
         if (SyncEnabled()) {
-          TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSynchronize(),
-                                         absl::StrCat("running ", e.name, ", ", k.plan_line)));
+          const CUresult ran = driver_->cuCtxSynchronize();
+          if (ran != CUDA_SUCCESS) {
+            return CheckCu(ran, absl::StrCat("running ", e.name, ", ", k.plan_line));
+          }
         }
         ++GetStats().kernels_launched;
         if (log) {

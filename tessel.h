@@ -3,7 +3,7 @@
 #ifndef TESSEL_TESSEL_H_
 #define TESSEL_TESSEL_H_
 
-#include "codegen/inspect.h"
+#include "backend/inspect.h"
 #include "core/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"

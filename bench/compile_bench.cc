@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "codegen/kernel_cache.h"
+#include "runtime/kernel_cache.h"
 #include "tessel.h"
 
 namespace tessel {
@@ -29,16 +29,16 @@ std::string TempDir() {
                       getpid(), "-", n++);
 }
 
-const cuda::Target kTarget{9, 0, true};
+const Target kTarget{9, 0, true};
 
 void BM_ColdCompilePointwise(benchmark::State& state) {
   int variant = 0;
   for (auto _ : state) {
     state.PauseTiming();
     const std::string source = ChainSource(variant++);
-    cuda::KernelCache cache(TempDir());
+    runtime::KernelCache cache(TempDir());
     state.ResumeTiming();
-    auto out = cache.GetOrCompile(source, "chain", kTarget);
+    auto out = cache.GetOrCompile(runtime::CompileUnit{"chain", source, {}, 0}, kTarget);
     if (!out.ok()) state.SkipWithError(std::string(out.status().message()).c_str());
   }
 }
@@ -46,10 +46,10 @@ BENCHMARK(BM_ColdCompilePointwise)->Unit(benchmark::kMillisecond)->Iterations(20
 
 void BM_DiskCacheLoad(benchmark::State& state) {
   const std::string source = ChainSource(0), dir = TempDir();
-  { auto warm = cuda::KernelCache(dir).GetOrCompile(source, "chain", kTarget); }
+  { auto warm = runtime::KernelCache(dir).GetOrCompile(runtime::CompileUnit{"chain", source, {}, 0}, kTarget); }
   for (auto _ : state) {
-    cuda::KernelCache cache(dir);  // a fresh process's view: memory empty, disk warm
-    auto out = cache.GetOrCompile(source, "chain", kTarget);
+    runtime::KernelCache cache(dir);  // a fresh process's view: memory empty, disk warm
+    auto out = cache.GetOrCompile(runtime::CompileUnit{"chain", source, {}, 0}, kTarget);
     if (!out.ok() || cache.stats().disk_hits != 1) state.SkipWithError("not a disk hit");
   }
 }

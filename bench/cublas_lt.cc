@@ -3,7 +3,7 @@
 #include <cublasLt.h>
 
 #include "absl/strings/str_cat.h"
-#include "codegen/dynamic_library.h"
+#include "runtime/dynamic_library.h"
 #include "core/status_macros.h"
 
 namespace tessel::bench {
@@ -30,10 +30,10 @@ absl::StatusOr<const Lt*> GetLt() {
   static const absl::StatusOr<Lt>* lt = [] {
     auto load = []() -> absl::StatusOr<Lt> {
       TESSEL_ASSIGN_OR_RETURN(void* lib,
-                              cuda::OpenLibrary({"libcublasLt.so.13", "libcublasLt.so",
+                              runtime::OpenLibrary({"libcublasLt.so.13", "libcublasLt.so",
                                                  "/usr/local/cuda/lib64/libcublasLt.so"}));
       Lt l;
-#define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(cuda::LoadSymbol(lib, #name, &l.name));
+#define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(runtime::LoadSymbol(lib, #name, &l.name));
       TESSEL_LT_FUNCTIONS(TESSEL_LOAD)
 #undef TESSEL_LOAD
       if (l.cublasLtCreate(&l.handle) != CUBLAS_STATUS_SUCCESS) {
@@ -68,7 +68,7 @@ absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogu
   const bool tf32 = type == LtType::kTf32;
   const cudaDataType_t data = tf32 ? CUDA_R_32F : CUDA_R_16BF;
   TESSEL_ASSIGN_OR_RETURN(const Lt* lt, GetLt());
-  TESSEL_ASSIGN_OR_RETURN(const cuda::Driver* driver, cuda::GetDriver());
+  TESSEL_ASSIGN_OR_RETURN(const runtime::Driver* driver, runtime::GetDriver());
   auto* p = new Plan;
   // Row-major D = A B is column-major D^T = B^T A^T: cuBLAS's (n x k) times (k x m).
   TESSEL_RETURN_IF_ERROR(
@@ -107,7 +107,7 @@ absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogu
             "cublasLtMatmulAlgoGetHeuristic"));
   if (found == 0) return absl::NotFoundError("cuBLASLt has no algorithm for this GEMM");
   TESSEL_RETURN_IF_ERROR(
-      cuda::CheckCu(driver->cuMemAlloc(&p->workspace, kWorkspaceBytes), "cuBLASLt workspace"));
+      runtime::CheckCu(driver->cuMemAlloc(&p->workspace, kWorkspaceBytes), "cuBLASLt workspace"));
   LtGemm gemm;
   gemm.plan_ = p;
   return gemm;

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "codegen/cuda_driver.h"
+#include "runtime/cuda_driver.h"
 
 namespace tessel::bench {
 

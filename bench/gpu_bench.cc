@@ -9,7 +9,7 @@
 
 #include "bench/gpu_timer.h"
 #include "benchmark/benchmark.h"
-#include "codegen/cuda_driver.h"
+#include "runtime/cuda_driver.h"
 #include "core/stats.h"
 #include "tessel.h"
 
@@ -57,7 +57,7 @@ void BM_Copy(benchmark::State& state) {
   if (!NeedGpu(state)) return;
   Tensor a = zeros({kBig}, DType::kF32), b = ones({kBig}, DType::kF32);
   realize({a, b});
-  const cuda::Driver* d = *cuda::GetDriver();
+  const runtime::Driver* d = *runtime::GetDriver();
   auto pa = reinterpret_cast<CUdeviceptr>(a.node().buffer()->data());
   auto pb = reinterpret_cast<CUdeviceptr>(b.node().buffer()->data());
   double total = 0;

@@ -2,7 +2,7 @@
 #ifndef TESSEL_BENCH_GPU_TIMER_H_
 #define TESSEL_BENCH_GPU_TIMER_H_
 
-#include "codegen/cuda_driver.h"
+#include "runtime/cuda_driver.h"
 #include "tessel.h"
 
 namespace tessel::bench {
@@ -10,7 +10,7 @@ namespace tessel::bench {
 // Mean GPU seconds of `iterations` back-to-back runs of `body` (host work overlaps the queue).
 template <typename F>
 double GpuSeconds(F&& body, int iterations) {
-  const cuda::Driver* d = *cuda::GetDriver();
+  const runtime::Driver* d = *runtime::GetDriver();
   CUevent start, stop;
   d->cuEventCreate(&start, 0);
   d->cuEventCreate(&stop, 0);

@@ -1,8 +1,8 @@
 #include "codegen/device_library.h"
 
-#include "codegen/kernel_cache.h"
+#include "core/stable_hash.h"
 
-namespace tessel::cuda {
+namespace tessel::codegen {
 
 absl::Span<const DeviceHeader> DeviceLibrary() {
   // device_library_text.inc is written by the build from codegen/device/*.cuh.
@@ -23,4 +23,4 @@ uint64_t DeviceLibraryHash() {
   return hash;
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::codegen

@@ -9,7 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
-namespace tessel::cuda {
+namespace tessel::codegen {
 
 struct DeviceHeader {
   absl::string_view name;  // as included: "tessel/gemm_sm90.cuh"
@@ -21,6 +21,6 @@ absl::Span<const DeviceHeader> DeviceLibrary();
 // A stable hash of every header's name and text.
 uint64_t DeviceLibraryHash();
 
-}  // namespace tessel::cuda
+}  // namespace tessel::codegen
 
 #endif  // TESSEL_CODEGEN_DEVICE_LIBRARY_H_

@@ -6,6 +6,7 @@
 #include "absl/base/casts.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "codegen/kernel_common.h"
 #include "core/error.h"
 #include "ops/cuda_expr.h"
 #include "ops/pointwise.h"
@@ -63,21 +64,12 @@ std::string Round(DType dtype, const std::string& expr) {
   return expr;
 }
 
-// An exact, locale-independent literal of `v` in the compute type of `dtype`, as one operand
-// (a negative number is parenthesized: `-` before it must not make `--`).
-std::string Literal(double v, DType dtype) {
-  if (dtype == DType::kBool) return v != 0 ? "true" : "false";
-  if (dtype == DType::kI32) {
-    const int32_t i = static_cast<int32_t>(
-        std::isfinite(v) ? std::fmax(std::fmin(v, 2147483647.0), -2147483648.0) : 0);
-    if (i == INT32_MIN) return "(-2147483647 - 1)";
-    return i < 0 ? absl::StrCat("(", i, ")") : absl::StrCat(i);
-  }
-  const float f = static_cast<float>(v);
-  if (std::isnan(f)) return "__int_as_float(0x7fc00000)";
-  if (std::isinf(f)) return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-  const std::string text = absl::StrFormat("%af", f);
-  return Round(dtype, std::signbit(f) ? absl::StrCat("(", text, ")") : text);
+// What a reduction of no elements yields in the compute type of `dtype`: 0, or NaN for a
+// float mean.
+std::string NothingCombined(bool mean, DType dtype) {
+  if (dtype == DType::kBool) return "false";
+  if (!IsFloating(dtype)) return "0";
+  return mean ? "__int_as_float(0x7fc00000)" : "0.0f";
 }
 
 std::string ConvertExpr(const std::string& e, DType from, DType to) {
@@ -115,7 +107,7 @@ void ExprEmitter::Bind(const Node* node, const IndexExpr& idx, Value value) {
 Value ExprEmitter::Get(const Node* node, const IndexExpr& idx) {
   const auto key = std::make_pair(node, idx.Key());
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  const std::string pointer = pointer_of_(node);
+  const std::string pointer = PointerName(kernel_, node);
   Value v = pointer.empty() ? Compute(node, idx) : Load(node, pointer, idx);
   memo_[key] = v;
   return v;
@@ -256,19 +248,20 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   const DType dtype = node->dtype();
   const std::string name(info.name);
   switch (node->op()) {
-    case OpKind::kFull:
-      return Value{Literal(node->attrs().value, dtype), false};
+    case OpKind::kFull: {
+      const std::string s = ScalarName(kernel_, node);
+      return Value{dtype == DType::kBool ? absl::StrCat("(", s, " != 0)") : s, false};
+    }
     case OpKind::kArange:
       return Define(name, CudaComputeType(dtype), idx.PerLane(),
                     ConvertExpr(absl::StrCat("(int)", idx.dims[0]), DType::kI32, dtype));
     case OpKind::kRand:
     case OpKind::kRandn: {
-      const uint64_t seed = absl::bit_cast<uint64_t>(node->attrs().ints[0]);
       return Define(
           name, "float", idx.PerLane(),
           Round(dtype,
-                absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand(" : "tessel_randn(", seed,
-                             "ull, (unsigned long long)", LinearOffset(idx, node->shape()), ")")));
+                absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand(" : "tessel_randn(",
+                             ScalarName(kernel_, node), ", (unsigned long long)", LinearOffset(idx, node->shape()), ")")));
     }
     case OpKind::kCast: {
       const Node& in = node->input(0);
@@ -309,7 +302,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     return Get(&node->input(0), ThroughView(*node, idx));
   }
   if (CombinesNothing(*node)) {  // an empty sum or matmul is 0, an empty mean NaN
-    return Value{Literal(node->op() == OpKind::kMean ? NAN : 0.0, dtype), false};
+    return Value{NothingCombined(node->op() == OpKind::kMean, dtype), false};
   }
   if (IsDegenerateReduction(*node)) {  // the input at the same linear position, converted
     const Node& in = node->input(0);

@@ -7,7 +7,6 @@
 #ifndef TESSEL_CODEGEN_EXPR_EMITTER_H_
 #define TESSEL_CODEGEN_EXPR_EMITTER_H_
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/code_writer.h"
 #include "codegen/index_expr.h"
+#include "codegen/kernel_source.h"
 #include "core/node.h"
 
 namespace tessel::codegen {
@@ -46,11 +46,10 @@ std::string StoreConvert(DType dtype, const std::string& expr);
 
 class ExprEmitter {
  public:
-  // `lanes`: how many positions each thread handles at once. `lane_loop` opens the loop
-  // over lanes (e.g. "for (int k = 0; k < 4; ++k)"). `pointer_of` names the buffer of a
-  // value the kernel reads from memory ("" for values computed here).
-  ExprEmitter(CodeWriter* w, int lanes, std::function<std::string(const Node*)> pointer_of)
-      : w_(w), lanes_(lanes), pointer_of_(std::move(pointer_of)) {}
+  // `lanes`: how many positions each thread handles at once. `kernel` names the buffers the
+  // kernel reads and its scalar parameters.
+  ExprEmitter(CodeWriter* w, int lanes, const KernelSource& kernel)
+      : w_(w), lanes_(lanes), kernel_(kernel) {}
 
   // Keeps 16-bit values as pairs (see Value) where lanes allow: loads, adds, subtracts and
   // multiplies of two paired values, conversions to 16 bits, and stores. Needs even lanes.
@@ -81,7 +80,7 @@ class ExprEmitter {
   CodeWriter* w_;
   int lanes_;
   bool pair_halves_ = false;
-  std::function<std::string(const Node*)> pointer_of_;
+  const KernelSource& kernel_;
   absl::flat_hash_map<std::pair<const Node*, std::string>, Value> memo_;
   absl::flat_hash_map<std::string, int> names_;
 };

@@ -87,7 +87,7 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   while (idx.vector_width > 1 && p.n % idx.vector_width != 0) idx.vector_width /= 2;
   if (!site.rows_inside) idx.thread_guard = absl::StrCat(site.row, " < ", p.m);
   if (!site.cols_inside) idx.lane_guard = absl::StrCat(column, " < ", p.n);
-  ExprEmitter e(&w, lanes, PointerNames(ks));
+  ExprEmitter e(&w, lanes, ks);
   if (!site.matmul_words.empty()) {
     e.PairHalves();
     e.Bind(p.matmul, idx, Value{site.matmul_words, true, p.matmul->dtype()});

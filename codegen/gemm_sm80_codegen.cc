@@ -13,7 +13,7 @@ constexpr int kTile = 128, kDepthBytes = 64, kStages = 4;
 
 }  // namespace
 
-bool GemmSm80Applies(const FusedKernel& kernel, const cuda::Target& target) {
+bool GemmSm80Applies(const FusedKernel& kernel, const Target& target) {
   return target.major >= 8 && TensorCoreOperands(AnalyzeGemm(kernel));
 }
 

@@ -50,7 +50,7 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch) {
   return tile;
 }
 
-bool GemmSm90Applies(const FusedKernel& kernel, const cuda::Target& target) {
+bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
   const GemmProblem p = AnalyzeGemm(kernel);  // wgmma takes TF32 only K-major: not used
   return target.major == 9 && target.arch_specific && TensorCoreOperands(p) &&
          p.a.buffer->dtype() != DType::kF32;

@@ -1,8 +1,11 @@
 #include "codegen/generate.h"
 
+#include "core/realize.h"
+#include "fusion/planner.h"
+
 namespace tessel::codegen {
 
-KernelSource GenerateKernel(const FusedKernel& kernel, const cuda::Target& target) {
+KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
   switch (kernel.kind) {
     case KernelKind::kPointwise:
       return GeneratePointwise(kernel);
@@ -15,6 +18,13 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const cuda::Target& targe
       return GenerateGemmSimt(kernel);
   }
   return {};
+}
+
+GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target) {
+  GeneratedPlan g;
+  g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions());
+  for (const FusedKernel& k : g.plan.kernels) g.kernels.push_back(GenerateKernel(k, target));
+  return g;
 }
 
 }  // namespace tessel::codegen

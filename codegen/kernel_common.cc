@@ -1,37 +1,68 @@
 #include "codegen/kernel_common.h"
 
+#include <algorithm>
+
+#include "absl/base/casts.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "codegen/expr_emitter.h"
-#include "codegen/kernel_cache.h"
+#include "core/stable_hash.h"
 #include "codegen/prelude.h"
+#include "core/element.h"
 
 namespace tessel::codegen {
+
+namespace {
+
+bool IsScalarSource(const Node& n) {
+  return n.op() == OpKind::kFull || n.op() == OpKind::kRand || n.op() == OpKind::kRandn;
+}
+
+const char* ScalarType(const Node& n) {
+  if (n.op() != OpKind::kFull) return "unsigned long long";  // a seed
+  return IsFloating(n.dtype()) ? "float" : "int";
+}
+
+int IndexOf(const std::vector<const Node*>& nodes, const Node* node) {
+  const auto it = std::find(nodes.begin(), nodes.end(), node);
+  return it == nodes.end() ? -1 : static_cast<int>(it - nodes.begin());
+}
+
+}  // namespace
 
 KernelSource NewKernelSource(const FusedKernel& kernel) {
   KernelSource ks;
   ks.kind = std::string(KernelKindName(kernel.kind));
   ks.inputs = kernel.inputs;
   ks.outputs = kernel.outputs;
+  for (const Node* n : kernel.nodes) {
+    if (IsScalarSource(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
+  }
   return ks;
 }
 
-int InputIndex(const KernelSource& ks, const Node* node) {
-  for (size_t i = 0; i < ks.inputs.size(); ++i) {
-    if (ks.inputs[i] == node) return static_cast<int>(i);
-  }
-  return -1;
+uint64_t ScalarArgument(const Node& node) {
+  if (node.op() != OpKind::kFull) return absl::bit_cast<uint64_t>(node.attrs().ints.at(0));
+  // Rounded as the CPU backend stores it: f16/bf16 exactly, integers saturated.
+  uint64_t stored = 0;
+  StoreFromDouble(node.dtype(), &stored, 0, node.attrs().value);
+  const double v = LoadAsDouble(node.dtype(), &stored, 0);
+  if (IsFloating(node.dtype())) return absl::bit_cast<uint32_t>(static_cast<float>(v));
+  return static_cast<uint32_t>(static_cast<int32_t>(v));
 }
+
+int InputIndex(const KernelSource& ks, const Node* node) { return IndexOf(ks.inputs, node); }
 
 std::string PointerName(const KernelSource& ks, const Node* node) {
   const int i = InputIndex(ks, node);
   return i < 0 ? "" : absl::StrCat("in", i);
 }
 
-std::function<std::string(const Node*)> PointerNames(const KernelSource& ks) {
-  return [&ks](const Node* node) { return PointerName(ks, node); };
+std::string ScalarName(const KernelSource& ks, const Node* node) {
+  const int i = IndexOf(ks.scalars, node);
+  return i < 0 ? "" : absl::StrCat("s", i);
 }
 
 std::string ParameterList(const KernelSource& ks) {
@@ -46,6 +77,9 @@ std::string ParameterList(const KernelSource& ks) {
   if (ks.workspace_bytes > 0) params.push_back("float* __restrict__ ws");
   for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
     params.push_back(absl::StrCat("const __grid_constant__ tessel_tensor_map tmap", i));
+  }
+  for (size_t i = 0; i < ks.scalars.size(); ++i) {
+    params.push_back(absl::StrCat(ScalarType(*ks.scalars[i]), " s", i));
   }
   return absl::StrJoin(params, ", ");
 }
@@ -80,7 +114,7 @@ void FinishSource(const FusedKernel& kernel, const std::string& text, KernelSour
                       : kernel.kind == KernelKind::kNormalization ? 'N'
                                                                   : 'R';
   ks->name = absl::StrFormat("%c_%s_%08x", letter, absl::StrJoin(ops, "_"),
-                             static_cast<uint32_t>(cuda::StableHash(text)));
+                             static_cast<uint32_t>(StableHash(text)));
   ks->source = absl::StrReplaceAll(text, {{kNamePlaceholder, ks->name}});
   for (Launch& l : ks->launches) {
     l.entry = absl::StrReplaceAll(l.entry, {{kNamePlaceholder, ks->name}});

@@ -18,14 +18,15 @@ KernelSource NewKernelSource(const FusedKernel& kernel);
 // Placeholder for the kernel name until the source is complete (the name hashes it).
 inline constexpr char kNamePlaceholder[] = "TESSEL_KERNEL";
 
-// "in0".."inN" for inputs, "out0".. for outputs.
-std::function<std::string(const Node*)> PointerNames(const KernelSource& ks);
+// "in<i>" for input i, "" for a value the kernel does not read from memory.
 std::string PointerName(const KernelSource& ks, const Node* node);
+// "s<i>" for scalar parameter i, "" for a node that is not one.
+std::string ScalarName(const KernelSource& ks, const Node* node);
 // The position of `node` among the kernel's inputs, or -1.
 int InputIndex(const KernelSource& ks, const Node* node);
 
 // "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
-// const __grid_constant__ tessel_tensor_map tmap0, ...".
+// const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1".
 std::string ParameterList(const KernelSource& ks);
 
 // "int" when every index fits in 31 bits, else "long long".

@@ -38,13 +38,22 @@ struct KernelSource {
   std::string name;  // content-derived, stable
   std::string kind;  // "pointwise", "reduction", "normalization", "gemm"
   std::string source;
-  // Every entry point takes (inputs..., outputs..., workspace if any), device pointers.
+  // Every entry point takes (inputs..., outputs..., workspace if any) as device pointers,
+  // then the TMA descriptors, then the scalars by value.
   std::vector<const Node*> inputs;
   std::vector<const Node*> outputs;
   int64_t workspace_bytes = 0;
   std::vector<TensorMapSpec> tensor_maps;
+  // Values that are arguments, not source (`full` values, generator seeds), so that a new
+  // learning rate or seed reuses the compiled kernel: parameter `s<i>` is ScalarArgument of
+  // scalars[i].
+  std::vector<const Node*> scalars;
   std::vector<Launch> launches;  // in order
 };
+
+// The 8 bytes that hold scalar parameter `node` (kFull, kRand, kRandn) as the kernel reads
+// it: a float (rounded to the node's dtype first) or an int in the low 4 bytes, or a seed.
+uint64_t ScalarArgument(const Node& node);
 
 }  // namespace tessel::codegen
 

@@ -57,13 +57,13 @@ void EmitSegment(CodeWriter& w, const KernelSource& ks, const Shape& shape,
                       vec, "; i < n; i += stride)");
   {
     auto full = w.Block("if (i + ", vec, " <= n)");
-    ExprEmitter e(&w, vec, PointerNames(ks));
+    ExprEmitter e(&w, vec, ks);
     EmitStores(e, ks, outputs, FromLinear(shape, "(i + k)", true, vec));
   }
   if (shape.numel() % vec == 0) return;
   auto tail = w.Block("else");
   auto each = w.Block("for (index_t t = i; t < n; ++t)");
-  ExprEmitter e(&w, 1, PointerNames(ks));
+  ExprEmitter e(&w, 1, ks);
   EmitStores(e, ks, outputs, FromLinear(shape, "t", false, 1));
 }
 

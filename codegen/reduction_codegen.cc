@@ -208,7 +208,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
     const bool ragged = l.length % (int64_t{threads} * lanes) != 0;
     const std::string guard = ragged ? absl::StrCat("col(k) < ", l.length) : "";
     const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
-    ExprEmitter e(&w, lanes, PointerNames(ks));
+    ExprEmitter e(&w, lanes, ks);
     for (const Accumulator& a : accs) {
       const Node& in = a.reduction->input(0);
       const Value v = e.Get(&in, idx);
@@ -259,7 +259,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
                           "; c < end; c += ", kThreads * vec, ")");
       const std::string guard = "c + k < end";
       const IndexExpr idx = RowIndex(l, "row", "(c + k)", vec, guard);
-      ExprEmitter e(&w, vec, PointerNames(ks));
+      ExprEmitter e(&w, vec, ks);
       for (const Accumulator& a : accs) {
         Accumulate(w, a, e.Get(&a.reduction->input(0), idx), vec, guard);
       }
@@ -280,7 +280,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
                         kNamePlaceholder, "_stage2(", ParameterList(ks), ")");
     DeclareScratch(w, accs);
     w.Line("const index_t row = blockIdx.x;");
-    ExprEmitter e(&w, 1, PointerNames(ks));
+    ExprEmitter e(&w, 1, ks);
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
       const std::string& acc = a.name;

@@ -20,8 +20,16 @@ constexpr char kHarnessHelpers[] = R"CUDA(
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda.h>
 #include <cuda_runtime.h>
+
+// A float kernel argument from the bits tessel passes.
+static float repro_float(unsigned bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
 
 #define REPRO_CHECK_CU(call)                                       \
   do {                                                             \
@@ -81,7 +89,7 @@ void InlineDeviceLibrary(absl::string_view text, absl::flat_hash_set<std::string
       absl::StrAppend(out, line, "\n");
       continue;
     }
-    for (const cuda::DeviceHeader& h : cuda::DeviceLibrary()) {
+    for (const DeviceHeader& h : DeviceLibrary()) {
       if (h.name == name && pasted.insert(std::string(name)).second) {
         InlineDeviceLibrary(h.text, pasted, out);
       }
@@ -104,6 +112,23 @@ void EmitTensorMaps(CodeWriter& w, const KernelSource& ks, const std::vector<std
            ", 3, ", args[m.arg], ", dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,");
     w.Line("    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,");
     w.Line("    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));");
+  }
+}
+
+// The scalar arguments, with the values of the graph the kernel was generated from.
+void EmitScalars(CodeWriter& w, const KernelSource& ks, std::vector<std::string>* params) {
+  for (size_t i = 0; i < ks.scalars.size(); ++i) {
+    const Node& n = *ks.scalars[i];
+    const uint64_t bits = ScalarArgument(n);
+    if (n.op() != OpKind::kFull) {
+      w.Line("const unsigned long long s", i, " = ", bits, "ull;  // ", OpName(n.op()), " seed");
+    } else if (IsFloating(n.dtype())) {
+      w.Line("const float s", i, " = repro_float(0x", absl::Hex(bits), "u);  // full ",
+             n.attrs().value);
+    } else {
+      w.Line("const int s", i, " = ", static_cast<int32_t>(bits), ";");
+    }
+    params->push_back(absl::StrCat("s", i));
   }
 }
 
@@ -139,6 +164,7 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
   for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
     params.push_back(absl::StrCat("*reinterpret_cast<tessel_tensor_map*>(&map", i, ")"));
   }
+  EmitScalars(w, ks, &params);
   w.Line("int sms = 0;");
   w.Line("REPRO_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));");
   for (const Launch& l : ks.launches) {

@@ -21,7 +21,7 @@
 
 namespace tessel {
 
-// Operation parameters, interpreted per OpKind (see ops/op_table.def): reduction axes,
+// Operation parameters, interpreted per OpKind (see core/op_table.def): reduction axes,
 // a permutation, {axis, start, end} of a slice, the concat axis, a generator seed, or the
 // value of `full`.
 struct Attrs {

@@ -7,7 +7,7 @@ namespace {
 
 constexpr OpInfo kOpInfos[] = {
 #define TESSEL_OP(kind, text, arity, category, attrs) {text, arity, OpCategory::category, attrs},
-#include "ops/op_table.def"
+#include "core/op_table.def"
 #undef TESSEL_OP
 };
 

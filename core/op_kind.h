@@ -1,4 +1,4 @@
-// OpKind: the graph's operations, generated from ops/op_table.def (one row per operation).
+// OpKind: the graph's operations, generated from core/op_table.def (one row per operation).
 #ifndef TESSEL_CORE_OP_KIND_H_
 #define TESSEL_CORE_OP_KIND_H_
 
@@ -10,7 +10,7 @@ namespace tessel {
 
 enum class OpKind {
 #define TESSEL_OP(kind, text, arity, category, attrs) kind,
-#include "ops/op_table.def"
+#include "core/op_table.def"
 #undef TESSEL_OP
 };
 
@@ -27,7 +27,7 @@ struct OpInfo {
   absl::string_view name;
   int arity;  // -1: any number of inputs
   OpCategory category;
-  absl::string_view attrs;  // see ops/op_table.def
+  absl::string_view attrs;  // see core/op_table.def
 };
 
 const OpInfo& GetOpInfo(OpKind op);

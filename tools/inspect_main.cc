@@ -8,8 +8,10 @@
 #include <iostream>
 #include <string>
 
-#include "codegen/dump.h"
+#include "backend/dump.h"
+#include "codegen/generate.h"
 #include "codegen/repro.h"
+#include "runtime/nvrtc_compiler.h"
 #include "tessel.h"
 #include "tools/examples.h"
 
@@ -38,12 +40,12 @@ int main(int argc, char** argv) {
       std::cout << "# " << e.description << "\n\n" << explain(e.outputs);
       std::vector<const Node*> roots;
       for (const Tensor& t : e.outputs) roots.push_back(&t.node());
-      const GeneratedPlan plan = PlanAndGenerate(roots);
+      const codegen::GeneratedPlan plan = codegen::PlanAndGenerate(roots, runtime::DeviceTarget());
       for (const codegen::KernelSource& ks : plan.kernels) {
         if (source) std::cout << "\n// ===== " << ks.name << " =====\n" << ks.source;
         if (!repro_dir.empty()) {
           std::cout << "wrote "
-                    << codegen::WriteDumpFile(repro_dir, ks.name + ".cu", codegen::ReproSource(ks))
+                    << backend::WriteDumpFile(repro_dir, ks.name + ".cu", codegen::ReproSource(ks))
                     << "\n";
         }
       }

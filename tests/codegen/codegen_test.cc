@@ -4,8 +4,9 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
-#include "codegen/inspect.h"
-#include "codegen/nvrtc_compiler.h"
+#include "backend/compile.h"
+#include "codegen/generate.h"
+#include "runtime/nvrtc_compiler.h"
 #include "codegen/prelude.h"
 #include "gtest/gtest.h"
 #include "tests/codegen/corpus.h"
@@ -17,15 +18,15 @@ namespace {
 // Spills and the ptxas warnings that mean a slow kernel fail the build: C7508 (setmaxnreg
 // ignored), C7511 and C7515 (wgmma serialized).
 TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
-  if (!cuda::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
   int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0;
   for (const testing::CorpusCase& c : testing::Corpus()) {
     std::vector<const Node*> roots;
     for (const Tensor& t : c.outputs) roots.push_back(&t.node());
-    for (const cuda::Target& target : {cuda::Target{8, 0, false}, cuda::Target{9, 0, true}}) {
-      for (const codegen::KernelSource& k : PlanAndGenerate(roots, target).kernels) {
+    for (const Target& target : {Target{8, 0, false}, Target{9, 0, true}}) {
+      for (const codegen::KernelSource& k : codegen::PlanAndGenerate(roots, target).kernels) {
         SCOPED_TRACE(c.name + " " + k.name + " " + target.Name());
-        absl::StatusOr<cuda::CompileOutput> out = cuda::CompileCuda(k.source, k.name, target);
+        absl::StatusOr<runtime::CompileOutput> out = backend::Compile(k, target);
         ASSERT_TRUE(out.ok()) << out.status().message() << "\n" << k.source;
         EXPECT_EQ(out->log.find("spill"), std::string::npos) << out->log;
         for (const char* warning : {"C7508", "C7511", "C7515"}) {
@@ -75,7 +76,7 @@ TEST(CodegenTest, ExplainShowsOneGemmWithTheWholeEpilogue) {
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
 // three stages in flight, and persistent launches cover every tile.
 TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {
-  const cuda::Target hopper{9, 0, true};
+  const Target hopper{9, 0, true};
   for (int64_t m : {16, 128, 1000, 8192}) {
     for (int64_t n : {8, 64, 200, 1024, 14336}) {
       for (bool one_output : {true, false}) {
@@ -88,7 +89,7 @@ TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {
         std::vector<const Node*> roots = {&y.node()};
         Tensor z = relu(y);
         if (!one_output) roots.push_back(&z.node());
-        const std::vector<codegen::KernelSource> ks = PlanAndGenerate(roots, hopper).kernels;
+        const std::vector<codegen::KernelSource> ks = codegen::PlanAndGenerate(roots, hopper).kernels;
         ASSERT_EQ(ks.size(), 1u);
         ASSERT_EQ(ks[0].launches.size(), 1u);
         const codegen::Launch& l = ks[0].launches[0];

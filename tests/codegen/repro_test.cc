@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
-#include "codegen/inspect.h"
+#include "codegen/generate.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
 
@@ -29,11 +29,11 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
   Tensor s = sum(cast(x, DType::kF32));
   Tensor a = Tensor(MakeInputNode(DType::kBF16, Device::kCPU, {300, 512}, nullptr));
   Tensor g = gelu(matmul(a, transpose(x)) + 1.0);
-  std::vector<codegen::KernelSource> kernels = PlanAndGenerate({&y.node(), &s.node()}).kernels;
+  std::vector<codegen::KernelSource> kernels = codegen::PlanAndGenerate({&y.node(), &s.node()}, Target{}).kernels;
   ASSERT_EQ(kernels.size(), 2u);  // a normalization and a streaming reduction
   // The tensor-core GEMMs, with the device library pasted in: TMA and wgmma, and mma.sync.
-  for (const cuda::Target& t : {cuda::Target{9, 0, true}, cuda::Target{8, 0, false}}) {
-    std::vector<codegen::KernelSource> gemm = PlanAndGenerate({&g.node()}, t).kernels;
+  for (const Target& t : {Target{9, 0, true}, Target{8, 0, false}}) {
+    std::vector<codegen::KernelSource> gemm = codegen::PlanAndGenerate({&g.node()}, t).kernels;
     ASSERT_EQ(gemm.size(), 1u);
     kernels.push_back(gemm[0]);
   }

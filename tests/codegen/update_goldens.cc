@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "codegen/inspect.h"
+#include "codegen/generate.h"
 #include "codegen/prelude.h"
 #include "tests/codegen/corpus.h"
 

@@ -14,7 +14,8 @@ constexpr int kPerGroup = 20;
 class FuzzPlanTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(FuzzPlanTest, EveryGeneratedProgramPlansAndCompiles) {
-  for (uint64_t seed = 1 + GetParam() * kPerGroup; seed <= (GetParam() + 1) * kPerGroup; ++seed) {
+  const uint64_t first = 1 + GetParam() * kPerGroup;
+  for (uint64_t seed = first; seed < first + kPerGroup; ++seed) {
     const std::string text = GenerateProgram(seed);
     CheckOptions options;
     options.mode = Mode::kPlan;

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "runtime/nvrtc_compiler.h"
 #include "tessel.h"
 #include "tests/test_util.h"
 
@@ -44,7 +45,7 @@ void Compare(const std::function<std::vector<Tensor>(Device)>& build, double rto
 // Whether the kernels for `outputs` include a tensor-core GEMM: the Hopper one on sm_90a,
 // the mma.sync one elsewhere (TESSEL_ARCH=sm_90 runs it on Hopper).
 bool UsesTensorCores(const std::vector<Tensor>& outputs) {
-  const cuda::Target t = cuda::DeviceTarget();
+  const Target t = runtime::DeviceTarget();
   const char* mainloop =
       t.major == 9 && t.arch_specific ? "tessel_gemm_sm90<" : "tessel_gemm_sm80<";
   for (const KernelInfo& k : inspect(outputs)) {
@@ -53,7 +54,7 @@ bool UsesTensorCores(const std::vector<Tensor>& outputs) {
   return false;
 }
 
-bool OnTensorCoreGpu() { return cuda::DeviceTarget().major >= 8; }
+bool OnTensorCoreGpu() { return runtime::DeviceTarget().major >= 8; }
 
 struct Case {
   int64_t m, k, n;

@@ -10,52 +10,16 @@
 #include "core/stats.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
+#include "tests/gpu/gpu_compare.h"
 #include "tests/test_util.h"
 
 namespace tessel {
 namespace {
 
-using testing::RandomValues;
-
-class GpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "no usable GPU";
-  }
-};
-
-double Bound(DType d) {
-  switch (d) {
-    case DType::kBF16:
-      return 1.6e-2;
-    case DType::kF16:
-      return 4e-3;
-    case DType::kF32:
-      return 1e-5;
-    default:
-      return 0;
-  }
-}
-
-// Builds the graph on both devices and compares every output.
-void Compare(const std::function<std::vector<Tensor>(Device)>& build, double rtol = -1,
-             double atol = 1e-5) {
-  std::vector<Tensor> gpu = build(Device::kCUDA), cpu = build(Device::kCPU);
-  realize(gpu);
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    SCOPED_TRACE(::testing::Message() << "output " << i << " " << gpu[i]);
-    ASSERT_EQ(gpu[i].device(), Device::kCUDA);
-    ASSERT_EQ(gpu[i].shape(), cpu[i].shape());
-    ASSERT_EQ(gpu[i].dtype(), cpu[i].dtype());
-    const std::vector<double> want = cpu[i].to_vector<double>();
-    const std::vector<float> got = gpu[i].to_vector<float>();
-    testing::ExpectClose(got, want, rtol >= 0 ? rtol : Bound(gpu[i].dtype()), atol);
-  }
-}
-
-Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, float lo = -2, float hi = 2) {
-  return from_vector(RandomValues(shape.numel(), seed, lo, hi), shape, dtype, d);
-}
+using testing::Compare;
+using testing::Data;
+using testing::Bound;
+using testing::GpuTest;
 
 constexpr DType kFloats[] = {DType::kF32, DType::kBF16, DType::kF16};
 

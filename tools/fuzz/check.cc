@@ -7,8 +7,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "codegen/kernel_cache.h"
-#include "codegen/nvrtc_compiler.h"
+#include "backend/compile.h"
+#include "codegen/generate.h"
+#include "core/stable_hash.h"
 #include "tessel.h"
 #include "tools/fuzz/compare.h"
 #include "tools/fuzz/program.h"
@@ -62,12 +63,12 @@ Outcome PlanAndCompile(const std::vector<Tensor>& outputs) {
   static absl::flat_hash_set<uint64_t>* compiled = new absl::flat_hash_set<uint64_t>();
   try {
     explain(outputs);
-    for (const cuda::Target& target : {cuda::Target{9, 0, true}, cuda::Target{8, 0, false}}) {
-      for (const codegen::KernelSource& k : PlanAndGenerate(Roots(outputs), target).kernels) {
-        if (!compiled->insert(cuda::StableHash(absl::StrCat(target.Name(), k.source))).second) {
+    for (const Target& target : {Target{9, 0, true}, Target{8, 0, false}}) {
+      for (const codegen::KernelSource& k : codegen::PlanAndGenerate(Roots(outputs), target).kernels) {
+        if (!compiled->insert(StableHash(absl::StrCat(target.Name(), k.source))).second) {
           continue;
         }
-        absl::StatusOr<cuda::CompileOutput> out = cuda::CompileCuda(k.source, k.name, target);
+        absl::StatusOr<runtime::CompileOutput> out = backend::Compile(k, target);
         if (!out.ok()) {
           return Fail(absl::StrCat("compile ", target.Name(), " ", k.kind),
                       absl::StrCat(FirstCompileError(out.status().message()), "\n",

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_3409a7d1(const float* __restrict__ in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_ed3339b8(const float* __restrict__ in0, float* __restrict__ out0, float s0, float s1, float s2, float s3) {
   // [1048576]: 1048576 elements, 4 per thread per step
   const index_t n = 1048576;
   const index_t stride = (index_t)gridDim.x * 1024;
@@ -16,13 +16,13 @@ extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_3409a7d1(con
       }
       float mul0[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) mul0[k] = (in0_0[k] * 0x1.8p+0f);
+      for (int k = 0; k < 4; ++k) mul0[k] = (in0_0[k] * s0);
       float add0[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) add0[k] = (mul0[k] + 0x1p-2f);
+      for (int k = 0; k < 4; ++k) add0[k] = (mul0[k] + s1);
       float mul1[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) mul1[k] = (0x1.6e4e26p-5f * add0[k]);
+      for (int k = 0; k < 4; ++k) mul1[k] = (s3 * add0[k]);
       float mul2[4];
       #pragma unroll
       for (int k = 0; k < 4; ++k) mul2[k] = (mul1[k] * add0[k]);
@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_3409a7d1(con
       for (int k = 0; k < 4; ++k) add1[k] = (add0[k] + mul3[k]);
       float mul4[4];
       #pragma unroll
-      for (int k = 0; k < 4; ++k) mul4[k] = (0x1.988454p+0f * add1[k]);
+      for (int k = 0; k < 4; ++k) mul4[k] = (s2 * add1[k]);
       float sigmoid0[4];
       #pragma unroll
       for (int k = 0; k < 4; ++k) sigmoid0[k] = tessel_rcp(1.0f + expf(-mul4[k]));

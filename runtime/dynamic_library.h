@@ -1,13 +1,13 @@
 // dlopen/dlsym with errors as Status: how tessel reaches libcuda and libnvrtc at run time.
-#ifndef TESSEL_CODEGEN_DYNAMIC_LIBRARY_H_
-#define TESSEL_CODEGEN_DYNAMIC_LIBRARY_H_
+#ifndef TESSEL_RUNTIME_DYNAMIC_LIBRARY_H_
+#define TESSEL_RUNTIME_DYNAMIC_LIBRARY_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 // The first of `names` that dlopen can open (kept open for the process's life).
 absl::StatusOr<void*> OpenLibrary(const std::vector<std::string>& names);
@@ -26,6 +26,6 @@ absl::Status LoadSymbol(void* library, const char* symbol, F* fn) {
   return absl::OkStatus();
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime
 
-#endif  // TESSEL_CODEGEN_DYNAMIC_LIBRARY_H_
+#endif  // TESSEL_RUNTIME_DYNAMIC_LIBRARY_H_

@@ -1,5 +1,5 @@
 // TESSEL_DUMP's plan and Graphviz files (the CUDA backend writes the .cu/.ptx beside them).
-#include "codegen/dump.h"
+#include "backend/dump.h"
 
 #include <unistd.h>
 
@@ -27,7 +27,7 @@ TEST(DumpTest, WritesThePlanAndAGraphColouredByKernel) {
   Tensor y = softmax(x) + sum(x * 2.0, {0}, true);
   const FusionPlan plan = PlanFusion(CollectProgram({&y.node()}));
   const std::string dir = absl::StrCat(::testing::TempDir(), "/dump-", getpid());
-  codegen::DumpPlan(dir, plan, {&y.node()});
+  backend::DumpPlan(dir, plan, {&y.node()});
   const std::string text = Read(dir + "/realize-0.plan.txt");
   EXPECT_NE(text.find("kernel 0"), std::string::npos) << text;
   const std::string dot = Read(dir + "/realize-0.dot");

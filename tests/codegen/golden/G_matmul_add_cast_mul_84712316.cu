@@ -13,7 +13,7 @@ struct gemm_config {
   static constexpr bool TMA_STORE = false;
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_932d7317(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_84712316(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].
   tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const unsigned (&mm)[4], int batch, int row, int col) {
     unsigned in2_0[4];
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_932d7
     for (int p = 0; p < 4; ++p) add0[p] = tessel_add_bf16x2(mm[p], in2_0[p]);
     float mul0[8];
     #pragma unroll
-    for (int k = 0; k < 8; ++k) mul0[k] = (0x1.6e4e26p-5f * tessel_bf16_lane(add0, k));
+    for (int k = 0; k < 8; ++k) mul0[k] = (s1 * tessel_bf16_lane(add0, k));
     float mul1[8];
     #pragma unroll
     for (int k = 0; k < 8; ++k) mul1[k] = (mul0[k] * tessel_bf16_lane(add0, k));
@@ -40,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_932d7
     for (int k = 0; k < 8; ++k) add1[k] = (tessel_bf16_lane(add0, k) + mul2[k]);
     float mul3[8];
     #pragma unroll
-    for (int k = 0; k < 8; ++k) mul3[k] = (0x1.988454p+0f * add1[k]);
+    for (int k = 0; k < 8; ++k) mul3[k] = (s0 * add1[k]);
     float sigmoid0[8];
     #pragma unroll
     for (int k = 0; k < 8; ++k) sigmoid0[k] = tessel_rcp(1.0f + expf(-mul3[k]));

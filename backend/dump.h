@@ -1,7 +1,7 @@
 // TESSEL_DUMP=DIR: every compiled kernel's .cu and .ptx, and per realize the plan and a
 // Graphviz graph coloured by kernel. Also where a kernel that fails to compile is written.
-#ifndef TESSEL_CODEGEN_DUMP_H_
-#define TESSEL_CODEGEN_DUMP_H_
+#ifndef TESSEL_BACKEND_DUMP_H_
+#define TESSEL_BACKEND_DUMP_H_
 
 #include <string>
 #include <vector>
@@ -9,7 +9,7 @@
 #include "codegen/kernel_source.h"
 #include "fusion/plan.h"
 
-namespace tessel::codegen {
+namespace tessel::backend {
 
 // The dump directory, or "" when TESSEL_DUMP is unset.
 std::string DumpDirectory();
@@ -24,6 +24,6 @@ std::string GraphDot(const FusionPlan& plan, const std::vector<const Node*>& out
 void DumpPlan(const std::string& dir, const FusionPlan& plan,
               const std::vector<const Node*>& outputs);
 
-}  // namespace tessel::codegen
+}  // namespace tessel::backend
 
-#endif  // TESSEL_CODEGEN_DUMP_H_
+#endif  // TESSEL_BACKEND_DUMP_H_

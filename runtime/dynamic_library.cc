@@ -1,11 +1,11 @@
-#include "codegen/dynamic_library.h"
+#include "runtime/dynamic_library.h"
 
 #include <dlfcn.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 absl::StatusOr<void*> OpenLibrary(const std::vector<std::string>& names) {
   std::vector<std::string> errors;
@@ -27,4 +27,4 @@ absl::StatusOr<void*> FindSymbol(void* library, const char* symbol) {
   return p;
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime

@@ -1,10 +1,10 @@
 // Small file helpers for the on-disk kernel cache and TESSEL_DUMP.
-#ifndef TESSEL_CODEGEN_FILES_H_
-#define TESSEL_CODEGEN_FILES_H_
+#ifndef TESSEL_RUNTIME_FILES_H_
+#define TESSEL_RUNTIME_FILES_H_
 
 #include <string>
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 // mkdir -p: creates `path` and its parents as needed (existing ones are fine).
 void MakeDirectories(const std::string& path);
@@ -12,6 +12,6 @@ void MakeDirectories(const std::string& path);
 // The whole file as bytes; false when it cannot be read.
 bool ReadFile(const std::string& path, std::string* data);
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime
 
-#endif  // TESSEL_CODEGEN_FILES_H_
+#endif  // TESSEL_RUNTIME_FILES_H_

@@ -1,11 +1,11 @@
-#include "codegen/files.h"
+#include "runtime/files.h"
 
 #include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 void MakeDirectories(const std::string& path) {
   for (size_t i = 1; i <= path.size(); ++i) {
@@ -22,4 +22,4 @@ bool ReadFile(const std::string& path, std::string* data) {
   return true;
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime

@@ -1,5 +1,5 @@
 // The kernel cache: memory, then disk, then NVRTC; corrupt or truncated entries recompile.
-#include "codegen/kernel_cache.h"
+#include "runtime/kernel_cache.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -9,11 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 namespace {
 
 constexpr char kSource[] = "extern \"C\" __global__ void k(float* p) { p[threadIdx.x] *= 2.0f; }\n";
 const Target kSm90a{9, 0, true};
+
+CompileUnit Unit(absl::string_view source, absl::string_view name) { return {name, source, {}, 0}; }
 
 class KernelCacheTest : public ::testing::Test {
  protected:
@@ -37,16 +39,16 @@ class KernelCacheTest : public ::testing::Test {
 
 TEST_F(KernelCacheTest, MemoryThenDisk) {
   KernelCache cache(dir_);
-  auto first = cache.GetOrCompile(kSource, "k", kSm90a);
+  auto first = cache.GetOrCompile(Unit(kSource, "k"), kSm90a);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_FALSE((*first)->cubin.empty());
-  auto again = cache.GetOrCompile(kSource, "k", kSm90a);
+  auto again = cache.GetOrCompile(Unit(kSource, "k"), kSm90a);
   EXPECT_EQ(cache.stats().compiles, 1);
   EXPECT_EQ(cache.stats().memory_hits, 1);
   EXPECT_EQ(again->get(), first->get());
 
   KernelCache fresh(dir_);  // another process: memory empty, disk warm
-  auto loaded = fresh.GetOrCompile(kSource, "k", kSm90a);
+  auto loaded = fresh.GetOrCompile(Unit(kSource, "k"), kSm90a);
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(fresh.stats().disk_hits, 1);
   EXPECT_EQ(fresh.stats().compiles, 0);
@@ -55,14 +57,14 @@ TEST_F(KernelCacheTest, MemoryThenDisk) {
 
 TEST_F(KernelCacheTest, KeyCoversSourceAndTarget) {
   KernelCache cache(dir_);
-  ASSERT_TRUE(cache.GetOrCompile(kSource, "k", kSm90a).ok());
-  ASSERT_TRUE(cache.GetOrCompile(kSource, "k", Target{8, 0, false}).ok());
-  ASSERT_TRUE(cache.GetOrCompile(std::string(kSource) + "// changed\n", "k", kSm90a).ok());
+  ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());
+  ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), Target{8, 0, false}).ok());
+  ASSERT_TRUE(cache.GetOrCompile(Unit(std::string(kSource) + "// changed\n", "k"), kSm90a).ok());
   EXPECT_EQ(cache.stats().compiles, 3);
 }
 
 TEST_F(KernelCacheTest, CorruptEntriesAreRecompiledNotTrusted) {
-  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(kSource, "k", kSm90a).ok()); }
+  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(Unit(kSource, "k"), kSm90a).ok()); }
   const std::string path = EntryPath();
   std::string data;
   {
@@ -72,27 +74,27 @@ TEST_F(KernelCacheTest, CorruptEntriesAreRecompiledNotTrusted) {
   data[data.size() / 2] ^= 0x5a;  // flip bits in the middle
   std::ofstream(path, std::ios::binary | std::ios::trunc) << data;
   KernelCache cache(dir_);
-  auto out = cache.GetOrCompile(kSource, "k", kSm90a);
+  auto out = cache.GetOrCompile(Unit(kSource, "k"), kSm90a);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(cache.stats().disk_rejects, 1);
   EXPECT_EQ(cache.stats().compiles, 1);
   KernelCache after(dir_);  // the rewritten entry is good again
-  ASSERT_TRUE(after.GetOrCompile(kSource, "k", kSm90a).ok());
+  ASSERT_TRUE(after.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());
   EXPECT_EQ(after.stats().disk_hits, 1);
 }
 
 TEST_F(KernelCacheTest, TruncatedEntriesAreRecompiled) {
-  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(kSource, "k", kSm90a).ok()); }
+  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(Unit(kSource, "k"), kSm90a).ok()); }
   const std::string path = EntryPath();
   ASSERT_EQ(truncate(path.c_str(), 100), 0);
   KernelCache cache(dir_);
-  ASSERT_TRUE(cache.GetOrCompile(kSource, "k", kSm90a).ok());
+  ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());
   EXPECT_EQ(cache.stats().disk_rejects, 1);
 }
 
 TEST_F(KernelCacheTest, CompileErrorsCarryTheLog) {
   KernelCache cache(dir_);
-  auto out = cache.GetOrCompile("__global__ void broken( {", "broken", kSm90a);
+  auto out = cache.GetOrCompile(Unit("__global__ void broken( {", "broken"), kSm90a);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("NVRTC could not compile broken for sm_90a"),
             std::string::npos);
@@ -100,4 +102,4 @@ TEST_F(KernelCacheTest, CompileErrorsCarryTheLog) {
 }
 
 }  // namespace
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime

@@ -12,21 +12,21 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "absl/base/casts.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "codegen/cuda_driver.h"
-#include "codegen/device_memory.h"
-#include "codegen/dump.h"
+#include "backend/compile.h"
+#include "backend/dump.h"
 #include "codegen/generate.h"
-#include "codegen/kernel_cache.h"
 #include "core/backend.h"
 #include "core/stats.h"
 #include "core/status_macros.h"
 #include "fusion/planner.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device_memory.h"
+#include "runtime/kernel_cache.h"
 
-namespace tessel::cuda {
+namespace tessel::backend {
 namespace {
 
 bool EnvEnabled(const char* name) {
@@ -47,6 +47,7 @@ double MillisecondsSince(std::chrono::steady_clock::time_point t) {
 // A kernel ready to launch, its values named by position in the program's order.
 struct ReadyKernel {
   std::vector<int> inputs, outputs, release;  // release: values no later kernel reads
+  std::vector<int> scalars;  // nodes whose value or seed is an argument (ScalarArgument)
   int64_t workspace_bytes = 0;
   struct Entry {
     CUfunction function;
@@ -65,7 +66,8 @@ struct ReadyPlan {
   int64_t nodes = 0;  // graph nodes computed, for Stats
 };
 
-// The structural key of the graph below `order` (see the note above).
+// The structural key of the graph below `order` (see the note above). Values that kernels
+// take as arguments (`full` values, seeds) are not part of it.
 std::vector<int64_t> StructureKey(const std::vector<const Node*>& order,
                                   const absl::flat_hash_map<const Node*, int>& position,
                                   const std::vector<const Node*>& outputs) {
@@ -78,9 +80,12 @@ std::vector<int64_t> StructureKey(const std::vector<const Node*>& order,
     key.push_back(n->shape().rank());
     key.insert(key.end(), n->shape().dims().begin(), n->shape().dims().end());
     if (leaf) continue;
-    key.push_back(static_cast<int64_t>(n->attrs().ints.size()));
-    key.insert(key.end(), n->attrs().ints.begin(), n->attrs().ints.end());
-    key.push_back(absl::bit_cast<int64_t>(n->attrs().value));
+    if (n->op() == OpKind::kFull || n->op() == OpKind::kRand || n->op() == OpKind::kRandn) {
+      key.push_back(-2);  // an argument
+    } else {
+      key.push_back(static_cast<int64_t>(n->attrs().ints.size()));
+      key.insert(key.end(), n->attrs().ints.begin(), n->attrs().ints.end());
+    }
     key.push_back(static_cast<int64_t>(n->inputs().size()));
     for (const NodePtr& in : n->inputs()) key.push_back(position.at(in.get()));
   }
@@ -120,6 +125,9 @@ class CudaBackend : public Backend {
     if (it == plans_.end()) {
       TESSEL_ASSIGN_OR_RETURN(ReadyPlan plan, Prepare(program, position));
       it = plans_.emplace(std::move(key), std::move(plan)).first;
+      ++GetStats().plans_built;
+    } else {
+      ++GetStats().plan_cache_hits;
     }
     return Execute(it->second, order, program.outputs, position);
   }
@@ -127,10 +135,10 @@ class CudaBackend : public Backend {
   absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) override {
     TESSEL_RETURN_IF_ERROR(Available());
     TESSEL_RETURN_IF_ERROR(MakeCurrent());
-    TESSEL_ASSIGN_OR_RETURN(auto buffer, NewDeviceBuffer(dtype, numel));
+    TESSEL_ASSIGN_OR_RETURN(auto buffer, runtime::NewDeviceBuffer(dtype, numel));
     if (numel > 0) {
       TESSEL_RETURN_IF_ERROR(
-          CheckCu(driver_->cuMemcpyHtoD(buffer->ptr(), host, buffer->bytes()), "copy to GPU"));
+          runtime::CheckCu(driver_->cuMemcpyHtoD(buffer->ptr(), host, buffer->bytes()), "copy to GPU"));
     }
     return BufferPtr(buffer);
   }
@@ -139,13 +147,13 @@ class CudaBackend : public Backend {
     TESSEL_RETURN_IF_ERROR(Available());
     TESSEL_RETURN_IF_ERROR(MakeCurrent());
     if (buffer.bytes() == 0) return absl::OkStatus();
-    const auto& d = static_cast<const DeviceBuffer&>(buffer);
-    return CheckCu(driver_->cuMemcpyDtoH(host, d.ptr(), buffer.bytes()), "copy from GPU");
+    const auto& d = static_cast<const runtime::DeviceBuffer&>(buffer);
+    return runtime::CheckCu(driver_->cuMemcpyDtoH(host, d.ptr(), buffer.bytes()), "copy from GPU");
   }
 
   absl::Status Synchronize() override {
     TESSEL_RETURN_IF_ERROR(MakeCurrent());
-    return CheckCu(driver_->cuCtxSynchronize(), "synchronize");
+    return runtime::CheckCu(driver_->cuCtxSynchronize(), "synchronize");
   }
 
  private:
@@ -153,27 +161,27 @@ class CudaBackend : public Backend {
   absl::Status MakeCurrent() {
     thread_local CUcontext current = nullptr;
     if (current == context_) return absl::OkStatus();
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
+    TESSEL_RETURN_IF_ERROR(runtime::CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
     current = context_;
     return absl::OkStatus();
   }
 
   absl::Status Init() {
-    TESSEL_ASSIGN_OR_RETURN(driver_, GetDriver());
+    TESSEL_ASSIGN_OR_RETURN(driver_, runtime::GetDriver());
     int count = 0;
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
+    TESSEL_RETURN_IF_ERROR(runtime::CheckCu(driver_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
     if (count == 0) return absl::UnavailableError("no CUDA device");
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuDeviceGet(&device_, 0), "cuDeviceGet"));
+    TESSEL_RETURN_IF_ERROR(runtime::CheckCu(driver_->cuDeviceGet(&device_, 0), "cuDeviceGet"));
     auto attribute = [&](CUdevice_attribute a) {
       int v = 0;
       driver_->cuDeviceGetAttribute(&v, a, device_);
       return v;
     };
-    target_ = DeviceTarget();
+    target_ = runtime::DeviceTarget();
     sm_count_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     TESSEL_RETURN_IF_ERROR(
-        CheckCu(driver_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain"));
-    TESSEL_RETURN_IF_ERROR(NvrtcVersion().status());
+        runtime::CheckCu(driver_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain"));
+    TESSEL_RETURN_IF_ERROR(runtime::NvrtcVersion().status());
     return absl::OkStatus();
   }
 
@@ -181,8 +189,8 @@ class CudaBackend : public Backend {
   absl::StatusOr<ReadyPlan> Prepare(const Program& program,
                                     const absl::flat_hash_map<const Node*, int>& position) {
     const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
-    const std::string dump = codegen::DumpDirectory();
-    if (!dump.empty()) codegen::DumpPlan(dump, plan, program.outputs);
+    const std::string dump = DumpDirectory();
+    if (!dump.empty()) DumpPlan(dump, plan, program.outputs);
     absl::flat_hash_map<int, size_t> last_read;
     for (size_t k = 0; k < plan.kernels.size(); ++k) {
       for (const Node* in : plan.kernels[k].inputs) last_read[position.at(in)] = k;
@@ -198,6 +206,7 @@ class CudaBackend : public Backend {
         if (last != last_read.end() && last->second == k) r.release.push_back(position.at(in));
       }
       for (const Node* out : ks.outputs) r.outputs.push_back(position.at(out));
+      for (const Node* s : ks.scalars) r.scalars.push_back(position.at(s));
       r.workspace_bytes = ks.workspace_bytes;
       r.tensor_maps = ks.tensor_maps;
       std::vector<std::string> ops;
@@ -216,10 +225,10 @@ class CudaBackend : public Backend {
                            "65535): a problem this large is not supported yet"));
         }
         TESSEL_RETURN_IF_ERROR(
-            CheckCu(driver_->cuModuleGetFunction(&e.function, module, l.entry.c_str()),
+            runtime::CheckCu(driver_->cuModuleGetFunction(&e.function, module, l.entry.c_str()),
                     absl::StrCat("finding ", l.entry)));
         if (l.shared_bytes > 48 * 1024) {
-          TESSEL_RETURN_IF_ERROR(CheckCu(
+          TESSEL_RETURN_IF_ERROR(runtime::CheckCu(
               driver_->cuFuncSetAttribute(e.function,
                                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                           static_cast<int>(l.shared_bytes)),
@@ -246,7 +255,7 @@ class CudaBackend : public Backend {
     const cuuint32_t element_strides[3] = {1, 1, 1};
     const CUtensorMapDataType type = spec.dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    return CheckCu(driver_->cuTensorMapEncodeTiled(
+    return runtime::CheckCu(driver_->cuTensorMapEncodeTiled(
                        map, type, 3, reinterpret_cast<void*>(address), dims, strides, box,
                        element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
@@ -256,24 +265,24 @@ class CudaBackend : public Backend {
   absl::StatusOr<CUmodule> LoadModule(const codegen::KernelSource& ks, const std::string& dump) {
     if (auto it = modules_.find(ks.source); it != modules_.end()) return it->second;
     const auto start = std::chrono::steady_clock::now();
-    const CacheStats before = GlobalKernelCache().stats();
-    auto compiled = GlobalKernelCache().GetOrCompile(ks.source, ks.name, target_);
+    const runtime::CacheStats before = runtime::GlobalKernelCache().stats();
+    auto compiled = CompileCached(ks, target_);
     if (!compiled.ok()) {
-      const std::string path = codegen::WriteDumpFile(dump.empty() ? "/tmp/tessel-failed" : dump,
+      const std::string path = WriteDumpFile(dump.empty() ? "/tmp/tessel-failed" : dump,
                                                       ks.name + ".cu", ks.source);
       return absl::InternalError(
           absl::StrCat(compiled.status().message(), "\n(source: ", path, ")"));
     }
     if (!dump.empty()) {
-      codegen::WriteDumpFile(dump, ks.name + ".cu", ks.source);
-      codegen::WriteDumpFile(dump, ks.name + ".ptx", (*compiled)->ptx);
-      codegen::WriteDumpFile(dump, ks.name + ".cubin", (*compiled)->cubin);
+      WriteDumpFile(dump, ks.name + ".cu", ks.source);
+      WriteDumpFile(dump, ks.name + ".ptx", (*compiled)->ptx);
+      WriteDumpFile(dump, ks.name + ".cubin", (*compiled)->cubin);
     }
     CUmodule module;
-    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuModuleLoadData(&module, (*compiled)->cubin.data()),
+    TESSEL_RETURN_IF_ERROR(runtime::CheckCu(driver_->cuModuleLoadData(&module, (*compiled)->cubin.data()),
                                    absl::StrCat("loading ", ks.name)));
     if (LogEnabled()) {
-      const CacheStats after = GlobalKernelCache().stats();
+      const runtime::CacheStats after = runtime::GlobalKernelCache().stats();
       const char* from = after.compiles > before.compiles     ? "compiled with NVRTC"
                          : after.disk_hits > before.disk_hits ? "loaded from the disk cache"
                                                               : "from the memory cache";
@@ -281,6 +290,7 @@ class CudaBackend : public Backend {
                    target_.Name().c_str(), MillisecondsSince(start));
     }
     modules_[ks.source] = module;
+    ++GetStats().modules_loaded;
     return module;
   }
 
@@ -301,17 +311,17 @@ class CudaBackend : public Backend {
               absl::StrCat("an input ", DTypeName(order[in]->dtype()),
                            order[in]->shape().ToString(), " has no data"));
         }
-        args.push_back(static_cast<DeviceBuffer&>(*values[in]).ptr());
+        args.push_back(static_cast<runtime::DeviceBuffer&>(*values[in]).ptr());
       }
       for (int out : k.outputs) {
         TESSEL_ASSIGN_OR_RETURN(auto b,
-                                NewDeviceBuffer(order[out]->dtype(), order[out]->shape().numel()));
+                                runtime::NewDeviceBuffer(order[out]->dtype(), order[out]->shape().numel()));
         args.push_back(b->ptr());
         values[out] = std::move(b);
       }
-      std::shared_ptr<DeviceBuffer> workspace;
+      std::shared_ptr<runtime::DeviceBuffer> workspace;
       if (k.workspace_bytes > 0) {
-        TESSEL_ASSIGN_OR_RETURN(workspace, NewDeviceBuffer(DType::kF32, k.workspace_bytes / 4));
+        TESSEL_ASSIGN_OR_RETURN(workspace, runtime::NewDeviceBuffer(DType::kF32, k.workspace_bytes / 4));
         args.push_back(workspace->ptr());
       }
       std::vector<void*> params;
@@ -322,6 +332,11 @@ class CudaBackend : public Backend {
             EncodeTensorMap(k.tensor_maps[i], args[k.tensor_maps[i].arg], &maps[i]));
         params.push_back(&maps[i]);
       }
+      std::vector<uint64_t> scalars(k.scalars.size());
+      for (size_t i = 0; i < scalars.size(); ++i) {
+        scalars[i] = codegen::ScalarArgument(*order[k.scalars[i]]);
+        params.push_back(&scalars[i]);
+      }
       for (const ReadyKernel::Entry& e : k.entries) {
         if (e.grid[0] == 0 || e.grid[1] == 0 || e.grid[2] == 0) continue;
         // The messages are built only on failure: this is the launch path.
@@ -329,12 +344,12 @@ class CudaBackend : public Backend {
             driver_->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1, 1,
                                     e.shared_bytes, nullptr, params.data(), nullptr);
         if (launched != CUDA_SUCCESS) {
-          return CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
+          return runtime::CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
         }
         if (SyncEnabled()) {
           const CUresult ran = driver_->cuCtxSynchronize();
           if (ran != CUDA_SUCCESS) {
-            return CheckCu(ran, absl::StrCat("running ", e.name, ", ", k.plan_line));
+            return runtime::CheckCu(ran, absl::StrCat("running ", e.name, ", ", k.plan_line));
           }
         }
         ++GetStats().kernels_launched;
@@ -351,7 +366,7 @@ class CudaBackend : public Backend {
     for (const Node* out : outputs) {
       BufferPtr& b = values[position.at(out)];
       if (b == nullptr && out->shape().numel() == 0) {  // no elements: no kernel computed it
-        TESSEL_ASSIGN_OR_RETURN(b, NewDeviceBuffer(out->dtype(), 0));
+        TESSEL_ASSIGN_OR_RETURN(b, runtime::NewDeviceBuffer(out->dtype(), 0));
       }
       if (b == nullptr) {
         return absl::FailedPreconditionError(
@@ -365,7 +380,7 @@ class CudaBackend : public Backend {
 
   std::once_flag init_once_;
   absl::Status init_;
-  const Driver* driver_ = nullptr;
+  const runtime::Driver* driver_ = nullptr;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   Target target_;
@@ -380,4 +395,4 @@ const bool kRegistered = [] {
 }();
 
 }  // namespace
-}  // namespace tessel::cuda
+}  // namespace tessel::backend

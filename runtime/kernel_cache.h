@@ -5,8 +5,8 @@
 // Disk entries are written to a temporary file and renamed into place, and they hold the
 // key material itself, so a truncated, corrupt or colliding entry is detected, recompiled
 // and rewritten, never trusted.
-#ifndef TESSEL_CODEGEN_KERNEL_CACHE_H_
-#define TESSEL_CODEGEN_KERNEL_CACHE_H_
+#ifndef TESSEL_RUNTIME_KERNEL_CACHE_H_
+#define TESSEL_RUNTIME_KERNEL_CACHE_H_
 
 #include <cstdint>
 #include <memory>
@@ -15,9 +15,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "codegen/nvrtc_compiler.h"
+#include "runtime/nvrtc_compiler.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 // Bumped whenever generated code changes meaning for the same source text (e.g. the
 // runtime's calling convention): old disk entries then miss.
@@ -35,8 +35,7 @@ class KernelCache {
   // `directory` empty: memory only.
   explicit KernelCache(std::string directory) : directory_(std::move(directory)) {}
 
-  absl::StatusOr<std::shared_ptr<const CompileOutput>> GetOrCompile(absl::string_view source,
-                                                                    absl::string_view name,
+  absl::StatusOr<std::shared_ptr<const CompileOutput>> GetOrCompile(const CompileUnit& unit,
                                                                     const Target& target);
   CacheStats stats() const;
   const std::string& directory() const { return directory_; }
@@ -54,9 +53,6 @@ std::string DefaultCacheDirectory();
 // The process-wide cache in DefaultCacheDirectory().
 KernelCache& GlobalKernelCache();
 
-// A stable 64-bit FNV-1a hash (absl::Hash is seeded per process, so unfit for disk keys).
-uint64_t StableHash(absl::string_view data, uint64_t seed = 0xcbf29ce484222325ull);
+}  // namespace tessel::runtime
 
-}  // namespace tessel::cuda
-
-#endif  // TESSEL_CODEGEN_KERNEL_CACHE_H_
+#endif  // TESSEL_RUNTIME_KERNEL_CACHE_H_

@@ -1,18 +1,18 @@
 // Device memory for the CUDA backend: a caching allocator (freed blocks are kept by size and
 // reused, as cudaMalloc per tensor would dominate small graphs) and the Buffer type that
 // returns its block on destruction. Runtime layer.
-#ifndef TESSEL_CODEGEN_DEVICE_MEMORY_H_
-#define TESSEL_CODEGEN_DEVICE_MEMORY_H_
+#ifndef TESSEL_RUNTIME_DEVICE_MEMORY_H_
+#define TESSEL_RUNTIME_DEVICE_MEMORY_H_
 
 #include <map>
 #include <mutex>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "codegen/cuda_driver.h"
+#include "runtime/cuda_driver.h"
 #include "core/buffer.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 class DeviceAllocator {
  public:
@@ -46,6 +46,6 @@ class DeviceBuffer : public Buffer {
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> NewDeviceBuffer(DType dtype, int64_t numel);
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime
 
-#endif  // TESSEL_CODEGEN_DEVICE_MEMORY_H_
+#endif  // TESSEL_RUNTIME_DEVICE_MEMORY_H_

@@ -1,7 +1,7 @@
 // The CUDA driver API, opened with dlopen at first use so that every tessel binary starts on
 // machines without a GPU or driver. Runtime layer: CompiledKernel -> Launch.
-#ifndef TESSEL_CODEGEN_CUDA_DRIVER_H_
-#define TESSEL_CODEGEN_CUDA_DRIVER_H_
+#ifndef TESSEL_RUNTIME_CUDA_DRIVER_H_
+#define TESSEL_RUNTIME_CUDA_DRIVER_H_
 
 #include <cuda.h>
 
@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 // name, exported symbol (the versioned one that cuda.h's macros select).
 #define TESSEL_CUDA_DRIVER_FUNCTIONS(X)                   \
@@ -51,6 +51,6 @@ absl::StatusOr<const Driver*> GetDriver();
 // OK, or an Internal error "<what>: CUDA_ERROR_...: <description>".
 absl::Status CheckCu(CUresult result, absl::string_view what);
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime
 
-#endif  // TESSEL_CODEGEN_CUDA_DRIVER_H_
+#endif  // TESSEL_RUNTIME_CUDA_DRIVER_H_

@@ -1,11 +1,11 @@
-#include "codegen/device_memory.h"
+#include "runtime/device_memory.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 
 int64_t DeviceAllocator::RoundUp(int64_t bytes) {
   bytes = std::max<int64_t>(bytes, 1);
@@ -69,4 +69,4 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> NewDeviceBuffer(DType dtype, int64
   return std::make_shared<DeviceBuffer>(dtype, numel, p);
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime

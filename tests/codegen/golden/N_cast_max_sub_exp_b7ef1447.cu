@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_d7084ac7(const bf16_t* __restrict__ in0, const float* __restrict__ in1, const f16_t* __restrict__ in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_b7ef1447(const bf16_t* __restrict__ in0, const float* __restrict__ in1, const f16_t* __restrict__ in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2, float s0, float s1) {
   // 64 rows of 96: 32 threads x 4 lanes hold a row (4-element vectors)
   __shared__ float scratch_f[32];
   const index_t row = blockIdx.x;
@@ -72,7 +72,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_d7084ac7(con
     for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_bf16(cvt0[k + j]);
     if (col(k) < 96) tessel_store_vec<bf16_t, 4>(out0 + (row * 96 + col(k)), vec);
   }
-  const float add0 = (mean1 + 0x1.4f8b58p-17f);
+  const float add0 = (mean1 + s0);
   const float rsqrt0 = __frsqrt_rn(add0);
   float mul2[4];
   #pragma unroll
@@ -101,7 +101,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_d7084ac7(con
     for (int j = 0; j < 4; ++j) vec.v[j] = tessel_float_to_bf16(cvt1[k + j]);
     if (col(k) < 96) tessel_store_vec<bf16_t, 4>(out1 + (row * 96 + col(k)), vec);
   }
-  const float add2 = (mean2 + 0x1.0c6f7ap-20f);
+  const float add2 = (mean2 + s1);
   const float rsqrt1 = __frsqrt_rn(add2);
   float mul4[4];
   #pragma unroll

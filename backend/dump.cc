@@ -1,4 +1,4 @@
-#include "codegen/dump.h"
+#include "backend/dump.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -6,10 +6,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "codegen/files.h"
+#include "runtime/files.h"
 #include "core/topo_order.h"
 
-namespace tessel::codegen {
+namespace tessel::backend {
 
 std::string DumpDirectory() {
   const char* dir = std::getenv("TESSEL_DUMP");
@@ -18,7 +18,7 @@ std::string DumpDirectory() {
 
 std::string WriteDumpFile(const std::string& dir, const std::string& file,
                           const std::string& text) {
-  cuda::MakeDirectories(dir);
+  runtime::MakeDirectories(dir);
   const std::string path = absl::StrCat(dir, "/", file);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   return out.write(text.data(), text.size()) ? path : "";
@@ -57,4 +57,4 @@ void DumpPlan(const std::string& dir, const FusionPlan& plan,
   WriteDumpFile(dir, absl::StrCat("realize-", n, ".dot"), GraphDot(plan, outputs));
 }
 
-}  // namespace tessel::codegen
+}  // namespace tessel::backend

@@ -1,4 +1,4 @@
-#include "codegen/nvrtc_compiler.h"
+#include "runtime/nvrtc_compiler.h"
 
 #include <nvrtc.h>
 
@@ -7,12 +7,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "codegen/cuda_driver.h"
-#include "codegen/device_library.h"
-#include "codegen/dynamic_library.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/dynamic_library.h"
 #include "core/status_macros.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 namespace {
 
 #define TESSEL_NVRTC_FUNCTIONS(X) \
@@ -51,10 +50,6 @@ absl::StatusOr<const Nvrtc*> GetNvrtc() {
 }
 
 }  // namespace
-
-std::string Target::Name() const {
-  return absl::StrCat("sm_", major, minor, arch_specific && major >= 9 ? "a" : "");
-}
 
 Target DeviceTarget() {
   static const Target target = [] {
@@ -98,13 +93,13 @@ absl::StatusOr<std::string> NvrtcVersion() {
   return absl::StrCat(major, ".", minor);
 }
 
-absl::StatusOr<CompileOutput> CompileCuda(absl::string_view source, absl::string_view name,
-                                          const Target& target) {
+absl::StatusOr<CompileOutput> CompileCuda(const CompileUnit& unit, const Target& target) {
+  const absl::string_view source = unit.source, name = unit.name;
   TESSEL_ASSIGN_OR_RETURN(const Nvrtc* n, GetNvrtc());
   nvrtcProgram program;
   const std::string src(source), file = absl::StrCat(name, ".cu");
   std::vector<std::string> texts, names;
-  for (const DeviceHeader& h : DeviceLibrary()) {
+  for (const Header& h : unit.headers) {
     texts.emplace_back(h.text);
     names.emplace_back(h.name);
   }
@@ -149,4 +144,4 @@ absl::StatusOr<CompileOutput> CompileCuda(absl::string_view source, absl::string
   return out;
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime

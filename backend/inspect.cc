@@ -1,4 +1,4 @@
-#include "codegen/inspect.h"
+#include "backend/inspect.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -7,7 +7,7 @@
 #include "codegen/generate.h"
 #include "core/realize.h"
 #include "core/topo_order.h"
-#include "fusion/planner.h"
+#include "runtime/nvrtc_compiler.h"
 
 namespace tessel {
 namespace {
@@ -26,18 +26,9 @@ std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& nu
 
 }  // namespace
 
-GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const cuda::Target& target) {
-  GeneratedPlan g;
-  g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions());
-  for (const FusedKernel& k : g.plan.kernels) {
-    g.kernels.push_back(codegen::GenerateKernel(k, target));
-  }
-  return g;
-}
-
 std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
   const auto lock = LockGraphForReading();
-  const GeneratedPlan g = PlanAndGenerate(Nodes(outputs));
+  const codegen::GeneratedPlan g = codegen::PlanAndGenerate(Nodes(outputs), runtime::DeviceTarget());
   std::vector<KernelInfo> infos;
   for (size_t i = 0; i < g.kernels.size(); ++i) {
     KernelInfo info{g.kernels[i].name, g.kernels[i].kind, {}, g.kernels[i].source};
@@ -50,7 +41,7 @@ std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
 std::string explain(const std::vector<Tensor>& outputs) {
   const std::vector<const Node*> roots = Nodes(outputs);
   const auto lock = LockGraphForReading();
-  const GeneratedPlan g = PlanAndGenerate(roots);
+  const codegen::GeneratedPlan g = codegen::PlanAndGenerate(roots, runtime::DeviceTarget());
   absl::flat_hash_map<const Node*, int> number;
   for (const Node* n : TopologicalOrder(roots, /*include_realized=*/true)) {
     const int next = static_cast<int>(number.size());

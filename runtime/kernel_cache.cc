@@ -1,4 +1,4 @@
-#include "codegen/kernel_cache.h"
+#include "runtime/kernel_cache.h"
 
 #include <unistd.h>
 
@@ -11,21 +11,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "codegen/device_library.h"
-#include "codegen/files.h"
+#include "core/stable_hash.h"
+#include "runtime/files.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 namespace {
 
 constexpr absl::string_view kMagic = "TESSEL-KERNEL-CACHE-1\n";
 
 // Everything that decides the compiled binary, in one string.
-std::string KeyMaterial(absl::string_view source, const Target& target,
+std::string KeyMaterial(const CompileUnit& unit, const Target& target,
                         absl::string_view nvrtc_version) {
-  return absl::StrCat("codegen ", kCodegenVersion, "\ndevice library ",
-                      absl::Hex(DeviceLibraryHash(), absl::kZeroPad16), "\nnvrtc ", nvrtc_version,
+  return absl::StrCat("codegen ", kCodegenVersion, "\nheaders ",
+                      absl::Hex(unit.headers_hash, absl::kZeroPad16), "\nnvrtc ", nvrtc_version,
                       "\ntarget ", target.Name(), "\noptions ",
-                      absl::StrJoin(CompileOptions(target), " "), "\n", source);
+                      absl::StrJoin(CompileOptions(target), " "), "\n", unit.source);
 }
 
 // Entry layout: magic, then four length-prefixed fields (key material, cubin, ptx, log), then
@@ -75,20 +75,11 @@ void WriteAtomically(const std::string& dir, const std::string& path, absl::stri
 
 }  // namespace
 
-uint64_t StableHash(absl::string_view data, uint64_t seed) {
-  uint64_t h = seed;
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
-    absl::string_view source, absl::string_view name, const Target& target) {
+    const CompileUnit& unit, const Target& target) {
   absl::StatusOr<std::string> version = NvrtcVersion();
   if (!version.ok()) return version.status();
-  const std::string key = KeyMaterial(source, target, *version);
+  const std::string key = KeyMaterial(unit, target, *version);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = memory_.find(key); it != memory_.end()) {
@@ -107,7 +98,7 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
     if (!from_disk) *out = CompileOutput();
   }
   if (!from_disk) {
-    absl::StatusOr<CompileOutput> compiled = CompileCuda(source, name, target);
+    absl::StatusOr<CompileOutput> compiled = CompileCuda(unit, target);
     if (!compiled.ok()) return compiled.status();
     *out = *std::move(compiled);
     if (!path.empty()) WriteAtomically(directory_, path, Serialize(key, *out));
@@ -144,4 +135,4 @@ KernelCache& GlobalKernelCache() {
   return *cache;
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime

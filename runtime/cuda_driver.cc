@@ -1,10 +1,10 @@
-#include "codegen/cuda_driver.h"
+#include "runtime/cuda_driver.h"
 
 #include "absl/strings/str_cat.h"
-#include "codegen/dynamic_library.h"
+#include "runtime/dynamic_library.h"
 #include "core/status_macros.h"
 
-namespace tessel::cuda {
+namespace tessel::runtime {
 namespace {
 
 absl::StatusOr<Driver> Load() {
@@ -47,4 +47,4 @@ absl::Status CheckCu(CUresult result, absl::string_view what) {
   return absl::Status(code, absl::StrCat(what, ": ", name, ": ", description));
 }
 
-}  // namespace tessel::cuda
+}  // namespace tessel::runtime

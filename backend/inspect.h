@@ -1,15 +1,12 @@
 // Inspection (api.md): the plan realize() would run and the CUDA it would compile, on any
 // device (planning and code generation need no GPU).
-#ifndef TESSEL_CODEGEN_INSPECT_H_
-#define TESSEL_CODEGEN_INSPECT_H_
+#ifndef TESSEL_BACKEND_INSPECT_H_
+#define TESSEL_BACKEND_INSPECT_H_
 
 #include <string>
 #include <vector>
 
-#include "codegen/kernel_source.h"
-#include "codegen/nvrtc_compiler.h"
 #include "core/tensor.h"
-#include "fusion/plan.h"
 
 namespace tessel {
 
@@ -27,14 +24,6 @@ std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs);
 // the reasons for its boundaries.
 std::string explain(const std::vector<Tensor>& outputs);
 
-// The plan and generated sources for `outputs` (what inspect and the CUDA backend share).
-struct GeneratedPlan {
-  FusionPlan plan;
-  std::vector<codegen::KernelSource> kernels;
-};
-GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs,
-                              const cuda::Target& target = cuda::DeviceTarget());
-
 }  // namespace tessel
 
-#endif  // TESSEL_CODEGEN_INSPECT_H_
+#endif  // TESSEL_BACKEND_INSPECT_H_

@@ -1,0 +1,42 @@
+#include "tests/gpu/gpu_compare.h"
+
+#include "tests/test_util.h"
+
+namespace tessel::testing {
+
+void GpuTest::SetUp() {
+  if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "no usable GPU";
+}
+
+double Bound(DType dtype) {
+  switch (dtype) {
+    case DType::kBF16:
+      return 1.6e-2;
+    case DType::kF16:
+      return 4e-3;
+    case DType::kF32:
+      return 1e-5;
+    default:
+      return 0;
+  }
+}
+
+void Compare(const std::function<std::vector<Tensor>(Device)>& build, double rtol, double atol) {
+  std::vector<Tensor> gpu = build(Device::kCUDA), cpu = build(Device::kCPU);
+  realize(gpu);
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "output " << i << " " << gpu[i]);
+    ASSERT_EQ(gpu[i].device(), Device::kCUDA);
+    ASSERT_EQ(gpu[i].shape(), cpu[i].shape());
+    ASSERT_EQ(gpu[i].dtype(), cpu[i].dtype());
+    const std::vector<double> want = cpu[i].to_vector<double>();
+    const std::vector<float> got = gpu[i].to_vector<float>();
+    ExpectClose(got, want, rtol >= 0 ? rtol : Bound(gpu[i].dtype()), atol);
+  }
+}
+
+Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, float lo, float hi) {
+  return from_vector(RandomValues(shape.numel(), seed, lo, hi), shape, dtype, d);
+}
+
+}  // namespace tessel::testing

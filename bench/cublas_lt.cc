@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/dynamic_library.h"
+#include "core/execution.h"
 #include "core/status_macros.h"
 
 namespace tessel::bench {
@@ -120,7 +121,8 @@ absl::Status LtGemm::Run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d) const {
       lt->cublasLtMatmul(lt->handle, plan_->desc, &one, reinterpret_cast<void*>(b), plan_->a,
                          reinterpret_cast<void*>(a), plan_->b, &zero, reinterpret_cast<void*>(d),
                          plan_->d, reinterpret_cast<void*>(d), plan_->d, &plan_->algo.algo,
-                         reinterpret_cast<void*>(plan_->workspace), kWorkspaceBytes, nullptr),
+                         reinterpret_cast<void*>(plan_->workspace), kWorkspaceBytes,
+                         static_cast<cudaStream_t>(Stream::current().cuda_stream())),
       "cublasLtMatmul");
 }
 

@@ -1,4 +1,4 @@
-// GPU time of a piece of work, by CUDA events on the stream tessel uses (the null stream).
+// GPU time of a piece of work, by CUDA events on tessel's current stream.
 #ifndef TESSEL_BENCH_GPU_TIMER_H_
 #define TESSEL_BENCH_GPU_TIMER_H_
 
@@ -15,9 +15,10 @@ double GpuSeconds(F&& body, int iterations) {
   d->cuEventCreate(&start, 0);
   d->cuEventCreate(&stop, 0);
   synchronize();
-  d->cuEventRecord(start, nullptr);
+  const auto stream = static_cast<CUstream>(Stream::current().cuda_stream());
+  d->cuEventRecord(start, stream);
   for (int i = 0; i < iterations; ++i) body();
-  d->cuEventRecord(stop, nullptr);
+  d->cuEventRecord(stop, stream);
   d->cuEventSynchronize(stop);
   float ms = 0;
   d->cuEventElapsedTime(&ms, start, stop);

@@ -16,10 +16,6 @@ namespace tessel::codegen {
 
 namespace {
 
-bool IsScalarSource(const Node& n) {
-  return n.op() == OpKind::kFull || n.op() == OpKind::kRand || n.op() == OpKind::kRandn;
-}
-
 const char* ScalarType(const Node& n) {
   if (n.op() != OpKind::kFull) return "unsigned long long";  // a seed
   return IsFloating(n.dtype()) ? "float" : "int";
@@ -38,9 +34,13 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
   ks.inputs = kernel.inputs;
   ks.outputs = kernel.outputs;
   for (const Node* n : kernel.nodes) {
-    if (IsScalarSource(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
+    if (IsScalarArgument(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
   }
   return ks;
+}
+
+bool IsScalarArgument(const Node& node) {
+  return node.op() == OpKind::kFull || node.op() == OpKind::kRand || node.op() == OpKind::kRandn;
 }
 
 uint64_t ScalarArgument(const Node& node) {

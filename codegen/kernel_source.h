@@ -51,6 +51,10 @@ struct KernelSource {
   std::vector<Launch> launches;  // in order
 };
 
+// Whether kernels take `node`'s value as a scalar parameter instead of computing it: `full`
+// (its value) and the generators (their seeds). Such values stay out of plan keys.
+bool IsScalarArgument(const Node& node);
+
 // The 8 bytes that hold scalar parameter `node` (kFull, kRand, kRandn) as the kernel reads
 // it: a float (rounded to the node's dtype first) or an int in the low 4 bytes, or a seed.
 uint64_t ScalarArgument(const Node& node);

@@ -1,5 +1,6 @@
 #include "core/backend.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -20,6 +21,15 @@ Registry& GetRegistry() {
 }
 
 }  // namespace
+
+absl::StatusOr<int64_t> Backend::CreateStream(int) {
+  static std::atomic<int64_t> next{1};
+  return next++;
+}
+
+absl::Status Backend::SynchronizeStream(int, int64_t) { return Synchronize(); }
+
+absl::StatusOr<void*> Backend::NativeStream(int, int64_t) { return nullptr; }
 
 void RegisterBackend(std::unique_ptr<Backend> backend) {
   Registry& r = GetRegistry();

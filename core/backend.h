@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "core/buffer.h"
 #include "core/dtype.h"
+#include "core/memory.h"
 #include "core/node.h"
 
 namespace tessel {
@@ -22,6 +23,9 @@ struct Program {
   std::vector<const Node*> nodes;
   // Distinct nodes of `nodes` whose values the caller keeps.
   std::vector<const Node*> outputs;
+  // Where it runs: the device of its nodes and the caller's current stream there.
+  int device_index = 0;
+  int64_t stream = 0;
 };
 
 class Backend {
@@ -36,8 +40,21 @@ class Backend {
   // Host bytes (numel * DTypeSize) to and from this device's memory.
   virtual absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) = 0;
   virtual absl::Status Download(const Buffer& buffer, void* host) = 0;
-  // Waits for queued work (device backends run asynchronously).
+  // Waits for queued work on every device and stream (device backends run asynchronously).
   virtual absl::Status Synchronize() { return absl::OkStatus(); }
+
+  // Devices of this kind, numbered from 0.
+  virtual int DeviceCount() { return 1; }
+  // A new stream on device `index` (0 names each device's default stream).
+  virtual absl::StatusOr<int64_t> CreateStream(int index);
+  // Waits for the work enqueued so far on stream `stream` of device `index`.
+  virtual absl::Status SynchronizeStream(int index, int64_t stream);
+  // The native handle of a stream (a CUstream), nullptr where there is none.
+  virtual absl::StatusOr<void*> NativeStream(int index, int64_t stream);
+  // Memory of device `index` (memory.h).
+  virtual MemoryStats GetMemoryStats(int index) = 0;
+  virtual absl::Status EmptyCache(int index) = 0;
+  virtual void SetMemoryLimit(int index, int64_t bytes) = 0;
 };
 
 void RegisterBackend(std::unique_ptr<Backend> backend);

@@ -12,13 +12,14 @@ namespace tessel {
 
 class Buffer {
  public:
-  Buffer(Device device, DType dtype, int64_t numel)
-      : device_(device), dtype_(dtype), numel_(numel) {}
+  Buffer(Device device, DType dtype, int64_t numel, int device_index = 0)
+      : device_(device), device_index_(device_index), dtype_(dtype), numel_(numel) {}
   virtual ~Buffer() = default;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
   Device device() const { return device_; }
+  int device_index() const { return device_index_; }
   DType dtype() const { return dtype_; }
   int64_t numel() const { return numel_; }
   int64_t bytes() const { return numel_ * DTypeSize(dtype_); }
@@ -29,6 +30,7 @@ class Buffer {
 
  private:
   Device device_;
+  int device_index_;
   DType dtype_;
   int64_t numel_;
 };

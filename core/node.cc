@@ -9,6 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/types/span.h"
+#include "core/execution.h"
 
 namespace tessel {
 
@@ -28,6 +29,7 @@ struct KeyView {
   OpKind op;
   DType dtype;
   Device device;
+  int device_index;
   absl::Span<const int64_t> dims;
   absl::Span<const int64_t> ints;
   uint64_t value_bits;
@@ -35,14 +37,15 @@ struct KeyView {
   uint64_t unique;
 
   friend bool operator==(const KeyView& a, const KeyView& b) {
-    return a.op == b.op && a.dtype == b.dtype && a.device == b.device && a.dims == b.dims &&
+    return a.op == b.op && a.dtype == b.dtype && a.device == b.device &&
+           a.device_index == b.device_index && a.dims == b.dims &&
            a.ints == b.ints && a.value_bits == b.value_bits && a.input_ids == b.input_ids &&
            a.unique == b.unique;
   }
   template <typename H>
   friend H AbslHashValue(H h, const KeyView& k) {
-    return H::combine(std::move(h), k.op, k.dtype, k.device, k.dims, k.ints, k.value_bits,
-                      k.input_ids, k.unique);
+    return H::combine(std::move(h), k.op, k.dtype, k.device, k.device_index, k.dims, k.ints,
+                      k.value_bits, k.input_ids, k.unique);
   }
 };
 
@@ -58,10 +61,15 @@ class NodeTable {
   }
 
   static KeyView ViewOf(const Node& n) {
-    return KeyView{n.op_,         n.dtype_,
-                   n.device_,     absl::MakeConstSpan(n.shape_.dims()),
-                   n.attrs_.ints, absl::bit_cast<uint64_t>(n.attrs_.value),
-                   n.input_ids_,  n.op_ == OpKind::kInput ? n.id_ : 0};
+    return KeyView{n.op_,
+                   n.dtype_,
+                   n.device_,
+                   n.device_index_,
+                   absl::MakeConstSpan(n.shape_.dims()),
+                   n.attrs_.ints,
+                   absl::bit_cast<uint64_t>(n.attrs_.value),
+                   n.input_ids_,
+                   n.op_ == OpKind::kInput ? n.id_ : 0};
   }
 
   NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, std::vector<NodePtr> inputs,
@@ -73,8 +81,9 @@ class NodeTable {
     }
     const uint64_t id = key.unique != 0 ? key.unique : next_id++;
     NodePtr node =
-        std::make_shared<Node>(Node::PassKey{}, id, key.op, key.dtype, key.device, std::move(shape),
-                               std::move(attrs), std::move(inputs), std::move(buffer));
+        std::make_shared<Node>(Node::PassKey{}, id, key.op, key.dtype, key.device,
+                               key.device_index, std::move(shape), std::move(attrs),
+                               std::move(inputs), std::move(buffer));
     nodes_.insert(node.get());
     return node;
   }
@@ -120,12 +129,13 @@ class NodeTable {
   absl::flat_hash_set<Node*, Hash, Eq> nodes_;
 };
 
-Node::Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
-           std::vector<NodePtr> inputs, BufferPtr buffer)
+Node::Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index,
+           Shape shape, Attrs attrs, std::vector<NodePtr> inputs, BufferPtr buffer)
     : id_(id),
       op_(op),
       dtype_(dtype),
       device_(device),
+      device_index_(device_index),
       shape_(std::move(shape)),
       attrs_(std::move(attrs)),
       inputs_(std::move(inputs)),
@@ -153,18 +163,31 @@ NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector
                  Attrs attrs) {
   absl::InlinedVector<uint64_t, 4> ids;
   for (const NodePtr& in : inputs) ids.push_back(in->id());
-  const KeyView key{op,         dtype,
-                    device,     absl::MakeConstSpan(shape.dims()),
-                    attrs.ints, absl::bit_cast<uint64_t>(attrs.value),
-                    ids,        0};
+  // Sources live on the current device; everything else where its operands are (ops/
+  // checks that they agree).
+  const int index = !inputs.empty() ? inputs[0]->device_index()
+                    : device == Device::kCUDA ? current_device()
+                                              : 0;
+  const KeyView key{op,
+                    dtype,
+                    device,
+                    index,
+                    absl::MakeConstSpan(shape.dims()),
+                    attrs.ints,
+                    absl::bit_cast<uint64_t>(attrs.value),
+                    ids,
+                    0};
   return NodeTable::Get().Intern(key, std::move(shape), std::move(attrs), std::move(inputs),
                                  nullptr);
 }
 
 NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer) {
   const uint64_t id = next_id++;
+  const int index = buffer != nullptr           ? buffer->device_index()
+                    : device == Device::kCUDA ? current_device()
+                                              : 0;
   const KeyView key{
-      OpKind::kInput, dtype, device, absl::MakeConstSpan(shape.dims()), {}, 0, {}, id};
+      OpKind::kInput, dtype, device, index, absl::MakeConstSpan(shape.dims()), {}, 0, {}, id};
   return NodeTable::Get().Intern(key, shape, {}, {}, std::move(buffer));
 }
 

@@ -40,8 +40,8 @@ class Node : public std::enable_shared_from_this<Node> {
   struct PassKey {};  // only NodeTable constructs nodes (through make_shared: one allocation)
 
  public:
-  Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, Shape shape, Attrs attrs,
-       std::vector<NodePtr> inputs, BufferPtr buffer);
+  Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index,
+       Shape shape, Attrs attrs, std::vector<NodePtr> inputs, BufferPtr buffer);
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -50,6 +50,8 @@ class Node : public std::enable_shared_from_this<Node> {
   OpKind op() const { return op_; }
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
+  // Which device of its kind (set_device); 0 on the CPU.
+  int device_index() const { return device_index_; }
   const Shape& shape() const { return shape_; }
   const Attrs& attrs() const { return attrs_; }
 
@@ -76,6 +78,7 @@ class Node : public std::enable_shared_from_this<Node> {
   const OpKind op_;
   const DType dtype_;
   const Device device_;
+  const int device_index_;
   const Shape shape_;
   const Attrs attrs_;
   // Ids of the inputs at recording time: the hash-consing key outlives `inputs_`.

@@ -1,11 +1,13 @@
 #include "core/realize.h"
 
+#include <algorithm>
 #include <mutex>
 #include <shared_mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "core/error.h"
+#include "core/execution.h"
 
 namespace tessel {
 
@@ -26,9 +28,11 @@ std::shared_mutex& GraphMutex() {
   return *mu;
 }
 
-void RealizeOnDevice(Device device, const std::vector<const Node*>& outputs) {
+void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);
   if (program.outputs.empty()) return;
+  program.device_index = index;
+  program.stream = CurrentStreamId(device, index);
   absl::StatusOr<Backend*> backend = GetBackend(device);
   ThrowIfError(backend.status());
   absl::StatusOr<std::vector<BufferPtr>> buffers = (*backend)->Run(program);
@@ -46,14 +50,18 @@ std::shared_lock<std::shared_mutex> LockGraphForReading() {
 }
 
 void realize(const std::vector<Tensor>& outputs) {
-  std::vector<const Node*> cpu, cuda;
+  // One program per device, in the order devices first appear.
+  std::vector<std::pair<std::pair<Device, int>, std::vector<const Node*>>> groups;
   for (const Tensor& t : outputs) {
     const Node* node = CheckedNode(t, "realize").get();
-    (node->device() == Device::kCPU ? cpu : cuda).push_back(node);
+    const std::pair<Device, int> place(node->device(), node->device_index());
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == place; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {place, {}});
+    it->second.push_back(node);
   }
   std::unique_lock<std::shared_mutex> lock(GraphMutex());
-  if (!cpu.empty()) RealizeOnDevice(Device::kCPU, cpu);
-  if (!cuda.empty()) RealizeOnDevice(Device::kCUDA, cuda);
+  for (const auto& [place, nodes] : groups) RealizeOnDevice(place.first, place.second, nodes);
 }
 
 }  // namespace tessel

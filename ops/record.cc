@@ -11,16 +11,22 @@ std::string Describe(const Tensor& t) {
   return absl::StrCat(DTypeName(t.dtype()), t.shape().ToString());
 }
 
+// "cpu", "cuda:1".
+std::string PlaceName(const Tensor& t) {
+  if (t.device() == Device::kCPU) return std::string(DeviceName(t.device()));
+  return absl::StrCat(DeviceName(t.device()), ":", t.node().device_index());
+}
+
 Device CommonDevice(absl::string_view op, std::initializer_list<const Tensor*> operands) {
   const Tensor* first = nullptr;
   for (const Tensor* t : operands) {
     CheckedNode(*t, op);
     if (first == nullptr) {
       first = t;
-    } else if (t->device() != first->device()) {
+    } else if (t->device() != first->device() ||
+               t->node().device_index() != first->node().device_index()) {
       ThrowOpError(op, "operands are on different devices: ", Describe(*first), " on ",
-                   DeviceName(first->device()), ", ", Describe(*t), " on ",
-                   DeviceName(t->device()));
+                   PlaceName(*first), ", ", Describe(*t), " on ", PlaceName(*t));
     }
   }
   return first->device();

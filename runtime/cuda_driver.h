@@ -36,12 +36,46 @@ namespace tessel::runtime {
   X(cuEventRecord, "cuEventRecord")                       \
   X(cuEventSynchronize, "cuEventSynchronize")             \
   X(cuEventElapsedTime, "cuEventElapsedTime_v2")          \
-  X(cuEventDestroy, "cuEventDestroy_v2")
+  X(cuEventDestroy, "cuEventDestroy_v2")                  \
+  X(cuEventQuery, "cuEventQuery")                         \
+  X(cuModuleUnload, "cuModuleUnload")                     \
+  X(cuStreamCreate, "cuStreamCreate")                     \
+  X(cuStreamDestroy, "cuStreamDestroy_v2")                \
+  X(cuStreamSynchronize, "cuStreamSynchronize")           \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent")               \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")            \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")            \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")            \
+  X(cuMemHostAlloc, "cuMemHostAlloc")                     \
+  X(cuMemFreeHost, "cuMemFreeHost")                       \
+  X(cuMemGetInfo, "cuMemGetInfo_v2")                      \
+  X(cuCtxPushCurrent, "cuCtxPushCurrent_v2")              \
+  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2")
 
 struct Driver {
 #define TESSEL_DECLARE(name, symbol) decltype(&::name) name = nullptr;
   TESSEL_CUDA_DRIVER_FUNCTIONS(TESSEL_DECLARE)
 #undef TESSEL_DECLARE
+  // A context of its own on a device (for TESSEL_VIRTUAL_DEVICES); the driver's oldest
+  // signature, which every driver exports. Null if absent.
+  CUresult (*cuCtxCreateV2)(CUcontext* context, unsigned int flags, CUdevice device) = nullptr;
+};
+
+// Makes `context` current on this thread for a scope (the previous one current again after).
+class ScopedContext {
+ public:
+  ScopedContext(const Driver* driver, CUcontext context) : driver_(driver) {
+    driver_->cuCtxPushCurrent(context);
+  }
+  ~ScopedContext() {
+    CUcontext popped;
+    driver_->cuCtxPopCurrent(&popped);
+  }
+  ScopedContext(const ScopedContext&) = delete;
+  ScopedContext& operator=(const ScopedContext&) = delete;
+
+ private:
+  const Driver* driver_;
 };
 
 // The loaded driver with cuInit done, or why there is none (no libcuda.so.1, no device).

@@ -1,10 +1,16 @@
 #include "runtime/kernel_cache.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -82,9 +88,9 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
   const std::string key = KeyMaterial(unit, target, *version);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = memory_.find(key); it != memory_.end()) {
+    if (auto* hit = memory_.Find(key)) {
       ++stats_.memory_hits;
-      return it->second;
+      return *hit;
     }
   }
   const std::string file =
@@ -97,11 +103,17 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
     from_disk = Deserialize(data, key, out.get());
     if (!from_disk) *out = CompileOutput();
   }
-  if (!from_disk) {
+  std::string entry;
+  if (from_disk) {
+    utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: last to be trimmed
+  } else {
     absl::StatusOr<CompileOutput> compiled = CompileCuda(unit, target);
     if (!compiled.ok()) return compiled.status();
     *out = *std::move(compiled);
-    if (!path.empty()) WriteAtomically(directory_, path, Serialize(key, *out));
+    if (!path.empty()) {
+      entry = Serialize(key, *out);
+      WriteAtomically(directory_, path, entry);
+    }
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (from_disk) {
@@ -110,8 +122,59 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
     ++stats_.compiles;
     if (!data.empty()) ++stats_.disk_rejects;
   }
-  memory_[key] = out;
+  if (!entry.empty()) {
+    if (disk_bytes_ >= 0) disk_bytes_ += static_cast<int64_t>(entry.size());
+    if (disk_bytes_ < 0 || disk_bytes_ > options_.disk_bytes) TrimDirectory();
+  }
+  const int64_t evicted = memory_.counters().evictions;
+  memory_.Put(key, out);
+  stats_.memory_evictions += memory_.counters().evictions - evicted;
   return std::shared_ptr<const CompileOutput>(out);
+}
+
+void KernelCache::TrimDirectory() {
+  struct Entry {
+    std::string path;
+    int64_t bytes;
+    struct timespec used;
+  };
+  std::vector<Entry> entries;
+  int64_t total = 0;
+  if (DIR* dir = opendir(directory_.c_str())) {
+    while (const dirent* e = readdir(dir)) {
+      const std::string name = e->d_name;
+      if (!absl::EndsWith(name, ".cubin")) continue;  // temporaries belong to their writers
+      struct stat st;
+      const std::string path = absl::StrCat(directory_, "/", name);
+      if (stat(path.c_str(), &st) != 0) continue;
+      entries.push_back({path, static_cast<int64_t>(st.st_size), st.st_mtim});
+      total += st.st_size;
+    }
+    closedir(dir);
+  }
+  if (total > options_.disk_bytes) {
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      return std::tie(a.used.tv_sec, a.used.tv_nsec) < std::tie(b.used.tv_sec, b.used.tv_nsec);
+    });
+    // Down to 90% of the limit, so that the next writes do not each trim again.
+    for (const Entry& e : entries) {
+      if (total <= options_.disk_bytes / 10 * 9) break;
+      if (std::remove(e.path.c_str()) == 0) {
+        total -= e.bytes;
+        ++stats_.disk_evictions;
+      }
+    }
+  }
+  disk_bytes_ = total;
+}
+
+KernelCacheOptions DefaultKernelCacheOptions() {
+  KernelCacheOptions options;
+  int64_t mb = 0;
+  if (const char* v = std::getenv("TESSEL_CACHE_MAX_MB"); v != nullptr && absl::SimpleAtoi(v, &mb)) {
+    options.disk_bytes = std::max<int64_t>(mb, 0) << 20;
+  }
+  return options;
 }
 
 CacheStats KernelCache::stats() const {

@@ -5,6 +5,11 @@
 // Disk entries are written to a temporary file and renamed into place, and they hold the
 // key material itself, so a truncated, corrupt or colliding entry is detected, recompiled
 // and rewritten, never trusted.
+//
+// Both tiers are bounded. Memory holds the most recently used entries (the CUDA backend keeps
+// its loaded modules in front of it, so this tier serves only reloads). The directory is
+// trimmed to TESSEL_CACHE_MAX_MB (default 2048) after each write, oldest use first: a disk
+// hit renews the entry's modification time.
 #ifndef TESSEL_RUNTIME_KERNEL_CACHE_H_
 #define TESSEL_RUNTIME_KERNEL_CACHE_H_
 
@@ -13,7 +18,7 @@
 #include <mutex>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
+#include "runtime/lru_cache.h"
 #include "absl/status/statusor.h"
 #include "runtime/nvrtc_compiler.h"
 
@@ -28,12 +33,24 @@ struct CacheStats {
   int64_t disk_hits = 0;
   int64_t compiles = 0;
   int64_t disk_rejects = 0;  // entries that were present but corrupt or for another key
+  int64_t memory_evictions = 0;
+  int64_t disk_evictions = 0;  // files removed to keep the directory under its limit
 };
+
+struct KernelCacheOptions {
+  size_t memory_entries = 256;
+  int64_t disk_bytes = int64_t{2048} << 20;
+};
+
+// TESSEL_CACHE_MAX_MB, if set, as the disk limit.
+KernelCacheOptions DefaultKernelCacheOptions();
 
 class KernelCache {
  public:
   // `directory` empty: memory only.
-  explicit KernelCache(std::string directory) : directory_(std::move(directory)) {}
+  explicit KernelCache(std::string directory,
+                       KernelCacheOptions options = DefaultKernelCacheOptions())
+      : directory_(std::move(directory)), options_(options), memory_(options.memory_entries) {}
 
   absl::StatusOr<std::shared_ptr<const CompileOutput>> GetOrCompile(const CompileUnit& unit,
                                                                     const Target& target);
@@ -41,10 +58,15 @@ class KernelCache {
   const std::string& directory() const { return directory_; }
 
  private:
+  // Removes the least recently used files until the directory holds at most the limit.
+  void TrimDirectory();
+
   std::string directory_;
+  KernelCacheOptions options_;
   mutable std::mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<const CompileOutput>> memory_;
+  LruCache<std::string, std::shared_ptr<const CompileOutput>> memory_;
   CacheStats stats_;
+  int64_t disk_bytes_ = -1;  // what this process believes the directory holds; -1: unknown
 };
 
 // TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else $HOME/.cache/tessel ("" if none).

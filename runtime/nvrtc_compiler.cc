@@ -51,29 +51,31 @@ absl::StatusOr<const Nvrtc*> GetNvrtc() {
 
 }  // namespace
 
-Target DeviceTarget() {
-  static const Target target = [] {
-    Target t;
-    // TESSEL_ARCH=sm_90 (say) overrides the device's own, e.g. to run the portable kernels.
-    if (const char* arch = std::getenv("TESSEL_ARCH"); arch != nullptr) {
-      int number = 0;
-      absl::string_view a(arch);
-      if (absl::ConsumePrefix(&a, "sm_") && a.size() >= 2 &&
-          absl::SimpleAtoi(a.substr(0, 2), &number)) {
-        t.major = number / 10;
-        t.minor = number % 10;
-        t.arch_specific = a.substr(2) == "a";
-        return t;
-      }
+Target TargetOfDevice(int ordinal) {
+  Target t;
+  // TESSEL_ARCH=sm_90 (say) overrides the device's own, e.g. to run the portable kernels.
+  if (const char* arch = std::getenv("TESSEL_ARCH"); arch != nullptr) {
+    int number = 0;
+    absl::string_view a(arch);
+    if (absl::ConsumePrefix(&a, "sm_") && a.size() >= 2 &&
+        absl::SimpleAtoi(a.substr(0, 2), &number)) {
+      t.major = number / 10;
+      t.minor = number % 10;
+      t.arch_specific = a.substr(2) == "a";
+      return t;
     }
-    auto driver = GetDriver();
-    CUdevice device;
-    if (!driver.ok() || (*driver)->cuDeviceGet(&device, 0) != CUDA_SUCCESS) return t;
-    (*driver)->cuDeviceGetAttribute(&t.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
-    (*driver)->cuDeviceGetAttribute(&t.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
-    t.arch_specific = t.major >= 9;
-    return t;
-  }();
+  }
+  auto driver = GetDriver();
+  CUdevice device;
+  if (!driver.ok() || (*driver)->cuDeviceGet(&device, ordinal) != CUDA_SUCCESS) return t;
+  (*driver)->cuDeviceGetAttribute(&t.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+  (*driver)->cuDeviceGetAttribute(&t.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+  t.arch_specific = t.major >= 9;
+  return t;
+}
+
+Target DeviceTarget() {
+  static const Target target = TargetOfDevice(0);
   return target;
 }
 

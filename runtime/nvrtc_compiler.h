@@ -37,6 +37,8 @@ struct CompileUnit {
 // The target of the GPU the CUDA backend uses (device 0), or sm_90a when there is none:
 // what the backend, inspect() and explain() generate for. TESSEL_ARCH=sm_XY[a] overrides it.
 Target DeviceTarget();
+// The target of GPU `ordinal` of the driver (TESSEL_ARCH overrides it too).
+Target TargetOfDevice(int ordinal);
 
 // The options tessel compiles with for `target` (part of the cache key).
 std::vector<std::string> CompileOptions(const Target& target);

@@ -11,7 +11,7 @@
 #   fuzz-sanitize: compute-sanitizer memcheck and racecheck over FUZZ_COUNT fuzz programs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:loop_test //tests/gpu:fuzz_regression_test
+targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test
   //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:compile_bench
   //examples:mlp //tools:inspect //tools/fuzz:fuzz)
 bazel build -c opt "${targets[@]}"
@@ -23,7 +23,7 @@ for t in "${targets[@]}"; do
 done
 cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 chmod u+w dist/*
-strip dist/gpu_test dist/gemm_test dist/loop_test dist/fuzz_regression_test dist/threads_test dist/gpu_bench \
+strip dist/gpu_test dist/gemm_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/threads_test dist/gpu_bench \
   dist/gemm_bench dist/compile_bench dist/mlp dist/fuzz
 cp -r tests/fuzz/regressions dist/regressions
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
@@ -44,9 +44,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$here/gpu_test" --gtest_output="xml:$out/gpu_test.xml" 2>&1 | tee "$out/gpu_test.log" | tail -40
   "$here/gemm_test" --gtest_output="xml:$out/gemm_test.xml" 2>&1 | tee "$out/gemm_test.log" | tail -40
-  for t in loop_test fuzz_regression_test threads_test; do
+  for t in loop_test stream_test fuzz_regression_test threads_test; do
     "$here/$t" 2>&1 | tee "$out/$t.log" | tail -4
   done
+  # The same tests with a stream of their own current, and on a second device (a context of
+  # its own on the same GPU where there is one GPU).
+  TESSEL_TEST_STREAM=1 "$here/gpu_test" 2>&1 | tee "$out/gpu_test_stream.log" | tail -3
+  TESSEL_VIRTUAL_DEVICES=2 TESSEL_TEST_DEVICE=1 "$here/gpu_test" 2>&1 | tee "$out/gpu_test_device1.log" | tail -3
+  TESSEL_VIRTUAL_DEVICES=2 "$here/stream_test" 2>&1 | tee "$out/stream_test_devices.log" | tail -3
   TESSEL_LOG=1 TESSEL_DUMP="$out/dump" "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
   ls "$out/dump" | tee "$out/dump.list"
 fi

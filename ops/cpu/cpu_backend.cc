@@ -35,6 +35,9 @@ class CpuBackend : public Backend {
  public:
   Device device() const override { return Device::kCPU; }
   absl::Status Available() override { return absl::OkStatus(); }
+  MemoryStats GetMemoryStats(int) override { return HostMemoryStats(); }
+  absl::Status EmptyCache(int) override { return absl::OkStatus(); }  // nothing is cached
+  void SetMemoryLimit(int, int64_t bytes) override { SetHostMemoryLimit(bytes); }
 
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {
     // Uses left for each computed value: consumers in the program, plus one per output.

@@ -1,8 +1,37 @@
 #include "tests/gpu/gpu_compare.h"
 
+#include <cstdlib>
+#include <memory>
+
+#include "absl/strings/numbers.h"
 #include "tests/test_util.h"
 
 namespace tessel::testing {
+namespace {
+
+// TESSEL_TEST_DEVICE=i runs every test with device i current; TESSEL_TEST_STREAM=1 with a
+// stream of its own current instead of the default one (README, "Devices and streams").
+class PlacementEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (!GetBackend(Device::kCUDA).ok()) return;
+    int device = 0;
+    if (const char* d = std::getenv("TESSEL_TEST_DEVICE"); d && absl::SimpleAtoi(d, &device)) {
+      set_device(device);
+    }
+    if (const char* s = std::getenv("TESSEL_TEST_STREAM"); s && std::string(s) == "1") {
+      guard_ = std::make_unique<StreamGuard>(Stream::create());
+    }
+  }
+  void TearDown() override { guard_.reset(); }
+
+ private:
+  std::unique_ptr<StreamGuard> guard_;
+};
+
+const auto* const kPlacement = ::testing::AddGlobalTestEnvironment(new PlacementEnvironment());
+
+}  // namespace
 
 void GpuTest::SetUp() {
   if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "no usable GPU";

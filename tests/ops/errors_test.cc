@@ -168,7 +168,7 @@ TEST(ErrorsTest, DevicesMustMatch) {
   absl::StatusOr<ParsedGraph> g = ParseGraph("%0 = input f32[2]\nreturn %0", Device::kCUDA);
   ASSERT_TRUE(g.ok());
   ExpectError([&] { F32({2}) + g->outputs[0]; },
-              {"tessel::add: operands are on different devices: f32[2] on cpu, f32[2] on cuda"});
+              {"tessel::add: operands are on different devices: f32[2] on cpu, f32[2] on cuda:0"});
 }
 
 TEST(ErrorsTest, UnavailableDevice) {

@@ -92,6 +92,42 @@ TEST_F(KernelCacheTest, TruncatedEntriesAreRecompiled) {
   EXPECT_EQ(cache.stats().disk_rejects, 1);
 }
 
+// Sources that differ only in a comment: entries of (nearly) the same size.
+std::string Variant(int i) { return absl::StrCat(kSource, "// variant ", i, "\n"); }
+
+TEST_F(KernelCacheTest, MemoryHoldsTheMostRecentlyUsed) {
+  KernelCacheOptions options;
+  options.memory_entries = 2;
+  KernelCache cache(dir_, options);
+  for (int i : {0, 1, 2}) ASSERT_TRUE(cache.GetOrCompile(Unit(Variant(i), "k"), kSm90a).ok());
+  EXPECT_EQ(cache.stats().memory_evictions, 1);
+  ASSERT_TRUE(cache.GetOrCompile(Unit(Variant(2), "k"), kSm90a).ok());
+  EXPECT_EQ(cache.stats().memory_hits, 1);
+  ASSERT_TRUE(cache.GetOrCompile(Unit(Variant(0), "k"), kSm90a).ok());  // evicted: from disk
+  EXPECT_EQ(cache.stats().disk_hits, 1);
+  EXPECT_EQ(cache.stats().compiles, 3);
+}
+
+TEST_F(KernelCacheTest, DirectoryStaysUnderItsLimitDroppingTheLeastRecentlyUsed) {
+  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(Unit(Variant(0), "k"), kSm90a).ok()); }
+  std::ifstream first(EntryPath(), std::ios::binary | std::ios::ate);
+  const int64_t entry = first.tellg();
+  ASSERT_GT(entry, 1000);
+  KernelCacheOptions options;
+  options.disk_bytes = entry * 5 / 2;  // room for two entries
+  KernelCache cache(dir_, options);
+  for (int i : {1, 0, 2}) {  // 0 is used again after 1: 1 is the least recently used
+    usleep(20000);
+    ASSERT_TRUE(cache.GetOrCompile(Unit(Variant(i), "k"), kSm90a).ok());
+  }
+  EXPECT_EQ(cache.stats().disk_evictions, 1);
+  KernelCache fresh(dir_);
+  for (int i : {0, 2}) ASSERT_TRUE(fresh.GetOrCompile(Unit(Variant(i), "k"), kSm90a).ok());
+  EXPECT_EQ(fresh.stats().disk_hits, 2);
+  ASSERT_TRUE(fresh.GetOrCompile(Unit(Variant(1), "k"), kSm90a).ok());
+  EXPECT_EQ(fresh.stats().compiles, 1);
+}
+
 TEST_F(KernelCacheTest, CompileErrorsCarryTheLog) {
   KernelCache cache(dir_);
   auto out = cache.GetOrCompile(Unit("__global__ void broken( {", "broken"), kSm90a);

@@ -1,0 +1,29 @@
+// The CUDA backend's switches from the environment (README, "Inspecting what runs").
+#ifndef TESSEL_BACKEND_ENVIRONMENT_H_
+#define TESSEL_BACKEND_ENVIRONMENT_H_
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+namespace tessel::backend {
+
+inline bool EnvEnabled(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+// TESSEL_LOG=1: each compile and launch on stderr.
+inline bool LogEnabled() { return EnvEnabled("TESSEL_LOG"); }
+// TESSEL_SYNC=1: wait for each launch and check it, so that a fault names its kernel.
+inline bool SyncEnabled() {
+  static const bool sync = EnvEnabled("TESSEL_SYNC");
+  return sync;
+}
+
+inline double MillisecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace tessel::backend
+
+#endif  // TESSEL_BACKEND_ENVIRONMENT_H_

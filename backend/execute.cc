@@ -1,0 +1,145 @@
+#include "backend/execute.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "backend/environment.h"
+#include "core/stats.h"
+#include "core/status_macros.h"
+#include "runtime/device_memory.h"
+
+namespace tessel::backend {
+namespace {
+
+// A TMA descriptor for `spec` over the buffer at `address`.
+absl::Status EncodeTensorMap(const runtime::Driver* driver, const codegen::TensorMapSpec& spec,
+                           CUdeviceptr address, CUtensorMap* map) {
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(spec.dims[0]),
+                              static_cast<cuuint64_t>(spec.dims[1]),
+                              static_cast<cuuint64_t>(spec.dims[2])};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(spec.strides[0]),
+                                 static_cast<cuuint64_t>(spec.strides[1])};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(spec.box[0]),
+                             static_cast<cuuint32_t>(spec.box[1]), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUtensorMapDataType type = spec.dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  return runtime::CheckCu(driver->cuTensorMapEncodeTiled(
+                     map, type, 3, reinterpret_cast<void*>(address), dims, strides, box,
+                     element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                 "encoding a TMA descriptor");
+}
+
+// The leaves' buffers, with `stream` ordered after the streams that wrote them.
+absl::StatusOr<std::vector<BufferPtr>> LeafValues(const std::vector<const Node*>& order,
+                                                  runtime::DeviceContext& device,
+                                                  CUstream stream) {
+  std::vector<BufferPtr> values(order.size());
+  CUstream waited = stream;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!order[i]->realized() || order[i]->buffer() == nullptr) continue;
+    values[i] = order[i]->buffer();
+    auto& b = static_cast<runtime::DeviceBuffer&>(*values[i]);
+    if (b.stream() != stream && b.stream() != waited) {
+      TESSEL_RETURN_IF_ERROR(device.WaitFor(stream, b.stream()));
+      waited = b.stream();
+    }
+    b.AddReader(stream);
+  }
+  return values;
+}
+
+absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e, void** params,
+                    const runtime::Driver* driver, CUstream stream) {
+  // The messages are built only on failure: this is the launch path.
+  const CUresult launched = driver->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2],
+                                                   e.block, 1, 1, e.shared_bytes, stream, params,
+                                                   nullptr);
+  if (launched != CUDA_SUCCESS) {
+    return runtime::CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
+  }
+  if (SyncEnabled()) {
+    const CUresult ran = driver->cuStreamSynchronize(stream);
+    if (ran != CUDA_SUCCESS) {
+      return runtime::CheckCu(ran, absl::StrCat("running ", e.name, ", ", k.plan_line));
+    }
+  }
+  ++GetStats().kernels_launched;
+  if (LogEnabled()) {
+    std::fprintf(stderr, "tessel: launch %s grid (%lld, %lld, %lld) x %d\n", e.name.c_str(),
+                 static_cast<long long>(e.grid[0]), static_cast<long long>(e.grid[1]),
+                 static_cast<long long>(e.grid[2]), e.block);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
+                                                   const OrderedProgram& program,
+                                                   const std::vector<const Node*>& outputs,
+                                                   runtime::DeviceContext& device,
+                                                   CUstream stream) {
+  const std::vector<const Node*>& order = program.order;
+  TESSEL_ASSIGN_OR_RETURN(std::vector<BufferPtr> values, LeafValues(order, device, stream));
+  auto allocate = [&](DType dtype, int64_t numel) {
+    return runtime::NewDeviceBuffer(device.allocator(), device.index(), dtype, numel, stream);
+  };
+  for (const ReadyKernel& k : plan.kernels) {
+    std::vector<CUdeviceptr> args;
+    for (int in : k.inputs) {
+      if (values[in] == nullptr) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "an input ", DTypeName(order[in]->dtype()), order[in]->shape().ToString(),
+            " has no data (a graph parsed from text has placeholders only)"));
+      }
+      args.push_back(static_cast<runtime::DeviceBuffer&>(*values[in]).ptr());
+    }
+    for (int out : k.outputs) {
+      TESSEL_ASSIGN_OR_RETURN(auto b, allocate(order[out]->dtype(), order[out]->shape().numel()));
+      args.push_back(b->ptr());
+      values[out] = std::move(b);
+    }
+    std::shared_ptr<runtime::DeviceBuffer> workspace;
+    if (k.workspace_bytes > 0) {
+      TESSEL_ASSIGN_OR_RETURN(workspace, allocate(DType::kF32, k.workspace_bytes / 4));
+      args.push_back(workspace->ptr());
+    }
+    std::vector<void*> params;
+    for (CUdeviceptr& a : args) params.push_back(&a);
+    std::vector<CUtensorMap> maps(k.tensor_maps.size());
+    for (size_t i = 0; i < maps.size(); ++i) {
+      TESSEL_RETURN_IF_ERROR(EncodeTensorMap(device.driver(), k.tensor_maps[i],
+                                             args[k.tensor_maps[i].arg], &maps[i]));
+      params.push_back(&maps[i]);
+    }
+    std::vector<uint64_t> scalars(k.scalars.size());
+    for (size_t i = 0; i < scalars.size(); ++i) {
+      scalars[i] = codegen::ScalarArgument(*order[k.scalars[i]]);
+      params.push_back(&scalars[i]);
+    }
+    for (const ReadyKernel::Entry& e : k.entries) {
+      if (e.grid[0] == 0 || e.grid[1] == 0 || e.grid[2] == 0) continue;
+      TESSEL_RETURN_IF_ERROR(Launch(k, e, params.data(), device.driver(), stream));
+    }
+    for (int r : k.release) values[r].reset();
+  }
+  GetStats().nodes_evaluated += plan.nodes;
+  std::vector<BufferPtr> result;
+  for (const Node* out : outputs) {
+    BufferPtr& b = values[program.position.at(out)];
+    if (b == nullptr && out->shape().numel() == 0) {  // no elements: no kernel computed it
+      TESSEL_ASSIGN_OR_RETURN(b, allocate(out->dtype(), 0));
+    }
+    if (b == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("an input ", DTypeName(out->dtype()), out->shape().ToString(),
+                       " has no data (a graph parsed from text has placeholders only)"));
+    }
+    result.push_back(b);
+  }
+  return result;
+}
+
+}  // namespace tessel::backend

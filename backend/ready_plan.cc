@@ -1,0 +1,127 @@
+#include "backend/ready_plan.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backend/compile.h"
+#include "backend/dump.h"
+#include "backend/environment.h"
+#include "codegen/generate.h"
+#include "core/stats.h"
+#include "core/status_macros.h"
+#include "fusion/planner.h"
+#include "runtime/kernel_cache.h"
+
+namespace tessel::backend {
+namespace {
+
+absl::StatusOr<std::shared_ptr<LoadedModule>> LoadModule(const codegen::KernelSource& ks,
+                                                          const std::string& dump,
+                                                          runtime::DeviceContext& device,
+                                                          ModuleCache& modules) {
+  if (auto* hit = modules.Find(ks.source)) return *hit;
+  const auto start = std::chrono::steady_clock::now();
+  const runtime::CacheStats before = runtime::GlobalKernelCache().stats();
+  auto compiled = CompileCached(ks, device.target());
+  if (!compiled.ok()) {
+    const std::string path =
+        WriteDumpFile(dump.empty() ? "/tmp/tessel-failed" : dump, ks.name + ".cu", ks.source);
+    return absl::InternalError(
+        absl::StrCat(compiled.status().message(), "\n(source: ", path, ")"));
+  }
+  if (!dump.empty()) {
+    WriteDumpFile(dump, ks.name + ".cu", ks.source);
+    WriteDumpFile(dump, ks.name + ".ptx", (*compiled)->ptx);
+    WriteDumpFile(dump, ks.name + ".cubin", (*compiled)->cubin);
+  }
+  CUmodule module;
+  TESSEL_RETURN_IF_ERROR(
+      runtime::CheckCu(device.driver()->cuModuleLoadData(&module, (*compiled)->cubin.data()),
+                       absl::StrCat("loading ", ks.name)));
+  if (LogEnabled()) {
+    const runtime::CacheStats after = runtime::GlobalKernelCache().stats();
+    const char* from = after.compiles > before.compiles     ? "compiled with NVRTC"
+                       : after.disk_hits > before.disk_hits ? "loaded from the disk cache"
+                                                            : "from the memory cache";
+    std::fprintf(stderr, "tessel: %s %s for %s (device %d) in %.1f ms\n", ks.name.c_str(), from,
+                 device.target().Name().c_str(), device.index(), MillisecondsSince(start));
+  }
+  ++GetStats().modules_loaded;
+  return modules.Put(ks.source, std::make_shared<LoadedModule>(&device, module));
+}
+
+// The entry points of `ks` in `r.module`, with the grid each launches.
+absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext& device,
+                         ReadyKernel& r) {
+  const runtime::Driver* driver = device.driver();
+  for (const codegen::Launch& l : ks.launches) {
+    ReadyKernel::Entry e{nullptr, l.grid, l.block, l.shared_bytes, l.entry};
+    if (l.persistent) e.grid[0] = std::min<int64_t>(e.grid[0], device.sm_count());
+    if (e.grid[0] > 2147483647 || e.grid[1] > 65535 || e.grid[2] > 65535) {
+      return absl::UnimplementedError(
+          absl::StrCat("tessel: ", l.entry, " (", r.plan_line, ") would need a grid of ",
+                       e.grid[0], " x ", e.grid[1], " x ", e.grid[2],
+                       " blocks, past what a GPU launches (2^31 - 1 x 65535 x "
+                       "65535): a problem this large is not supported yet"));
+    }
+    TESSEL_RETURN_IF_ERROR(
+        runtime::CheckCu(driver->cuModuleGetFunction(&e.function, r.module->get(), l.entry.c_str()),
+                         absl::StrCat("finding ", l.entry)));
+    if (l.shared_bytes > 48 * 1024) {
+      TESSEL_RETURN_IF_ERROR(runtime::CheckCu(
+          driver->cuFuncSetAttribute(e.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     static_cast<int>(l.shared_bytes)),
+          absl::StrCat("reserving ", l.shared_bytes, " bytes of shared memory for ", l.entry)));
+    }
+    r.entries.push_back(std::move(e));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+LoadedModule::~LoadedModule() {
+  runtime::ScopedContext scope(device_->driver(), device_->context());
+  device_->driver()->cuCtxSynchronize();  // kernels from it may still be in flight
+  device_->driver()->cuModuleUnload(module_);
+}
+
+absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
+                                      const absl::flat_hash_map<const Node*, int>& position,
+                                      runtime::DeviceContext& device, ModuleCache& modules) {
+  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
+  const std::string dump = DumpDirectory();
+  if (!dump.empty()) DumpPlan(dump, plan, program.outputs);
+  absl::flat_hash_map<int, size_t> last_read;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    for (const Node* in : plan.kernels[k].inputs) last_read[position.at(in)] = k;
+  }
+  for (const Node* out : program.outputs) last_read.erase(position.at(out));  // the caller's
+  ReadyPlan ready;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const codegen::KernelSource ks = codegen::GenerateKernel(plan.kernels[k], device.target());
+    ReadyKernel r;
+    for (const Node* in : ks.inputs) {
+      r.inputs.push_back(position.at(in));
+      auto last = last_read.find(position.at(in));
+      if (last != last_read.end() && last->second == k) r.release.push_back(position.at(in));
+    }
+    for (const Node* out : ks.outputs) r.outputs.push_back(position.at(out));
+    for (const Node* s : ks.scalars) r.scalars.push_back(position.at(s));
+    r.workspace_bytes = ks.workspace_bytes;
+    r.tensor_maps = ks.tensor_maps;
+    std::vector<std::string> ops;
+    for (const Node* n : plan.kernels[k].nodes) ops.emplace_back(OpName(n->op()));
+    r.plan_line = absl::StrCat("kernel ", k, " of ", plan.kernels.size(), " (", ks.kind, ": ",
+                               absl::StrJoin(ops, " "), ")");
+    TESSEL_ASSIGN_OR_RETURN(r.module, LoadModule(ks, dump, device, modules));
+    TESSEL_RETURN_IF_ERROR(FindEntries(ks, device, r));
+    ready.nodes += static_cast<int64_t>(plan.kernels[k].nodes.size());
+    ready.kernels.push_back(std::move(r));
+  }
+  return ready;
+}
+
+}  // namespace tessel::backend

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "backend/program_key.h"
+#include "runtime/lru_cache.h"
 #include "tessel.h"
 
 namespace tessel {
@@ -118,6 +120,22 @@ void BM_Record10Ops(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Record10Ops)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The CUDA backend's host path before launching, for a plan-cache hit: collecting the
+// program, ordering it, its structural key and the cache lookup. No GPU needed.
+void BM_PlanCacheLookup10Ops(benchmark::State& state) {
+  Tensor x = randn({1024}, 1, DType::kF32, Device::kCPU);
+  realize({x});
+  runtime::LruCache<std::vector<int64_t>, int> plans(512);
+  for (auto _ : state) {
+    Tensor y = TenOpChain(x);
+    const Program program = CollectProgram({&y.node()});
+    const backend::OrderedProgram ordered = backend::OrderProgram(program);
+    std::vector<int64_t> key = backend::StructureKey(ordered, program.outputs, true);
+    if (plans.Find(key) == nullptr) plans.Put(std::move(key), 1);
+  }
+}
+BENCHMARK(BM_PlanCacheLookup10Ops)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tessel

@@ -3,16 +3,18 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|gemm|profile|sanitize|fuzz|fuzz-sanitize|all]
+#   bash dist/run.sh [tests|repro|bench|loops|gemm|profile|sanitize|fuzz|fuzz-sanitize|all]
 #   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
 #   kernel; profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
 #   benchmark; sanitize: memcheck, racecheck and synccheck; fuzz: the differential fuzzer in
 #   diff mode, FUZZ_COUNT programs from seed FUZZ_FIRST (default: fresh) in FUZZ_JOBS processes;
-#   fuzz-sanitize: compute-sanitizer memcheck and racecheck over FUZZ_COUNT fuzz programs)
+#   fuzz-sanitize: compute-sanitizer memcheck and racecheck over FUZZ_COUNT fuzz programs;
+#   loops: the training-loop and batch-size benchmarks, and the cache growth over 10,000 graphs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test
   //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:compile_bench
+  //bench:loop_bench //bench:cache_growth
   //examples:mlp //tools:inspect //tools/fuzz:fuzz)
 bazel build -c opt "${targets[@]}"
 rm -rf dist
@@ -24,7 +26,7 @@ done
 cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 chmod u+w dist/*
 strip dist/gpu_test dist/gemm_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/threads_test dist/gpu_bench \
-  dist/gemm_bench dist/compile_bench dist/mlp dist/fuzz
+  dist/gemm_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/fuzz
 cp -r tests/fuzz/regressions dist/regressions
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
 rm dist/inspect
@@ -108,6 +110,12 @@ if [ "$what" = fuzz-sanitize ]; then
     echo "$tool: $(grep -c '^@pass' "$out/fuzz_$tool.log") passed, $(grep -c '^@fail' "$out/fuzz_$tool.log") failed;" \
       "$(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$out/fuzz_$tool.log" | sort | uniq -c | tr '\n' ' ')"
   done | tee "$out/fuzz_sanitize.txt"
+fi
+if [ "$what" = loops ]; then
+  "$here/loop_bench" --benchmark_out="$out/loop_bench.json" 2>&1 | tee "$out/loop_bench.log" | grep -E "^BM_|Run on|rror"
+  # 10,000 distinct graphs: fill the disk cache in 16 processes, then one process runs them all.
+  for i in $(seq 0 15); do "$here/cache_growth" $((i * 625)) 625 > /dev/null & done; wait
+  "$here/cache_growth" 0 10000 2>&1 | tee "$out/cache_growth.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   CUDA_CACHE_DISABLE=1 "$here/compile_bench" --benchmark_out="$out/compile_bench.json" 2>&1 | tee "$out/compile_bench.log" | grep -E "^BM_|Run on"

@@ -136,8 +136,7 @@ class CudaBackend : public Backend {
   absl::Status Init() {
     TESSEL_ASSIGN_OR_RETURN(driver_, runtime::GetDriver());
     int gpus = 0;
-    TESSEL_RETURN_IF_ERROR(
-        runtime::CheckCu(driver_->cuDeviceGetCount(&gpus), "cuDeviceGetCount"));
+    TESSEL_RETURN_IF_ERROR(runtime::CheckCu(driver_->cuDeviceGetCount(&gpus), "cuDeviceGetCount"));
     if (gpus == 0) return absl::UnavailableError("no CUDA device");
     TESSEL_RETURN_IF_ERROR(runtime::NvrtcVersion().status());
     per_gpu_ = VirtualDevicesPerGpu();

@@ -6,8 +6,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "runtime/files.h"
 #include "core/topo_order.h"
+#include "runtime/files.h"
 
 namespace tessel::backend {
 

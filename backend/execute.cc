@@ -13,7 +13,7 @@ namespace {
 
 // A TMA descriptor for `spec` over the buffer at `address`.
 absl::Status EncodeTensorMap(const runtime::Driver* driver, const codegen::TensorMapSpec& spec,
-                           CUdeviceptr address, CUtensorMap* map) {
+                             CUdeviceptr address, CUtensorMap* map) {
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(spec.dims[0]),
                               static_cast<cuuint64_t>(spec.dims[1]),
                               static_cast<cuuint64_t>(spec.dims[2])};
@@ -24,17 +24,17 @@ absl::Status EncodeTensorMap(const runtime::Driver* driver, const codegen::Tenso
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUtensorMapDataType type = spec.dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                              : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  return runtime::CheckCu(driver->cuTensorMapEncodeTiled(
-                     map, type, 3, reinterpret_cast<void*>(address), dims, strides, box,
-                     element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-                 "encoding a TMA descriptor");
+  return runtime::CheckCu(
+      driver->cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(address), dims, strides,
+                                     box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+      "encoding a TMA descriptor");
 }
 
 // The leaves' buffers, with `stream` ordered after the streams that wrote them.
 absl::StatusOr<std::vector<BufferPtr>> LeafValues(const std::vector<const Node*>& order,
-                                                  runtime::DeviceContext& device,
-                                                  CUstream stream) {
+                                                  runtime::DeviceContext& device, CUstream stream) {
   std::vector<BufferPtr> values(order.size());
   CUstream waited = stream;
   for (size_t i = 0; i < order.size(); ++i) {
@@ -53,9 +53,9 @@ absl::StatusOr<std::vector<BufferPtr>> LeafValues(const std::vector<const Node*>
 absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e, void** params,
                     const runtime::Driver* driver, CUstream stream) {
   // The messages are built only on failure: this is the launch path.
-  const CUresult launched = driver->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2],
-                                                   e.block, 1, 1, e.shared_bytes, stream, params,
-                                                   nullptr);
+  const CUresult launched =
+      driver->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1, 1,
+                             e.shared_bytes, stream, params, nullptr);
   if (launched != CUDA_SUCCESS) {
     return runtime::CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
   }
@@ -90,9 +90,9 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     std::vector<CUdeviceptr> args;
     for (int in : k.inputs) {
       if (values[in] == nullptr) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "an input ", DTypeName(order[in]->dtype()), order[in]->shape().ToString(),
-            " has no data (a graph parsed from text has placeholders only)"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("an input ", DTypeName(order[in]->dtype()), order[in]->shape().ToString(),
+                         " has no data (a graph parsed from text has placeholders only)"));
       }
       args.push_back(static_cast<runtime::DeviceBuffer&>(*values[in]).ptr());
     }
@@ -110,8 +110,8 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     for (CUdeviceptr& a : args) params.push_back(&a);
     std::vector<CUtensorMap> maps(k.tensor_maps.size());
     for (size_t i = 0; i < maps.size(); ++i) {
-      TESSEL_RETURN_IF_ERROR(EncodeTensorMap(device.driver(), k.tensor_maps[i],
-                                             args[k.tensor_maps[i].arg], &maps[i]));
+      TESSEL_RETURN_IF_ERROR(
+          EncodeTensorMap(device.driver(), k.tensor_maps[i], args[k.tensor_maps[i].arg], &maps[i]));
       params.push_back(&maps[i]);
     }
     std::vector<uint64_t> scalars(k.scalars.size());

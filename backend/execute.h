@@ -18,8 +18,7 @@ namespace tessel::backend {
 absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
                                                    const OrderedProgram& program,
                                                    const std::vector<const Node*>& outputs,
-                                                   runtime::DeviceContext& device,
-                                                   CUstream stream);
+                                                   runtime::DeviceContext& device, CUstream stream);
 
 }  // namespace tessel::backend
 

@@ -28,7 +28,8 @@ std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& nu
 
 std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
   const auto lock = LockGraphForReading();
-  const codegen::GeneratedPlan g = codegen::PlanAndGenerate(Nodes(outputs), runtime::DeviceTarget());
+  const codegen::GeneratedPlan g =
+      codegen::PlanAndGenerate(Nodes(outputs), runtime::DeviceTarget());
   std::vector<KernelInfo> infos;
   for (size_t i = 0; i < g.kernels.size(); ++i) {
     KernelInfo info{g.kernels[i].name, g.kernels[i].kind, {}, g.kernels[i].source};

@@ -18,9 +18,9 @@ namespace tessel::backend {
 namespace {
 
 absl::StatusOr<std::shared_ptr<LoadedModule>> LoadModule(const codegen::KernelSource& ks,
-                                                          const std::string& dump,
-                                                          runtime::DeviceContext& device,
-                                                          ModuleCache& modules) {
+                                                         const std::string& dump,
+                                                         runtime::DeviceContext& device,
+                                                         ModuleCache& modules) {
   if (auto* hit = modules.Find(ks.source)) return *hit;
   const auto start = std::chrono::steady_clock::now();
   const runtime::CacheStats before = runtime::GlobalKernelCache().stats();
@@ -28,8 +28,7 @@ absl::StatusOr<std::shared_ptr<LoadedModule>> LoadModule(const codegen::KernelSo
   if (!compiled.ok()) {
     const std::string path =
         WriteDumpFile(dump.empty() ? "/tmp/tessel-failed" : dump, ks.name + ".cu", ks.source);
-    return absl::InternalError(
-        absl::StrCat(compiled.status().message(), "\n(source: ", path, ")"));
+    return absl::InternalError(absl::StrCat(compiled.status().message(), "\n(source: ", path, ")"));
   }
   if (!dump.empty()) {
     WriteDumpFile(dump, ks.name + ".cu", ks.source);
@@ -61,8 +60,8 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
     if (l.persistent) e.grid[0] = std::min<int64_t>(e.grid[0], device.sm_count());
     if (e.grid[0] > 2147483647 || e.grid[1] > 65535 || e.grid[2] > 65535) {
       return absl::UnimplementedError(
-          absl::StrCat("tessel: ", l.entry, " (", r.plan_line, ") would need a grid of ",
-                       e.grid[0], " x ", e.grid[1], " x ", e.grid[2],
+          absl::StrCat("tessel: ", l.entry, " (", r.plan_line, ") would need a grid of ", e.grid[0],
+                       " x ", e.grid[1], " x ", e.grid[2],
                        " blocks, past what a GPU launches (2^31 - 1 x 65535 x "
                        "65535): a problem this large is not supported yet"));
     }

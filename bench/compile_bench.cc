@@ -46,7 +46,10 @@ BENCHMARK(BM_ColdCompilePointwise)->Unit(benchmark::kMillisecond)->Iterations(20
 
 void BM_DiskCacheLoad(benchmark::State& state) {
   const std::string source = ChainSource(0), dir = TempDir();
-  { auto warm = runtime::KernelCache(dir).GetOrCompile(runtime::CompileUnit{"chain", source, {}, 0}, kTarget); }
+  {
+    auto warm = runtime::KernelCache(dir).GetOrCompile(runtime::CompileUnit{"chain", source, {}, 0},
+                                                       kTarget);
+  }
   for (auto _ : state) {
     runtime::KernelCache cache(dir);  // a fresh process's view: memory empty, disk warm
     auto out = cache.GetOrCompile(runtime::CompileUnit{"chain", source, {}, 0}, kTarget);

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "benchmark/benchmark.h"
 #include "backend/program_key.h"
+#include "benchmark/benchmark.h"
 #include "runtime/lru_cache.h"
 #include "tessel.h"
 

@@ -3,9 +3,9 @@
 #include <cublasLt.h>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/dynamic_library.h"
 #include "core/execution.h"
 #include "core/status_macros.h"
+#include "runtime/dynamic_library.h"
 
 namespace tessel::bench {
 namespace {
@@ -32,7 +32,7 @@ absl::StatusOr<const Lt*> GetLt() {
     auto load = []() -> absl::StatusOr<Lt> {
       TESSEL_ASSIGN_OR_RETURN(void* lib,
                               runtime::OpenLibrary({"libcublasLt.so.13", "libcublasLt.so",
-                                                 "/usr/local/cuda/lib64/libcublasLt.so"}));
+                                                    "/usr/local/cuda/lib64/libcublasLt.so"}));
       Lt l;
 #define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(runtime::LoadSymbol(lib, #name, &l.name));
       TESSEL_LT_FUNCTIONS(TESSEL_LOAD)

@@ -9,8 +9,8 @@
 
 #include "bench/gpu_timer.h"
 #include "benchmark/benchmark.h"
-#include "runtime/cuda_driver.h"
 #include "core/stats.h"
+#include "runtime/cuda_driver.h"
 #include "tessel.h"
 
 namespace tessel {

@@ -259,9 +259,9 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     case OpKind::kRandn: {
       return Define(
           name, "float", idx.PerLane(),
-          Round(dtype,
-                absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand(" : "tessel_randn(",
-                             ScalarName(kernel_, node), ", (unsigned long long)", LinearOffset(idx, node->shape()), ")")));
+          Round(dtype, absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand(" : "tessel_randn(",
+                                    ScalarName(kernel_, node), ", (unsigned long long)",
+                                    LinearOffset(idx, node->shape()), ")")));
     }
     case OpKind::kCast: {
       const Node& in = node->input(0);

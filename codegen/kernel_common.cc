@@ -8,9 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "codegen/expr_emitter.h"
-#include "core/stable_hash.h"
 #include "codegen/prelude.h"
 #include "core/element.h"
+#include "core/stable_hash.h"
 
 namespace tessel::codegen {
 

@@ -38,9 +38,8 @@ struct KeyView {
 
   friend bool operator==(const KeyView& a, const KeyView& b) {
     return a.op == b.op && a.dtype == b.dtype && a.device == b.device &&
-           a.device_index == b.device_index && a.dims == b.dims &&
-           a.ints == b.ints && a.value_bits == b.value_bits && a.input_ids == b.input_ids &&
-           a.unique == b.unique;
+           a.device_index == b.device_index && a.dims == b.dims && a.ints == b.ints &&
+           a.value_bits == b.value_bits && a.input_ids == b.input_ids && a.unique == b.unique;
   }
   template <typename H>
   friend H AbslHashValue(H h, const KeyView& k) {
@@ -80,10 +79,9 @@ class NodeTable {
       nodes_.erase(it);  // dying: its destructor will find the slot taken or empty
     }
     const uint64_t id = key.unique != 0 ? key.unique : next_id++;
-    NodePtr node =
-        std::make_shared<Node>(Node::PassKey{}, id, key.op, key.dtype, key.device,
-                               key.device_index, std::move(shape), std::move(attrs),
-                               std::move(inputs), std::move(buffer));
+    NodePtr node = std::make_shared<Node>(Node::PassKey{}, id, key.op, key.dtype, key.device,
+                                          key.device_index, std::move(shape), std::move(attrs),
+                                          std::move(inputs), std::move(buffer));
     nodes_.insert(node.get());
     return node;
   }
@@ -165,7 +163,7 @@ NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector
   for (const NodePtr& in : inputs) ids.push_back(in->id());
   // Sources live on the current device; everything else where its operands are (ops/
   // checks that they agree).
-  const int index = !inputs.empty() ? inputs[0]->device_index()
+  const int index = !inputs.empty()           ? inputs[0]->device_index()
                     : device == Device::kCUDA ? current_device()
                                               : 0;
   const KeyView key{op,
@@ -183,7 +181,7 @@ NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector
 
 NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer) {
   const uint64_t id = next_id++;
-  const int index = buffer != nullptr           ? buffer->device_index()
+  const int index = buffer != nullptr         ? buffer->device_index()
                     : device == Device::kCUDA ? current_device()
                                               : 0;
   const KeyView key{

@@ -40,8 +40,8 @@ class Node : public std::enable_shared_from_this<Node> {
   struct PassKey {};  // only NodeTable constructs nodes (through make_shared: one allocation)
 
  public:
-  Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index,
-       Shape shape, Attrs attrs, std::vector<NodePtr> inputs, BufferPtr buffer);
+  Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index, Shape shape,
+       Attrs attrs, std::vector<NodePtr> inputs, BufferPtr buffer);
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;

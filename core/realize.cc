@@ -55,8 +55,8 @@ void realize(const std::vector<Tensor>& outputs) {
   for (const Tensor& t : outputs) {
     const Node* node = CheckedNode(t, "realize").get();
     const std::pair<Device, int> place(node->device(), node->device_index());
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const auto& g) { return g.first == place; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == place; });
     if (it == groups.end()) it = groups.insert(groups.end(), {place, {}});
     it->second.push_back(node);
   }

@@ -12,9 +12,9 @@ struct Stats {
   std::atomic<int64_t> kernels_launched{0};  // device kernel launches
   // The CUDA backend's caches: a loop that reuses its kernels builds no plans and loads no
   // modules after its first step.
-  std::atomic<int64_t> plans_built{0};       // plan cache misses: planned and generated
+  std::atomic<int64_t> plans_built{0};  // plan cache misses: planned and generated
   std::atomic<int64_t> plan_cache_hits{0};
-  std::atomic<int64_t> modules_loaded{0};    // kernel modules loaded (compiled or from cache)
+  std::atomic<int64_t> modules_loaded{0};  // kernel modules loaded (compiled or from cache)
 };
 
 Stats& GetStats();

@@ -1,8 +1,8 @@
 #include "runtime/cuda_driver.h"
 
 #include "absl/strings/str_cat.h"
-#include "runtime/dynamic_library.h"
 #include "core/status_macros.h"
+#include "runtime/dynamic_library.h"
 
 namespace tessel::runtime {
 namespace {

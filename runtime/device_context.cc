@@ -29,8 +29,7 @@ absl::StatusOr<std::unique_ptr<DeviceContext>> DeviceContext::Open(const Driver*
     if (driver->cuCtxCreateV2 == nullptr) {
       return absl::UnimplementedError("this driver cannot create a context of its own");
     }
-    TESSEL_RETURN_IF_ERROR(
-        CheckCu(driver->cuCtxCreateV2(&d->context_, 0, device), "cuCtxCreate"));
+    TESSEL_RETURN_IF_ERROR(CheckCu(driver->cuCtxCreateV2(&d->context_, 0, device), "cuCtxCreate"));
     CUcontext popped;  // cuCtxCreate made it current: leave this thread as it was
     driver->cuCtxPopCurrent(&popped);
   } else {
@@ -126,8 +125,7 @@ absl::Status DeviceContext::CopyToDevice(CUdeviceptr dst, const void* src, int64
   return CheckCu(driver_->cuEventRecord(done, stream), "cuEventRecord");
 }
 
-absl::Status DeviceContext::CopyToHost(void* dst, CUdeviceptr src, int64_t bytes,
-                                       CUstream stream) {
+absl::Status DeviceContext::CopyToHost(void* dst, CUdeviceptr src, int64_t bytes, CUstream stream) {
   if (bytes == 0) return absl::OkStatus();
   TESSEL_RETURN_IF_ERROR(
       CheckCu(driver_->cuMemcpyDtoHAsync(dst, src, bytes, stream), "copy from GPU"));

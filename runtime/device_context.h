@@ -64,7 +64,7 @@ class DeviceContext {
   int sm_count_ = 1;
   DeviceAllocator* allocator_ = nullptr;  // never freed: buffers may outlive main
 
-  std::mutex mu_;  // streams, events and staging
+  std::mutex mu_;                  // streams, events and staging
   std::vector<CUstream> streams_;  // [0] is the default
   int64_t next_stream_ = 1;
   CUevent wait_event_ = nullptr;

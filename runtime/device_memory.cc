@@ -35,10 +35,10 @@ absl::StatusOr<CUdeviceptr> DeviceAllocator::Allocate(int64_t bytes, CUstream st
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (limit_ > 0 && stats_.in_use + size > limit_) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "allocating ", size, " bytes on the GPU would pass the memory limit of ", limit_,
-          " bytes (in use ", stats_.in_use, ", reserved ", stats_.reserved, ", peak ",
-          stats_.peak_in_use, ")"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("allocating ", size, " bytes on the GPU would pass the memory limit of ",
+                       limit_, " bytes (in use ", stats_.in_use, ", reserved ", stats_.reserved,
+                       ", peak ", stats_.peak_in_use, ")"));
     }
   }
   CUdeviceptr p = 0;

@@ -30,8 +30,7 @@ namespace tessel::runtime {
 class DeviceAllocator {
  public:
   // Its owner keeps it for the life of the process: buffers may outlive main.
-  DeviceAllocator(const Driver* driver, CUcontext context)
-      : driver_(driver), context_(context) {}
+  DeviceAllocator(const Driver* driver, CUcontext context) : driver_(driver), context_(context) {}
 
   // A block of at least `bytes` for work on `stream`. The context must be current.
   absl::StatusOr<CUdeviceptr> Allocate(int64_t bytes, CUstream stream);

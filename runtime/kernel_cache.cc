@@ -171,7 +171,8 @@ void KernelCache::TrimDirectory() {
 KernelCacheOptions DefaultKernelCacheOptions() {
   KernelCacheOptions options;
   int64_t mb = 0;
-  if (const char* v = std::getenv("TESSEL_CACHE_MAX_MB"); v != nullptr && absl::SimpleAtoi(v, &mb)) {
+  if (const char* v = std::getenv("TESSEL_CACHE_MAX_MB");
+      v != nullptr && absl::SimpleAtoi(v, &mb)) {
     options.disk_bytes = std::max<int64_t>(mb, 0) << 20;
   }
   return options;

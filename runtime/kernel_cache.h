@@ -18,8 +18,8 @@
 #include <mutex>
 #include <string>
 
-#include "runtime/lru_cache.h"
 #include "absl/status/statusor.h"
+#include "runtime/lru_cache.h"
 #include "runtime/nvrtc_compiler.h"
 
 namespace tessel::runtime {

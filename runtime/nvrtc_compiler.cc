@@ -7,9 +7,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "core/status_macros.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/dynamic_library.h"
-#include "core/status_macros.h"
 
 namespace tessel::runtime {
 namespace {

@@ -19,7 +19,8 @@ Tensor In(Shape s, DType dtype = DType::kF32) {
 std::vector<Tensor> Step(double lr, uint64_t seed, double eps, DType dtype) {
   const Tensor p = In({64, 256}, dtype), g = In({64, 256}, dtype);
   const Tensor w = In({256}, dtype), b = In({256}, dtype);
-  const Tensor keep = lt(rand({64, 256}, seed, dtype, Device::kCPU), full({}, 0.9, dtype, Device::kCPU));
+  const Tensor keep =
+      lt(rand({64, 256}, seed, dtype, Device::kCPU), full({}, 0.9, dtype, Device::kCPU));
   const Tensor dropped = where(keep, g / 0.9, zeros({64, 256}, dtype, Device::kCPU));
   return {p - lr * dropped, layer_norm(p, w, b, eps), randn({7}, seed + 1, dtype, Device::kCPU)};
 }
@@ -47,8 +48,7 @@ TEST(ArgumentsTest, KernelsNameTheirScalarsAsParameters) {
   EXPECT_NE(kernels[0].source.find("float s0"), std::string::npos) << kernels[0].source;
   EXPECT_NE(kernels[0].source.find("unsigned long long s"), std::string::npos);
   EXPECT_EQ(kernels[0].source.find("987654321"), std::string::npos);
-  const codegen::KernelSource ks =
-      codegen::PlanAndGenerate({&y.node()}, Target{}).kernels.at(0);
+  const codegen::KernelSource ks = codegen::PlanAndGenerate({&y.node()}, Target{}).kernels.at(0);
   ASSERT_EQ(ks.scalars.size(), 2u);
 }
 

@@ -6,9 +6,9 @@
 #include "absl/strings/match.h"
 #include "backend/compile.h"
 #include "codegen/generate.h"
-#include "runtime/nvrtc_compiler.h"
 #include "codegen/prelude.h"
 #include "gtest/gtest.h"
+#include "runtime/nvrtc_compiler.h"
 #include "tests/codegen/corpus.h"
 
 namespace tessel {
@@ -89,7 +89,8 @@ TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {
         std::vector<const Node*> roots = {&y.node()};
         Tensor z = relu(y);
         if (!one_output) roots.push_back(&z.node());
-        const std::vector<codegen::KernelSource> ks = codegen::PlanAndGenerate(roots, hopper).kernels;
+        const std::vector<codegen::KernelSource> ks =
+            codegen::PlanAndGenerate(roots, hopper).kernels;
         ASSERT_EQ(ks.size(), 1u);
         ASSERT_EQ(ks[0].launches.size(), 1u);
         const codegen::Launch& l = ks[0].launches[0];

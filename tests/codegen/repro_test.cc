@@ -29,7 +29,8 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
   Tensor s = sum(cast(x, DType::kF32));
   Tensor a = Tensor(MakeInputNode(DType::kBF16, Device::kCPU, {300, 512}, nullptr));
   Tensor g = gelu(matmul(a, transpose(x)) + 1.0);
-  std::vector<codegen::KernelSource> kernels = codegen::PlanAndGenerate({&y.node(), &s.node()}, Target{}).kernels;
+  std::vector<codegen::KernelSource> kernels =
+      codegen::PlanAndGenerate({&y.node(), &s.node()}, Target{}).kernels;
   ASSERT_EQ(kernels.size(), 2u);  // a normalization and a streaming reduction
   // The tensor-core GEMMs, with the device library pasted in: TMA and wgmma, and mma.sync.
   for (const Target& t : {Target{9, 0, true}, Target{8, 0, false}}) {

@@ -27,8 +27,7 @@ void Compare(const std::function<std::vector<Tensor>(Device)>& build, double rto
              double atol = 1e-5);
 
 // Uniform random data in [lo, hi) from `seed`, the same on every device.
-Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, float lo = -2,
-            float hi = 2);
+Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, float lo = -2, float hi = 2);
 
 }  // namespace tessel::testing
 

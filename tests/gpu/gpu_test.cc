@@ -16,9 +16,9 @@
 namespace tessel {
 namespace {
 
+using testing::Bound;
 using testing::Compare;
 using testing::Data;
-using testing::Bound;
 using testing::GpuTest;
 
 constexpr DType kFloats[] = {DType::kF32, DType::kBF16, DType::kF16};

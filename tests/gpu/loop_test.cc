@@ -25,7 +25,8 @@ std::vector<Tensor> Step(int step, Device d) {
   const Tensor p = Data({256, 1000}, 1, DType::kF32, d), g = Data({256, 1000}, 2, DType::kF32, d);
   const Tensor w = Data({1000}, 3, DType::kF32, d), b = Data({1000}, 4, DType::kF32, d);
   const double lr = 0.1 / (step + 1), eps = 1e-5 * (step + 1);
-  const Tensor keep = lt(rand({256, 1000}, 100 + step, DType::kF32, d), full({}, 0.9, DType::kF32, d));
+  const Tensor keep =
+      lt(rand({256, 1000}, 100 + step, DType::kF32, d), full({}, 0.9, DType::kF32, d));
   const Tensor dropped = where(keep, g / 0.9, zeros({256, 1000}, DType::kF32, d));
   return {p - lr * dropped, layer_norm(p, w, b, eps) * (1.0 + step)};
 }

@@ -86,9 +86,9 @@ TEST_F(GpuTest, MemoryStatsAndLimit) {
   const Tensor big = kept + 1.0;  // needs 4 MiB more
   ExpectError([&] { realize({big}); }, {"memory limit", "in use"});
   set_memory_limit(0);
-  testing::ExpectClose(big.to_vector<float>(),
-                       (Data({1 << 20}, 1, DType::kF32, Device::kCPU) * 2.0 + 1.0).to_vector<double>(),
-                       1e-6, 1e-6);
+  testing::ExpectClose(
+      big.to_vector<float>(),
+      (Data({1 << 20}, 1, DType::kF32, Device::kCPU) * 2.0 + 1.0).to_vector<double>(), 1e-6, 1e-6);
   const int64_t peak = memory_stats().peak_in_use;
   EXPECT_GE(peak, memory_stats().in_use);
 }

@@ -4,8 +4,8 @@
 //         backend would, compiles every kernel with NVRTC for sm_90a and sm_80, and
 //         realizes the outputs on the CPU backend.
 //   diff: on a GPU. Realizes on CUDA and on the CPU and compares (compare.h); with `twice`,
-//         does it again with other input values, so that the second CUDA run goes through
-//         the plan cache.
+//         does it again with other input values, scalars and seeds, on another stream, so
+//         that the second CUDA run goes through the plan cache with new arguments.
 #ifndef TESSEL_TOOLS_FUZZ_CHECK_H_
 #define TESSEL_TOOLS_FUZZ_CHECK_H_
 

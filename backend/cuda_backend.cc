@@ -5,6 +5,7 @@
 // device sit in front of the runtime's kernel cache: plans by structure (program_key.h) and
 // loaded modules by source; both evict the least recently used entry, and a module stays
 // loaded while a cached plan still launches from it.
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -46,10 +47,20 @@ struct DeviceSlot {
   std::once_flag open_once;
   absl::Status open_status;
   std::unique_ptr<runtime::DeviceContext> context;
+  std::atomic<bool> opened{false};  // `context` is set (read without the once flag)
   // Declared before the plans, which hold modules: destroyed after them.
   ModuleCache modules{kModuleCacheEntries};
   runtime::LruCache<std::vector<int64_t>, ReadyPlan> plans{kPlanCacheEntries};
 };
+
+absl::StatusOr<CUstream> StreamOf(runtime::DeviceContext& device, int64_t id) {
+  const CUstream stream = device.stream(id);
+  if (stream == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stream ", id, " was not created on CUDA device ", device.index()));
+  }
+  return stream;
+}
 
 class CudaBackend : public Backend {
  public:
@@ -76,14 +87,16 @@ class CudaBackend : public Backend {
     } else {
       ++GetStats().plan_cache_hits;
     }
-    return ExecutePlan(*plan, ordered, program.outputs, device, device.stream(program.stream));
+    TESSEL_ASSIGN_OR_RETURN(const CUstream stream, StreamOf(device, program.stream));
+    return ExecutePlan(*plan, ordered, program.outputs, device, stream);
   }
 
   absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) override {
     const int index = current_device();
     TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(index));
     runtime::DeviceContext& device = *slot->context;
-    const CUstream stream = device.stream(CurrentStreamId(Device::kCUDA, index));
+    TESSEL_ASSIGN_OR_RETURN(const CUstream stream,
+                            StreamOf(device, CurrentStreamId(Device::kCUDA, index)));
     TESSEL_ASSIGN_OR_RETURN(
         auto buffer, runtime::NewDeviceBuffer(device.allocator(), index, dtype, numel, stream));
     TESSEL_RETURN_IF_ERROR(device.CopyToDevice(buffer->ptr(), host, buffer->bytes(), stream));
@@ -98,7 +111,9 @@ class CudaBackend : public Backend {
 
   absl::Status Synchronize() override {
     for (auto& slot : slots_) {
-      if (slot->context != nullptr) TESSEL_RETURN_IF_ERROR(slot->context->Synchronize());
+      if (slot->opened.load(std::memory_order_acquire)) {
+        TESSEL_RETURN_IF_ERROR(slot->context->Synchronize());
+      }
     }
     return absl::OkStatus();
   }
@@ -115,7 +130,8 @@ class CudaBackend : public Backend {
 
   absl::StatusOr<void*> NativeStream(int index, int64_t stream) override {
     TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(index));
-    return static_cast<void*>(slot->context->stream(stream));
+    TESSEL_ASSIGN_OR_RETURN(const CUstream s, StreamOf(*slot->context, stream));
+    return static_cast<void*>(s);
   }
 
   MemoryStats GetMemoryStats(int index) override {
@@ -159,7 +175,10 @@ class CudaBackend : public Backend {
       auto context = runtime::DeviceContext::Open(driver_, index / per_gpu_, index,
                                                   /*own_context=*/index % per_gpu_ != 0);
       slot->open_status = context.status();
-      if (context.ok()) slot->context = *std::move(context);
+      if (context.ok()) {
+        slot->context = *std::move(context);
+        slot->opened.store(true, std::memory_order_release);
+      }
     });
     TESSEL_RETURN_IF_ERROR(slot->open_status);
     TESSEL_RETURN_IF_ERROR(slot->context->MakeCurrent());

@@ -81,11 +81,7 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
 
 }  // namespace
 
-LoadedModule::~LoadedModule() {
-  runtime::ScopedContext scope(device_->driver(), device_->context());
-  device_->driver()->cuCtxSynchronize();  // kernels from it may still be in flight
-  device_->driver()->cuModuleUnload(module_);
-}
+LoadedModule::~LoadedModule() { device_->RetireModule(module_); }
 
 absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
                                       const absl::flat_hash_map<const Node*, int>& position,

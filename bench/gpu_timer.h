@@ -11,11 +11,12 @@ namespace tessel::bench {
 template <typename F>
 double GpuSeconds(F&& body, int iterations) {
   const runtime::Driver* d = *runtime::GetDriver();
+  // First the stream: asking for it makes its device's context current for the events.
+  const auto stream = static_cast<CUstream>(Stream::current().cuda_stream());
   CUevent start, stop;
   d->cuEventCreate(&start, 0);
   d->cuEventCreate(&stop, 0);
   synchronize();
-  const auto stream = static_cast<CUstream>(Stream::current().cuda_stream());
   d->cuEventRecord(start, stream);
   for (int i = 0; i < iterations; ++i) body();
   d->cuEventRecord(stop, stream);

@@ -50,7 +50,8 @@ namespace tessel::runtime {
   X(cuMemFreeHost, "cuMemFreeHost")                       \
   X(cuMemGetInfo, "cuMemGetInfo_v2")                      \
   X(cuCtxPushCurrent, "cuCtxPushCurrent_v2")              \
-  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2")
+  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2")                \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent")
 
 struct Driver {
 #define TESSEL_DECLARE(name, symbol) decltype(&::name) name = nullptr;
@@ -64,18 +65,18 @@ struct Driver {
 // Makes `context` current on this thread for a scope (the previous one current again after).
 class ScopedContext {
  public:
-  ScopedContext(const Driver* driver, CUcontext context) : driver_(driver) {
-    driver_->cuCtxPushCurrent(context);
-  }
+  ScopedContext(const Driver* driver, CUcontext context)
+      : driver_(driver), pushed_(driver_->cuCtxPushCurrent(context) == CUDA_SUCCESS) {}
   ~ScopedContext() {
     CUcontext popped;
-    driver_->cuCtxPopCurrent(&popped);
+    if (pushed_) driver_->cuCtxPopCurrent(&popped);  // never the caller's own context
   }
   ScopedContext(const ScopedContext&) = delete;
   ScopedContext& operator=(const ScopedContext&) = delete;
 
  private:
   const Driver* driver_;
+  bool pushed_;
 };
 
 // The loaded driver with cuInit done, or why there is none (no libcuda.so.1, no device).

@@ -1,5 +1,6 @@
 #include "runtime/device_context.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -9,11 +10,14 @@
 namespace tessel::runtime {
 namespace {
 
-// Uploads up to this size go through pinned staging blocks, so that the copy is queued on
-// the stream and returns at once; larger ones copy from the caller's pageable memory, which
-// the driver stages itself (and waits for the stream first).
+// Uploads go through pinned staging blocks in pieces of at most this size, so that the copy
+// is queued on the stream and the caller's memory is free when the call returns (an
+// asynchronous copy from pageable memory may read it later). Past the budget, a piece
+// waits for an earlier copy to finish and reuses its block.
 constexpr int64_t kStagedCopyLimit = int64_t{4} << 20;
 constexpr int64_t kStagingBudget = int64_t{64} << 20;
+// Retired modules are unloaded this many at a time, after one synchronize.
+constexpr size_t kRetiredModuleBatch = 64;
 
 }  // namespace
 
@@ -42,7 +46,8 @@ absl::StatusOr<std::unique_ptr<DeviceContext>> DeviceContext::Open(const Driver*
   CUstream stream;
   TESSEL_RETURN_IF_ERROR(
       CheckCu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
-  d->streams_.push_back(stream);
+  d->streams_[0] = stream;
+  d->stream_count_.store(1, std::memory_order_release);
   TESSEL_RETURN_IF_ERROR(
       CheckCu(driver->cuEventCreate(&d->wait_event_, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
   d->allocator_ = new DeviceAllocator(driver, d->context_);
@@ -50,34 +55,37 @@ absl::StatusOr<std::unique_ptr<DeviceContext>> DeviceContext::Open(const Driver*
 }
 
 absl::Status DeviceContext::MakeCurrent() {
-  thread_local CUcontext current = nullptr;
-  if (current == context_) return absl::OkStatus();
-  TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
-  current = context_;
-  return absl::OkStatus();
+  // Asked of the driver each time (a thread-local read there): other code in the process
+  // (the CUDA runtime, a library) may have changed the current context meanwhile.
+  CUcontext current = nullptr;
+  if (driver_->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context_) {
+    return absl::OkStatus();
+  }
+  return CheckCu(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
 
-CUstream DeviceContext::stream(int64_t id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return id > 0 && id < static_cast<int64_t>(streams_.size()) ? streams_[id] : streams_[0];
+CUstream DeviceContext::stream(int64_t id) const {
+  return id >= 0 && id < stream_count_.load(std::memory_order_acquire) ? streams_[id] : nullptr;
 }
 
 absl::StatusOr<int64_t> DeviceContext::CreateStream() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(streams_mu_);
   const int64_t id = next_stream_;
-  next_stream_ = next_stream_ % kMaxStreams + 1;
-  if (id < static_cast<int64_t>(streams_.size())) return id;  // reused in turn
-  ScopedContext scope(driver_, context_);
-  CUstream stream;
-  TESSEL_RETURN_IF_ERROR(
-      CheckCu(driver_->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
-  streams_.push_back(stream);
+  if (id >= stream_count_.load(std::memory_order_relaxed)) {
+    ScopedContext scope(driver_, context_);
+    CUstream stream;
+    TESSEL_RETURN_IF_ERROR(
+        CheckCu(driver_->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+    streams_[id] = stream;
+    stream_count_.store(id + 1, std::memory_order_release);
+  }
+  next_stream_ = next_stream_ % kMaxStreams + 1;  // past the pool: reused in turn
   return id;
 }
 
 absl::Status DeviceContext::WaitFor(CUstream waiter, CUstream producer) {
   if (waiter == producer) return absl::OkStatus();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(wait_mu_);
   // One event serves every wait: a wait takes the event's state when it is enqueued.
   TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuEventRecord(wait_event_, producer), "cuEventRecord"));
   return CheckCu(driver_->cuStreamWaitEvent(waiter, wait_event_, 0), "cuStreamWaitEvent");
@@ -112,17 +120,17 @@ absl::StatusOr<void*> DeviceContext::StagingBlock(int64_t bytes, CUevent* done) 
 
 absl::Status DeviceContext::CopyToDevice(CUdeviceptr dst, const void* src, int64_t bytes,
                                          CUstream stream) {
-  if (bytes == 0) return absl::OkStatus();
-  if (bytes > kStagedCopyLimit) {
-    return CheckCu(driver_->cuMemcpyHtoDAsync(dst, src, bytes, stream), "copy to GPU");
+  std::lock_guard<std::mutex> lock(staging_mu_);
+  for (int64_t at = 0; at < bytes; at += kStagedCopyLimit) {
+    const int64_t piece = std::min(kStagedCopyLimit, bytes - at);
+    CUevent done;
+    TESSEL_ASSIGN_OR_RETURN(void* host, StagingBlock(piece, &done));
+    std::memcpy(host, static_cast<const char*>(src) + at, piece);
+    TESSEL_RETURN_IF_ERROR(
+        CheckCu(driver_->cuMemcpyHtoDAsync(dst + at, host, piece, stream), "copy to GPU"));
+    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuEventRecord(done, stream), "cuEventRecord"));
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  CUevent done;
-  TESSEL_ASSIGN_OR_RETURN(void* host, StagingBlock(bytes, &done));
-  std::memcpy(host, src, bytes);
-  TESSEL_RETURN_IF_ERROR(
-      CheckCu(driver_->cuMemcpyHtoDAsync(dst, host, bytes, stream), "copy to GPU"));
-  return CheckCu(driver_->cuEventRecord(done, stream), "cuEventRecord");
+  return absl::OkStatus();
 }
 
 absl::Status DeviceContext::CopyToHost(void* dst, CUdeviceptr src, int64_t bytes, CUstream stream) {
@@ -138,7 +146,34 @@ absl::Status DeviceContext::SynchronizeStream(int64_t id) {
 
 absl::Status DeviceContext::Synchronize() {
   ScopedContext scope(driver_, context_);
-  return CheckCu(driver_->cuCtxSynchronize(), "synchronize");
+  TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuCtxSynchronize(), "synchronize"));
+  return UnloadRetired();
+}
+
+void DeviceContext::RetireModule(CUmodule module) {
+  bool batch_full;
+  {
+    std::lock_guard<std::mutex> lock(retired_mu_);
+    retired_.push_back(module);
+    batch_full = retired_.size() >= kRetiredModuleBatch;
+  }
+  if (batch_full) {
+    ScopedContext scope(driver_, context_);
+    if (driver_->cuCtxSynchronize() == CUDA_SUCCESS) UnloadRetired().IgnoreError();
+  }
+}
+
+absl::Status DeviceContext::UnloadRetired() {  // after a synchronize
+  std::vector<CUmodule> modules;
+  {
+    std::lock_guard<std::mutex> lock(retired_mu_);
+    modules.swap(retired_);
+  }
+  ScopedContext scope(driver_, context_);
+  for (CUmodule m : modules) {
+    TESSEL_RETURN_IF_ERROR(CheckCu(driver_->cuModuleUnload(m), "unloading a module"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tessel::runtime

@@ -7,6 +7,8 @@
 #ifndef TESSEL_RUNTIME_DEVICE_CONTEXT_H_
 #define TESSEL_RUNTIME_DEVICE_CONTEXT_H_
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -28,7 +30,7 @@ class DeviceContext {
   static absl::StatusOr<std::unique_ptr<DeviceContext>> Open(const Driver* driver, int ordinal,
                                                              int index, bool own_context);
 
-  // Makes the context current on this thread (a driver call only when it is not).
+  // Makes the context current on this thread.
   absl::Status MakeCurrent();
 
   int index() const { return index_; }
@@ -38,8 +40,9 @@ class DeviceContext {
   int sm_count() const { return sm_count_; }
   DeviceAllocator& allocator() { return *allocator_; }
 
-  // The stream with id `id` (0: the default; others from CreateStream).
-  CUstream stream(int64_t id);
+  // The stream with id `id` (0: the default; others from CreateStream); null for an id this
+  // device never handed out.
+  CUstream stream(int64_t id) const;
   absl::StatusOr<int64_t> CreateStream();
 
   // Makes `waiter` wait for the work queued on `producer` so far (nothing if they are equal).
@@ -52,9 +55,13 @@ class DeviceContext {
   absl::Status SynchronizeStream(int64_t id);
   absl::Status Synchronize();  // every stream
 
+  // Unloads `module` soon: modules retired together are unloaded after one synchronize
+  // (kernels from them may still be in flight), at the latest at the next Synchronize.
+  void RetireModule(CUmodule module);
+
  private:
   DeviceContext() = default;
-  // A pinned block of at least `bytes` whose last copy has finished.
+  // A pinned block of at least `bytes` whose last copy has finished (staging_mu_ held).
   absl::StatusOr<void*> StagingBlock(int64_t bytes, CUevent* done);
 
   const Driver* driver_ = nullptr;
@@ -64,10 +71,21 @@ class DeviceContext {
   int sm_count_ = 1;
   DeviceAllocator* allocator_ = nullptr;  // never freed: buffers may outlive main
 
-  std::mutex mu_;                  // streams, events and staging
-  std::vector<CUstream> streams_;  // [0] is the default
+  // Streams are read on every launch without a lock: slots are written once, before the
+  // count that publishes them.
+  std::array<CUstream, kMaxStreams + 1> streams_{};  // [0] is the default
+  std::atomic<int64_t> stream_count_{0};
+  std::mutex streams_mu_;  // creating streams
   int64_t next_stream_ = 1;
+
+  std::mutex wait_mu_;  // the wait event
   CUevent wait_event_ = nullptr;
+
+  std::mutex retired_mu_;
+  std::vector<CUmodule> retired_;
+  absl::Status UnloadRetired();
+
+  std::mutex staging_mu_;  // the staging blocks
   struct Staging {
     void* host;
     int64_t bytes;

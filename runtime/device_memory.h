@@ -6,10 +6,10 @@
 // reused. A block is freed when its last tensor dies, which may be before the kernels that
 // use it have run: it goes back to the free list of the stream it was allocated on, where
 // stream order makes reuse safe (the next kernel on that stream runs after the last one that
-// used it). Kernels on other streams that read the buffer are recorded; before such a block
-// is reused, its stream waits for the work queued on those streams so far. Blocks never move
-// between streams' lists; releasing the cache (empty_cache, out of memory, the limit)
-// synchronizes the device first.
+// used it). Kernels on other streams that read the buffer are recorded; when such a block is
+// freed, its stream waits for the work queued on those streams so far (conservative: all of
+// it, not only the reads). Blocks never move between streams' lists; releasing the cache
+// (empty_cache, out of memory, the limit) synchronizes the device first.
 #ifndef TESSEL_RUNTIME_DEVICE_MEMORY_H_
 #define TESSEL_RUNTIME_DEVICE_MEMORY_H_
 

@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "backend/dynamic_extents.h"
 #include "backend/execute.h"
 #include "backend/program_key.h"
 #include "backend/ready_plan.h"
@@ -50,7 +52,9 @@ struct DeviceSlot {
   std::atomic<bool> opened{false};  // `context` is set (read without the once flag)
   // Declared before the plans, which hold modules: destroyed after them.
   ModuleCache modules{kModuleCacheEntries};
+  // Plans by structure key, and by family key plus dynamic rows (dynamic_extents.h).
   runtime::LruCache<std::vector<int64_t>, ReadyPlan> plans{kPlanCacheEntries};
+  runtime::LruCache<std::vector<int64_t>, Family> families{kPlanCacheEntries};
 };
 
 absl::StatusOr<CUstream> StreamOf(runtime::DeviceContext& device, int64_t id) {
@@ -76,19 +80,23 @@ class CudaBackend : public Backend {
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {
     TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(program.device_index));
     runtime::DeviceContext& device = *slot->context;
-    const OrderedProgram ordered = OrderProgram(program);
-    std::vector<int64_t> key = StructureKey(ordered, program.outputs, DefaultFusionOptions().fuse);
-    ReadyPlan* plan = slot->plans.Find(key);
-    if (plan == nullptr) {
-      TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
-                              PreparePlan(program, ordered.position, device, slot->modules));
-      plan = &slot->plans.Put(std::move(key), std::move(ready));
-      ++GetStats().plans_built;
-    } else {
-      ++GetStats().plan_cache_hits;
-    }
     TESSEL_ASSIGN_OR_RETURN(const CUstream stream, StreamOf(device, program.stream));
-    return ExecutePlan(*plan, ordered, program.outputs, device, stream);
+    const OrderedProgram ordered = OrderProgram(program);
+    const bool fuse = DefaultFusionOptions().fuse;
+    std::vector<int64_t> key = StructureKey(ordered, program.outputs, fuse);
+    if (ReadyPlan* plan = slot->plans.Find(key)) {
+      ++GetStats().plan_cache_hits;
+      return ExecutePlan(*plan, ordered, program.outputs, device, stream, 0);
+    }
+    TESSEL_ASSIGN_OR_RETURN(const FamilyPlan family, PlanOfFamily(*slot, program, ordered, fuse));
+    if (family.plan != nullptr) {
+      return ExecutePlan(*family.plan, ordered, program.outputs, device, stream, family.rows);
+    }
+    TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
+                            PreparePlan(program, ordered.position, device, slot->modules));
+    ReadyPlan* plan = &slot->plans.Put(std::move(key), std::move(ready));
+    ++GetStats().plans_built;
+    return ExecutePlan(*plan, ordered, program.outputs, device, stream, 0);
   }
 
   absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) override {
@@ -149,6 +157,39 @@ class CudaBackend : public Backend {
   }
 
  private:
+  struct FamilyPlan {
+    ReadyPlan* plan = nullptr;  // null: specialize the program to its extents
+    int64_t rows = 0;
+  };
+
+  // The plan of `program`'s family for its dynamic rows (dynamic_extents.h), made if needed.
+  absl::StatusOr<FamilyPlan> PlanOfFamily(DeviceSlot& slot, const Program& program,
+                                          const OrderedProgram& ordered, bool fuse) {
+    std::vector<int64_t> key = StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false);
+    Family* family = slot.families.Find(key);
+    if (family == nullptr) family = &slot.families.Put(key, Family{});
+    std::optional<DynamicChoice> choice = ChooseDynamicRows(ordered, AllExtents(ordered), *family);
+    if (!choice.has_value()) return FamilyPlan{};
+    key.push_back(-3);  // then the bucket and the dynamic extents' positions
+    key.push_back(choice->bucket);
+    for (size_t i = 0; i < family->dynamic.size(); ++i) {
+      if (family->dynamic[i]) key.push_back(static_cast<int64_t>(i));
+    }
+    if (ReadyPlan* plan = slot.plans.Find(key)) {
+      ++GetStats().plan_cache_hits;
+      return FamilyPlan{plan, choice->rows};
+    }
+    TESSEL_ASSIGN_OR_RETURN(std::optional<ReadyPlan> ready,
+                            PrepareDynamicPlan(program, ordered.position, *slot.context,
+                                               slot.modules, choice->dynamic));
+    if (!ready.has_value()) {
+      family->refused_buckets.push_back(choice->bucket);
+      return FamilyPlan{};
+    }
+    ++GetStats().plans_built;
+    return FamilyPlan{&slot.plans.Put(std::move(key), *std::move(ready)), choice->rows};
+  }
+
   absl::Status Init() {
     TESSEL_ASSIGN_OR_RETURN(driver_, runtime::GetDriver());
     int gpus = 0;

@@ -1,5 +1,7 @@
 #include "backend/execute.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -50,12 +52,28 @@ absl::StatusOr<std::vector<BufferPtr>> LeafValues(const std::vector<const Node*>
   return values;
 }
 
-absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e, void** params,
+// The entry's grid for `rows` (0: the plan's own).
+absl::StatusOr<std::array<int64_t, 3>> GridFor(const ReadyKernel& k, const ReadyKernel::Entry& e,
+                                               int64_t rows, int sm_count) {
+  std::array<int64_t, 3> grid = e.grid;
+  if (rows == 0 || e.rows_grid.mul == 0) return grid;
+  const codegen::RowsGrid& g = e.rows_grid;
+  grid[0] = (rows * g.mul + g.div - 1) / g.div * g.times;
+  if (e.persistent) grid[0] = std::min<int64_t>(grid[0], sm_count);
+  if (grid[0] > 2147483647) {
+    return absl::UnimplementedError(absl::StrCat("tessel: ", e.name, " (", k.plan_line,
+                                                 ") would need ", grid[0], " blocks for ", rows,
+                                                 " rows, past what a GPU launches"));
+  }
+  return grid;
+}
+
+absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e,
+                    const std::array<int64_t, 3>& grid, void** params,
                     const runtime::Driver* driver, CUstream stream) {
   // The messages are built only on failure: this is the launch path.
-  const CUresult launched =
-      driver->cuLaunchKernel(e.function, e.grid[0], e.grid[1], e.grid[2], e.block, 1, 1,
-                             e.shared_bytes, stream, params, nullptr);
+  const CUresult launched = driver->cuLaunchKernel(e.function, grid[0], grid[1], grid[2], e.block,
+                                                   1, 1, e.shared_bytes, stream, params, nullptr);
   if (launched != CUDA_SUCCESS) {
     return runtime::CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
   }
@@ -68,8 +86,8 @@ absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e, void** pa
   ++GetStats().kernels_launched;
   if (LogEnabled()) {
     std::fprintf(stderr, "tessel: launch %s grid (%lld, %lld, %lld) x %d\n", e.name.c_str(),
-                 static_cast<long long>(e.grid[0]), static_cast<long long>(e.grid[1]),
-                 static_cast<long long>(e.grid[2]), e.block);
+                 static_cast<long long>(grid[0]), static_cast<long long>(grid[1]),
+                 static_cast<long long>(grid[2]), e.block);
   }
   return absl::OkStatus();
 }
@@ -79,8 +97,8 @@ absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e, void** pa
 absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
                                                    const OrderedProgram& program,
                                                    const std::vector<const Node*>& outputs,
-                                                   runtime::DeviceContext& device,
-                                                   CUstream stream) {
+                                                   runtime::DeviceContext& device, CUstream stream,
+                                                   int64_t rows) {
   const std::vector<const Node*>& order = program.order;
   TESSEL_ASSIGN_OR_RETURN(std::vector<BufferPtr> values, LeafValues(order, device, stream));
   auto allocate = [&](DType dtype, int64_t numel) {
@@ -110,8 +128,12 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     for (CUdeviceptr& a : args) params.push_back(&a);
     std::vector<CUtensorMap> maps(k.tensor_maps.size());
     for (size_t i = 0; i < maps.size(); ++i) {
-      TESSEL_RETURN_IF_ERROR(
-          EncodeTensorMap(device.driver(), k.tensor_maps[i], args[k.tensor_maps[i].arg], &maps[i]));
+      codegen::TensorMapSpec spec = k.tensor_maps[i];
+      if (spec.rows_dim1) {
+        spec.dims[1] = rows;
+        spec.strides[1] = rows * spec.strides[0];
+      }
+      TESSEL_RETURN_IF_ERROR(EncodeTensorMap(device.driver(), spec, args[spec.arg], &maps[i]));
       params.push_back(&maps[i]);
     }
     std::vector<uint64_t> scalars(k.scalars.size());
@@ -119,9 +141,12 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
       scalars[i] = codegen::ScalarArgument(*order[k.scalars[i]]);
       params.push_back(&scalars[i]);
     }
+    long long rows_argument = rows;
+    if (k.takes_rows) params.push_back(&rows_argument);
     for (const ReadyKernel::Entry& e : k.entries) {
-      if (e.grid[0] == 0 || e.grid[1] == 0 || e.grid[2] == 0) continue;
-      TESSEL_RETURN_IF_ERROR(Launch(k, e, params.data(), device.driver(), stream));
+      TESSEL_ASSIGN_OR_RETURN(const auto grid, GridFor(k, e, rows, device.sm_count()));
+      if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;
+      TESSEL_RETURN_IF_ERROR(Launch(k, e, grid, params.data(), device.driver(), stream));
     }
     for (int r : k.release) values[r].reset();
   }

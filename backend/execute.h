@@ -14,11 +14,12 @@
 namespace tessel::backend {
 
 // Enqueues `plan` for `program` on `stream` of `device` (its context current) and returns
-// the buffers of `outputs`, in order.
+// the buffers of `outputs`, in order. `rows`: the value of the plan's dynamic rows (0: none).
 absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
                                                    const OrderedProgram& program,
                                                    const std::vector<const Node*>& outputs,
-                                                   runtime::DeviceContext& device, CUstream stream);
+                                                   runtime::DeviceContext& device, CUstream stream,
+                                                   int64_t rows);
 
 }  // namespace tessel::backend
 

@@ -21,16 +21,18 @@ OrderedProgram OrderProgram(const Program& program) {
 }
 
 std::vector<int64_t> StructureKey(const OrderedProgram& program,
-                                  const std::vector<const Node*>& outputs, bool fused) {
+                                  const std::vector<const Node*>& outputs, bool fused,
+                                  bool with_extents) {
   std::vector<int64_t> key;
   key.reserve(program.order.size() * 8);
   key.push_back(fused ? 1 : 0);
+  key.push_back(with_extents ? 1 : 0);
   for (const Node* n : program.order) {
     const bool leaf = n->realized() || n->op() == OpKind::kInput;
     key.push_back(leaf ? -1 : static_cast<int64_t>(n->op()));
     key.push_back(static_cast<int64_t>(n->dtype()));
     key.push_back(n->shape().rank());
-    key.insert(key.end(), n->shape().dims().begin(), n->shape().dims().end());
+    if (with_extents) key.insert(key.end(), n->shape().dims().begin(), n->shape().dims().end());
     if (leaf) continue;
     if (codegen::IsScalarArgument(*n)) {
       key.push_back(-2);  // an argument

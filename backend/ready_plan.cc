@@ -56,7 +56,8 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
                          ReadyKernel& r) {
   const runtime::Driver* driver = device.driver();
   for (const codegen::Launch& l : ks.launches) {
-    ReadyKernel::Entry e{nullptr, l.grid, l.block, l.shared_bytes, l.entry};
+    ReadyKernel::Entry e{nullptr, l.grid,      l.block,     l.shared_bytes,
+                         l.entry, l.rows_grid, l.persistent};
     if (l.persistent) e.grid[0] = std::min<int64_t>(e.grid[0], device.sm_count());
     if (e.grid[0] > 2147483647 || e.grid[1] > 65535 || e.grid[2] > 65535) {
       return absl::UnimplementedError(
@@ -83,10 +84,30 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
 
 LoadedModule::~LoadedModule() { device_->RetireModule(module_); }
 
-absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
-                                      const absl::flat_hash_map<const Node*, int>& position,
-                                      runtime::DeviceContext& device, ModuleCache& modules) {
-  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
+namespace {
+
+// The kernels' sources: as generated, or with `rows` (nullopt where one cannot take them).
+std::optional<std::vector<codegen::KernelSource>> Sources(const FusionPlan& plan,
+                                                          const Target& target,
+                                                          const codegen::DynamicRows* rows) {
+  std::vector<codegen::KernelSource> sources;
+  for (const FusedKernel& kernel : plan.kernels) {
+    if (rows == nullptr) {
+      sources.push_back(codegen::GenerateKernel(kernel, target));
+      continue;
+    }
+    std::optional<codegen::KernelSource> ks = codegen::GenerateWithRows(kernel, target, *rows);
+    if (!ks.has_value()) return std::nullopt;
+    sources.push_back(*std::move(ks));
+  }
+  return sources;
+}
+
+// Compiles and loads `sources`, the kernels of `plan`.
+absl::StatusOr<ReadyPlan> Load(const Program& program, const FusionPlan& plan,
+                               const std::vector<codegen::KernelSource>& sources,
+                               const absl::flat_hash_map<const Node*, int>& position,
+                               runtime::DeviceContext& device, ModuleCache& modules) {
   const std::string dump = DumpDirectory();
   if (!dump.empty()) DumpPlan(dump, plan, program.outputs);
   absl::flat_hash_map<int, size_t> last_read;
@@ -96,8 +117,9 @@ absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
   for (const Node* out : program.outputs) last_read.erase(position.at(out));  // the caller's
   ReadyPlan ready;
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    const codegen::KernelSource ks = codegen::GenerateKernel(plan.kernels[k], device.target());
+    const codegen::KernelSource& ks = sources[k];
     ReadyKernel r;
+    r.takes_rows = ks.takes_rows;
     for (const Node* in : ks.inputs) {
       r.inputs.push_back(position.at(in));
       auto last = last_read.find(position.at(in));
@@ -117,6 +139,26 @@ absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
     ready.kernels.push_back(std::move(r));
   }
   return ready;
+}
+
+}  // namespace
+
+absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
+                                      const absl::flat_hash_map<const Node*, int>& position,
+                                      runtime::DeviceContext& device, ModuleCache& modules) {
+  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
+  return Load(program, plan, *Sources(plan, device.target(), nullptr), position, device, modules);
+}
+
+absl::StatusOr<std::optional<ReadyPlan>> PrepareDynamicPlan(
+    const Program& program, const absl::flat_hash_map<const Node*, int>& position,
+    runtime::DeviceContext& device, ModuleCache& modules, const codegen::DynamicRows& rows) {
+  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
+  std::optional<std::vector<codegen::KernelSource>> sources = Sources(plan, device.target(), &rows);
+  if (!sources.has_value()) return std::nullopt;
+  TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
+                          Load(program, plan, *sources, position, device, modules));
+  return std::optional<ReadyPlan>(std::move(ready));
 }
 
 }  // namespace tessel::backend

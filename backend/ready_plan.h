@@ -7,6 +7,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,11 +44,14 @@ struct ReadyKernel {
   int64_t workspace_bytes = 0;
   struct Entry {
     CUfunction function;
-    std::array<int64_t, 3> grid;
+    std::array<int64_t, 3> grid;  // grid[0] as of the rows the plan was made at
     int block;
     int64_t shared_bytes;
     std::string name;
+    codegen::RowsGrid rows_grid;  // grid[0] from the rows argument
+    bool persistent;              // grid[0] at most one block per SM
   };
+  bool takes_rows = false;
   std::vector<Entry> entries;
   std::vector<codegen::TensorMapSpec> tensor_maps;
   std::string plan_line;  // "kernel 2 of 3 (reduction: concat min)", for errors
@@ -64,6 +68,11 @@ struct ReadyPlan {
 absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
                                       const absl::flat_hash_map<const Node*, int>& position,
                                       runtime::DeviceContext& device, ModuleCache& modules);
+// The same with `rows` as the kernels' argument; nullopt where a kernel cannot take them
+// (the program must then be specialized to its extents).
+absl::StatusOr<std::optional<ReadyPlan>> PrepareDynamicPlan(
+    const Program& program, const absl::flat_hash_map<const Node*, int>& position,
+    runtime::DeviceContext& device, ModuleCache& modules, const codegen::DynamicRows& rows);
 
 }  // namespace tessel::backend
 

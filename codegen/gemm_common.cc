@@ -27,13 +27,16 @@ Shape BatchOf(const Shape& s) {
   return Shape(absl::MakeConstSpan(s.dims()).subspan(0, s.rank() - 2));
 }
 
-GemmProblem AnalyzeGemm(const FusedKernel& kernel) {
+GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
   GemmProblem p;
   p.matmul = kernel.matmul;
   p.a = OperandOf(kernel, p.matmul->input(0));
   p.b = OperandOf(kernel, p.matmul->input(1));
   const Shape& out = p.matmul->shape();
   p.m = out[out.rank() - 2];
+  p.rows_argument = rows != nullptr && rows->Has(p.matmul);
+  if (p.rows_argument) p.m = rows->max;
+  p.m_expr = p.rows_argument ? "rows" : absl::StrCat(p.m);
   p.n = out[out.rank() - 1];
   p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];
   p.batch = BatchOf(out);
@@ -57,9 +60,27 @@ bool TensorCoreOperands(const GemmProblem& p) {
   return p.m > 0 && p.n > 0 && p.k > 0 && p.batch.numel() < (int64_t{1} << 31) / 4096;
 }
 
+bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
+  const GemmProblem p = AnalyzeGemm(kernel);
+  if (!rows.Has(p.matmul) || p.matmul->shape().rank() != 2 || !rows.Has(p.a.buffer) ||
+      p.a.transposed || rows.Has(p.b.buffer)) {
+    return false;
+  }
+  for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {
+    for (const Node* n : *list) {
+      if (rows.Has(n) && n->shape().rank() != 2) return false;
+    }
+  }
+  return true;
+}
+
+void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* launch) {
+  launch->grid = {CeilDiv(p.m, tile_m) * tiles_n * p.batch.numel(), 1, 1};
+  if (p.rows_argument) launch->rows_grid = RowsGrid{1, tile_m, tiles_n * p.batch.numel()};
+}
+
 void EmitOperandConfig(CodeWriter& w, const GemmProblem& p) {
-  w.Line("static constexpr int M = ", p.m, ", N = ", p.n, ", K = ", p.k,
-         ", BATCH = ", p.batch.numel(), ";");
+  w.Line("static constexpr int N = ", p.n, ", K = ", p.k, ", BATCH = ", p.batch.numel(), ";");
   w.Line("static constexpr bool A_MN = ", p.a.transposed ? "true" : "false",
          ", B_MN = ", p.b.transposed ? "false" : "true",
          ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false", ";");
@@ -85,7 +106,7 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   const int lanes = site.lanes;
   idx.vector_width = std::min(site.run > 0 ? site.run : lanes, 8);
   while (idx.vector_width > 1 && p.n % idx.vector_width != 0) idx.vector_width /= 2;
-  if (!site.rows_inside) idx.thread_guard = absl::StrCat(site.row, " < ", p.m);
+  if (!site.rows_inside) idx.thread_guard = absl::StrCat(site.row, " < ", p.m_expr);
   if (!site.cols_inside) idx.lane_guard = absl::StrCat(column, " < ", p.n);
   ExprEmitter e(&w, lanes, ks);
   if (!site.matmul_words.empty()) {

@@ -26,11 +26,24 @@ struct GemmProblem {
   const Node* matmul = nullptr;
   GemmOperand a, b;  // [.., m, k] x [.., k, n]
   int64_t m = 0, n = 0, k = 0;
+  // m in the source: the number, or "rows" where the kernel takes it as an argument (then `m`
+  // is the most rows the kernel serves, for decisions such as the tile).
+  std::string m_expr;
+  bool rows_argument = false;
   Shape batch;        // the output's batch axes
   bool tf32 = false;  // f32 operands may be rounded to TF32 (set_matmul_precision)
 };
 
-GemmProblem AnalyzeGemm(const FusedKernel& kernel);
+GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+
+// Whether the GEMM kernel can take its output's rows as the rows argument: a 2-D output with
+// dynamic rows, A read as stored ([rows, k]) and B static; every other dynamic value of the
+// kernel is then an epilogue value of the output's rows (2-D).
+bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
+
+// Sets the launch's grid for `tiles_n` x CeilDiv(m, tile_m) x batch tiles, as a function of
+// the rows argument where the kernel takes it.
+void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* launch);
 
 // Whether both operands suit the tensor-core kernels: the same 16-bit dtype (or f32 with
 // TF32 allowed), and contiguous rows whose length is a multiple of 16 bytes (16-byte copies,
@@ -38,7 +51,8 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel);
 bool TensorCoreOperands(const GemmProblem& p);
 
 // The configuration members both tensor-core mainloops read (inside `struct gemm_config`):
-// sizes, operand layouts and dtype, and each operand's batch entry for an output entry.
+// sizes (but m, which is an argument), operand layouts and dtype, and each operand's batch
+// entry for an output entry.
 void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 
 // The Hopper kernel's tiling: BM x BN output tiles, BK-deep stages in a ring of `stages`,

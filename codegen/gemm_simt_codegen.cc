@@ -14,21 +14,23 @@ namespace {
 constexpr int kTile = 64, kStep = 16, kThreads = 256;
 
 // The element (r, c) of `operand` (rows x cols as the matmul sees it) in its buffer.
-std::string At(const GemmOperand& operand, int64_t rows, int64_t cols, const std::string& r,
-               const std::string& c) {
+std::string At(const GemmOperand& operand, const std::string& rows, int64_t cols,
+               const std::string& r, const std::string& c) {
   return operand.transposed ? absl::StrCat("[(index_t)(", c, ") * ", rows, " + ", r, "]")
                             : absl::StrCat("[(index_t)(", r, ") * ", cols, " + ", c, "]");
 }
 
 }  // namespace
 
-KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
+KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
-  const GemmProblem p = AnalyzeGemm(kernel);
-  const int64_t m = p.m, n = p.n, k = p.k;
+  const GemmProblem p = AnalyzeGemm(kernel, rows);
+  ks.takes_rows = p.rows_argument;
+  const int64_t n = p.n, k = p.k;
+  const std::string& m = p.m_expr;
   const DType ta = p.a.buffer->dtype(), tb = p.b.buffer->dtype();
   CodeWriter w;
-  BeginSource(w, kernel);
+  BeginSource(w, kernel, rows);
   {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
                         kNamePlaceholder, "(", ParameterList(ks), ")");
@@ -39,14 +41,23 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
     w.Line("__shared__ float Bs[", kStep, "][", kTile + 4, "];");
     // One block per tile, columns fastest, then rows, then batch entries: grid.x alone,
     // which has room for any batch (grid.y and grid.z stop at 65535).
-    const int64_t tiles_n = CeilDiv(n, kTile), tiles_m = CeilDiv(m, kTile);
+    const int64_t tiles_n = CeilDiv(n, kTile);
+    std::string tiles_m = absl::StrCat(CeilDiv(p.m, kTile));
+    if (p.rows_argument) {
+      w.Line("const long long tiles_m = (rows + ", kTile - 1, ") / ", kTile, ";");
+      tiles_m = "tiles_m";
+    }
     w.Line("const long long tile = blockIdx.x;");
-    w.Line("const index_t batch = (index_t)(tile / ", tiles_n * tiles_m, ");");
+    w.Line("const index_t batch = (index_t)(tile / ",
+           p.rows_argument ? absl::StrCat("(", tiles_n, " * tiles_m)")
+                           : absl::StrCat(tiles_n * CeilDiv(p.m, kTile)),
+           ");");
     w.Line("const int m0 = (int)(tile / ", tiles_n, " % ", tiles_m, ") * ", kTile,
            ", n0 = (int)(tile % ", tiles_n, ") * ", kTile, ";");
     w.Line("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;");
     w.Line("const ", StorageType(ta), "* A = ", PointerName(ks, p.a.buffer), " + (index_t)",
-           OperandMatrixIndex(p.a, p.batch, "batch"), " * ", m * k, ";");
+           OperandMatrixIndex(p.a, p.batch, "batch"), " * ",
+           p.rows_argument ? absl::StrCat("rows * ", k) : absl::StrCat(p.m * k), ";");
     w.Line("const ", StorageType(tb), "* B = ", PointerName(ks, p.b.buffer), " + (index_t)",
            OperandMatrixIndex(p.b, p.batch, "batch"), " * ", k * n, ";");
     w.Line("float acc[16] = {};");
@@ -65,7 +76,8 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
                operand(ta, absl::StrCat("A", At(p.a, m, k, "m0 + r", "k0 + c"))), " : 0.0f;");
         w.Line("const int kr = i / ", kTile, ", nc = i % ", kTile, ";");
         w.Line("Bs[kr][nc] = (k0 + kr < ", k, " && n0 + nc < ", n, ") ? ",
-               operand(tb, absl::StrCat("B", At(p.b, k, n, "k0 + kr", "n0 + nc"))), " : 0.0f;");
+               operand(tb, absl::StrCat("B", At(p.b, absl::StrCat(k), n, "k0 + kr", "n0 + nc"))),
+               " : 0.0f;");
       }
       w.Line("__syncthreads();");
       w.Line("#pragma unroll");
@@ -92,7 +104,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel) {
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = {CeilDiv(n, kTile) * CeilDiv(m, kTile) * p.batch.numel(), 1, 1};
+  SetGemmGrid(p, kTile, CeilDiv(n, kTile), &launch);
   launch.block = kThreads;
   ks.launches.push_back(launch);
   FinishSource(kernel, w.text(), &ks);

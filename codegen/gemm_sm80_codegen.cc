@@ -17,9 +17,10 @@ bool GemmSm80Applies(const FusedKernel& kernel, const Target& target) {
   return target.major >= 8 && TensorCoreOperands(AnalyzeGemm(kernel));
 }
 
-KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
+KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
-  const GemmProblem p = AnalyzeGemm(kernel);
+  const GemmProblem p = AnalyzeGemm(kernel, rows);
+  ks.takes_rows = p.rows_argument;
   // Each stage: 128 rows x 64 bytes of K of A and of B as stored (rows along the contiguous
   // axis), padded as tessel_gemm_sm80_layout says.
   const int elem = DTypeSize(p.a.buffer->dtype()), depth = kDepthBytes / elem;
@@ -30,11 +31,11 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
   const int64_t smem = kStages * (block(!p.a.transposed) + block(p.b.transposed)) * elem;
   const char* type = p.tf32 ? "float" : "unsigned short";
   CodeWriter w;
-  BeginSource(w, kernel);
+  BeginSource(w, kernel, rows);
   w.Line("#include \"tessel/gemm_sm80.cuh\"");
   w.Blank();
-  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(), "; A ",
-         p.a.transposed ? "MN" : "K", "-major, B ", p.b.transposed ? "K" : "MN", "-major");
+  w.Line("// [", p.m_expr, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
+         "; A ", p.a.transposed ? "MN" : "K", "-major, B ", p.b.transposed ? "K" : "MN", "-major");
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
@@ -50,7 +51,7 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
     w.Line("tessel_gemm_sm80<gemm_config>((const ", type, "*)", PointerName(ks, p.a.buffer),
            ", (const ", type, "*)", PointerName(ks, p.b.buffer),
            ", [&](const float (&acc)[64], int batch, int row0, int col0) {");
-    CodeWriter::Scope epilogue(&w, "});");
+    CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
     w.Line("const int lane = threadIdx.x % 32;");
     w.Line("const int row_base = row0 + lane / 4, col_base = col0 + 2 * (lane % 4);");
     w.Line("// Register pair p holds columns (col, col + 1) of one row.");
@@ -64,7 +65,7 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel) {
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = {CeilDiv(p.n, kTile) * CeilDiv(p.m, kTile) * p.batch.numel(), 1, 1};
+  SetGemmGrid(p, kTile, CeilDiv(p.n, kTile), &launch);
   launch.block = 256;
   launch.shared_bytes = smem;
   ks.launches.push_back(launch);

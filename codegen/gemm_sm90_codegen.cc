@@ -21,8 +21,10 @@ int StagingBytes(const GemmTile& tile) { return tile.bm * tile.bn * 2; }
 
 // The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
 // `box_rows`: the box's extent along the second axis.
-TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_rows) {
+TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_rows,
+                         bool rows_dim1) {
   TensorMapSpec map;
+  map.rows_dim1 = rows_dim1;
   const Shape& s = o.buffer->shape();
   const int64_t inner = s[s.rank() - 1], outer = s[s.rank() - 2];
   map.arg = InputIndex(ks, o.buffer);
@@ -56,9 +58,10 @@ bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
          p.a.buffer->dtype() != DType::kF32;
 }
 
-KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
+KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
-  const GemmProblem p = AnalyzeGemm(kernel);
+  const GemmProblem p = AnalyzeGemm(kernel, rows);
+  ks.takes_rows = p.rows_argument;
   // A kernel whose one output is the matmul itself stores the consumers' staging tiles by
   // TMA; any other runs the generated epilogue in the epilogue warps.
   const bool tma_store = ks.outputs.size() == 1 && ks.outputs[0] == p.matmul && p.n % 8 == 0;
@@ -67,10 +70,11 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
                        8 * (2 * tile.stages + 4);
   // A is K-major unless read transposed; B is MN-major ([k, n] rows) unless read transposed.
   const bool a_mn = p.a.transposed, b_mn = !p.b.transposed;
-  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm));
-  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn));
+  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm, p.rows_argument));
+  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn, false));
   if (tma_store) {
     TensorMapSpec out;
+    out.rows_dim1 = p.rows_argument;
     out.arg = static_cast<int>(ks.inputs.size());
     out.dtype = p.matmul->dtype();
     out.dims = {p.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
@@ -78,11 +82,11 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     ks.tensor_maps.push_back(out);
   }
   CodeWriter w;
-  BeginSource(w, kernel);
+  BeginSource(w, kernel, rows);
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
-  w.Line("// [", p.m, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(), "; A ",
-         a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
+  w.Line("// [", p.m_expr, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
+         "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
@@ -96,18 +100,18 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
                         "(", ParameterList(ks), ")");
     if (tma_store) {
-      w.Line(
-          "tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, tessel_gemm_sm90_no_epilogue{});");
+      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, tessel_gemm_sm90_no_epilogue{}, ",
+             p.m_expr, ");");
     } else {
       const int lanes = tile.bn / 8;
       w.Line("// The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < ", lanes,
              ", from the matmul's 16-bit values in pairs, mm[k / 2].");
       w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const unsigned (&mm)[",
              lanes / 2, "], int batch, int row, int col) {");
-      CodeWriter::Scope epilogue(&w, "});");
+      CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
       EpilogueSite site(lanes, "batch", "row", "col");
       site.matmul_words = "mm";
-      site.rows_inside = p.m % tile.bm == 0;
+      site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
       site.cols_inside = p.n % tile.bn == 0;
       site.lane_column = "k % 8 + 64 * (k / 8)";
       site.run = 8;
@@ -116,7 +120,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel) {
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = {CeilDiv(p.m, tile.bm) * CeilDiv(p.n, tile.bn) * p.batch.numel(), 1, 1};
+  SetGemmGrid(p, tile.bm, CeilDiv(p.n, tile.bn), &launch);
   launch.block = 384;
   launch.shared_bytes = smem;
   launch.persistent = true;

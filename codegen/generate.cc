@@ -1,5 +1,6 @@
 #include "codegen/generate.h"
 
+#include "codegen/gemm_common.h"
 #include "core/realize.h"
 #include "fusion/planner.h"
 
@@ -18,6 +19,36 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
       return GenerateGemmSimt(kernel);
   }
   return {};
+}
+
+namespace {
+
+bool HoldsDynamicValues(const FusedKernel& kernel, const DynamicRows& rows) {
+  for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {
+    for (const Node* n : *list) {
+      if (rows.Has(n)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
+                                             const DynamicRows& rows) {
+  if (!HoldsDynamicValues(kernel, rows)) return GenerateKernel(kernel, target);
+  switch (kernel.kind) {
+    case KernelKind::kPointwise:
+      if (PointwiseTakesRows(kernel, rows)) return GeneratePointwise(kernel, &rows);
+      return std::nullopt;
+    case KernelKind::kGemm:
+      if (!GemmTakesRows(kernel, rows)) return std::nullopt;
+      if (GemmSm90Applies(kernel, target)) return GenerateGemmSm90(kernel, &rows);
+      if (GemmSm80Applies(kernel, target)) return GenerateGemmSm80(kernel, &rows);
+      return GenerateGemmSimt(kernel, &rows);
+    default:
+      return std::nullopt;  // reductions: rows in the source for now
+  }
 }
 
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target) {

@@ -2,6 +2,7 @@
 #ifndef TESSEL_CODEGEN_GENERATE_H_
 #define TESSEL_CODEGEN_GENERATE_H_
 
+#include <optional>
 #include <vector>
 
 #include "codegen/kernel_source.h"
@@ -14,6 +15,12 @@ namespace tessel::codegen {
 // do not.
 KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target = Target{});
 
+// The kernel with `rows` as its argument where it holds dynamic values; nullopt where its
+// generator cannot take them (then the plan must be specialized to the extent). A kernel that
+// holds none is the static kernel, valid for every extent.
+std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
+                                             const DynamicRows& rows);
+
 // The plan realize() would run for `outputs` and the source of each of its kernels.
 struct GeneratedPlan {
   FusionPlan plan;
@@ -21,11 +28,18 @@ struct GeneratedPlan {
 };
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target);
 
-KernelSource GeneratePointwise(const FusedKernel& kernel);
+// `rows`: null, or dynamic rows the kernel takes (PointwiseTakesRows, GemmTakesRows).
+KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 KernelSource GenerateReduction(const FusedKernel& kernel);  // reduction and normalization
-KernelSource GenerateGemmSimt(const FusedKernel& kernel);   // any GEMM, any target
-KernelSource GenerateGemmSm80(const FusedKernel& kernel);   // where GemmSm80Applies
-KernelSource GenerateGemmSm90(const FusedKernel& kernel);   // where GemmSm90Applies
+// Any GEMM, any target.
+KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+// Where GemmSm80Applies.
+KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+// Where GemmSm90Applies.
+KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+// Whether a pointwise kernel can take dynamic rows: one iteration space whose leading
+// extent is the rows.
+bool PointwiseTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
 bool GemmSm80Applies(const FusedKernel& kernel, const Target& target);
 bool GemmSm90Applies(const FusedKernel& kernel, const Target& target);
 

@@ -81,22 +81,29 @@ std::string ParameterList(const KernelSource& ks) {
   for (size_t i = 0; i < ks.scalars.size(); ++i) {
     params.push_back(absl::StrCat(ScalarType(*ks.scalars[i]), " s", i));
   }
+  if (ks.takes_rows) params.push_back("long long rows");
   return absl::StrJoin(params, ", ");
 }
 
-const char* IndexType(const FusedKernel& kernel) {
+const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows) {
+  // A node with dynamic rows counts at the most rows it serves.
+  auto elements = [&](const Node& n) {
+    const int64_t numel = n.shape().numel();
+    if (rows == nullptr || !rows->Has(&n) || numel == 0) return numel;
+    return numel / n.shape()[0] * rows->max;
+  };
   int64_t largest = 0;
   for (const Node* n : kernel.nodes) {
-    largest = std::max(largest, n->shape().numel());
-    for (const NodePtr& in : n->inputs()) largest = std::max(largest, in->shape().numel());
+    largest = std::max(largest, elements(*n));
+    for (const NodePtr& in : n->inputs()) largest = std::max(largest, elements(*in));
   }
   return largest < (int64_t{1} << 31) - 4096 ? "int" : "long long";
 }
 
-void BeginSource(CodeWriter& w, const FusedKernel& kernel) {
+void BeginSource(CodeWriter& w, const FusedKernel& kernel, const DynamicRows* rows) {
   w.Raw(Prelude());
   w.Blank();
-  w.Line("typedef ", IndexType(kernel), " index_t;");
+  w.Line("typedef ", IndexType(kernel, rows), " index_t;");
   w.Blank();
 }
 

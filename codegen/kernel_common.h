@@ -26,14 +26,15 @@ std::string ScalarName(const KernelSource& ks, const Node* node);
 int InputIndex(const KernelSource& ks, const Node* node);
 
 // "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
-// const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1".
+// const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1,
+// long long rows".
 std::string ParameterList(const KernelSource& ks);
 
-// "int" when every index fits in 31 bits, else "long long".
-const char* IndexType(const FusedKernel& kernel);
+// "int" when every index fits in 31 bits (with dynamic rows: at their most), else "long long".
+const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 
 // Starts a source: prelude and the index type alias.
-void BeginSource(CodeWriter& w, const FusedKernel& kernel);
+void BeginSource(CodeWriter& w, const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 
 // Names the kernel from its kind and ops plus a hash of the text, fills ks.source and the
 // launches' entry names (which were written relative to the placeholder).

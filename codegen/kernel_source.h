@@ -9,9 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "core/node.h"
 
 namespace tessel::codegen {
+
+// A leading extent that kernels take as their last argument, `long long rows`, instead of
+// in their source: dim 0 of every node in `nodes` (the backend decides which: see
+// backend/dynamic_extents.h). A kernel generated with it serves any value from 2 to `max`.
+struct DynamicRows {
+  absl::flat_hash_set<const Node*> nodes;
+  int64_t max = 0;
+  bool Has(const Node* n) const { return nodes.contains(n); }
+};
+
+// grid[0] of a launch as a function of the rows argument: CeilDiv(rows * mul, div) * times.
+// mul 0: grid[0] does not depend on it.
+struct RowsGrid {
+  int64_t mul = 0, div = 1, times = 1;
+};
 
 struct Launch {
   std::string entry;
@@ -21,6 +37,7 @@ struct Launch {
   // grid[0] is a count of work items that the kernel walks itself: the runtime launches at
   // most one block per SM.
   bool persistent = false;
+  RowsGrid rows_grid;
 };
 
 // A TMA descriptor (128-byte swizzle, zero fill out of bounds). The runtime encodes it at
@@ -32,6 +49,7 @@ struct TensorMapSpec {
   std::array<int64_t, 3> dims = {1, 1, 1};  // elements, innermost first
   std::array<int64_t, 2> strides = {0, 0};  // bytes between steps of dims 1 and 2
   std::array<int, 2> box = {64, 64};        // the box in dims 0 and 1 (one step of dim 2)
+  bool rows_dim1 = false;  // dims[1] is the rows argument (and strides[1] = rows * strides[0])
 };
 
 struct KernelSource {
@@ -48,6 +66,8 @@ struct KernelSource {
   // learning rate or seed reuses the compiled kernel: parameter `s<i>` is ScalarArgument of
   // scalars[i].
   std::vector<const Node*> scalars;
+  // Takes `long long rows` after the scalars (DynamicRows).
+  bool takes_rows = false;
   std::vector<Launch> launches;  // in order
 };
 

@@ -47,11 +47,22 @@ void EmitStores(ExprEmitter& e, const KernelSource& ks, const std::vector<const 
   }
 }
 
+// `rows`: the leading extent is the kernel's rows argument.
 void EmitSegment(CodeWriter& w, const KernelSource& ks, const Shape& shape,
                  const std::vector<const Node*>& outputs, int vec, const std::string& block,
-                 const std::string& blocks) {
-  w.Line("// ", shape.ToString(), ": ", shape.numel(), " elements, ", vec, " per thread per step");
-  w.Line("const index_t n = ", shape.numel(), ";");
+                 const std::string& blocks, bool rows) {
+  const int64_t rest = rows ? shape.numel() / shape[0] : shape.numel();
+  if (rows) {
+    Shape::Dims dims = shape.dims();
+    dims.erase(dims.begin());
+    w.Line("// [rows, ", Shape(dims).ToString().substr(1), ": rows x ", rest, " elements, ", vec,
+           " per thread per step");
+    w.Line("const index_t n = (index_t)rows * ", rest, ";");
+  } else {
+    w.Line("// ", shape.ToString(), ": ", shape.numel(), " elements, ", vec,
+           " per thread per step");
+    w.Line("const index_t n = ", shape.numel(), ";");
+  }
   w.Line("const index_t stride = (index_t)", blocks, " * ", kThreads * vec, ";");
   auto loop = w.Block("for (index_t i = ((index_t)", block, " * ", kThreads, " + threadIdx.x) * ",
                       vec, "; i < n; i += stride)");
@@ -60,7 +71,7 @@ void EmitSegment(CodeWriter& w, const KernelSource& ks, const Shape& shape,
     ExprEmitter e(&w, vec, ks);
     EmitStores(e, ks, outputs, FromLinear(shape, "(i + k)", true, vec));
   }
-  if (shape.numel() % vec == 0) return;
+  if (rest % vec == 0) return;  // every n is a multiple of vec
   auto tail = w.Block("else");
   auto each = w.Block("for (index_t t = i; t < n; ++t)");
   ExprEmitter e(&w, 1, ks);
@@ -69,10 +80,19 @@ void EmitSegment(CodeWriter& w, const KernelSource& ks, const Shape& shape,
 
 }  // namespace
 
-KernelSource GeneratePointwise(const FusedKernel& kernel) {
+bool PointwiseTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
+  if (kernel.segments.size() != 1) return false;
+  for (const Node* out : kernel.outputs) {
+    if (!rows.Has(out)) return false;
+  }
+  return true;
+}
+
+KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
+  ks.takes_rows = rows != nullptr;
   CodeWriter w;
-  BeginSource(w, kernel);
+  BeginSource(w, kernel, rows);
   Launch launch;
   launch.entry = kNamePlaceholder;
   launch.block = kThreads;
@@ -84,7 +104,8 @@ KernelSource GeneratePointwise(const FusedKernel& kernel) {
       const std::vector<const Node*> outputs = SegmentOutputs(kernel, shape);
       const int vec = VectorWidth(kernel, outputs);
       launch.grid[0] = (shape.numel() + kThreads * vec - 1) / (kThreads * vec);
-      EmitSegment(w, ks, shape, outputs, vec, "blockIdx.x", "gridDim.x");
+      if (rows != nullptr) launch.rows_grid = RowsGrid{shape.numel() / shape[0], kThreads * vec, 1};
+      EmitSegment(w, ks, shape, outputs, vec, "blockIdx.x", "gridDim.x", rows != nullptr);
     } else {
       int64_t first = 0;
       for (const Shape& shape : kernel.segments) {
@@ -96,7 +117,7 @@ KernelSource GeneratePointwise(const FusedKernel& kernel) {
                                   : w.Block("if (blockIdx.x >= ", first, " && blockIdx.x < ",
                                             first + blocks, ")");
         w.Line("const index_t block = (index_t)blockIdx.x - ", first, ";");
-        EmitSegment(w, ks, shape, outputs, vec, "block", absl::StrCat(blocks));
+        EmitSegment(w, ks, shape, outputs, vec, "block", absl::StrCat(blocks), false);
         first += blocks;
       }
       launch.grid[0] = first;

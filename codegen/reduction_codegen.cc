@@ -296,8 +296,12 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     }
     StoreReduced(w, e, ks, l, "row");
   }
-  Launch stage1{absl::StrCat(kNamePlaceholder, "_stage1"), {l.rows, parts, 1}, kThreads};
-  Launch stage2{absl::StrCat(kNamePlaceholder, "_stage2"), {l.rows, 1, 1}, kThreads};
+  Launch stage1, stage2;
+  stage1.entry = absl::StrCat(kNamePlaceholder, "_stage1");
+  stage1.grid = {l.rows, parts, 1};
+  stage2.entry = absl::StrCat(kNamePlaceholder, "_stage2");
+  stage2.grid = {l.rows, 1, 1};
+  stage1.block = stage2.block = kThreads;
   ks.launches = {stage1, stage2};
   FinishSource(k, w.text(), &ks);
   return ks;

@@ -12,7 +12,8 @@
 //   as it enters a fragment; ldmatrix reads K-major tiles (a row of 4 floats is a row of 8
 //   16-bit halves), scalar loads read MN-major ones.
 //
-// C provides: M, N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, TF32,
+// The output's row count m is an argument, as for tessel_gemm_sm90.
+// C provides: N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, TF32,
 // SMEM (dynamic shared bytes the host reserves), `typedef ... T` (the operand element type),
 // and `static __device__ int a_batch(int)`, `b_batch(int)` as for tessel_gemm_sm90.
 // Operands' contiguous extents are multiples of 16 bytes.
@@ -155,18 +156,19 @@ __device__ __forceinline__ void tessel_gemm_sm80_step_tf32(float (&acc)[64], con
 // 2 (l % 4) + j.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const typename C::T* b,
-                                                 Epilogue epilogue) {
+                                                 Epilogue epilogue, int m) {
   using L = tessel_gemm_sm80_layout<C>;
   using T = typename C::T;
   extern __shared__ __align__(16) unsigned char tessel_sm80_raw[];
   T* tessel_sm80_smem = reinterpret_cast<T*>(tessel_sm80_raw);
   // One block per tile, columns fastest, then rows, then batch entries: grid.x alone, which
   // has room for any batch (grid.y and grid.z stop at 65535).
-  constexpr long long kTilesN = (C::N + L::BN - 1) / L::BN, kTilesM = (C::M + L::BM - 1) / L::BM;
+  constexpr long long kTilesN = (C::N + L::BN - 1) / L::BN;
+  const long long tiles_m = (m + L::BM - 1) / L::BM;
   const long long tile = blockIdx.x;
-  const int col0 = (int)(tile % kTilesN) * L::BN, row0 = (int)(tile / kTilesN % kTilesM) * L::BM;
-  const int batch = (int)(tile / (kTilesN * kTilesM));
-  a += (long long)C::a_batch(batch) * C::M * C::K;
+  const int col0 = (int)(tile % kTilesN) * L::BN, row0 = (int)(tile / kTilesN % tiles_m) * L::BM;
+  const int batch = (int)(tile / (kTilesN * tiles_m));
+  a += (long long)C::a_batch(batch) * m * C::K;
   b += (long long)C::b_batch(batch) * C::K * C::N;
   const int warp = threadIdx.x / 32;
   const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
@@ -176,9 +178,9 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
     T* sb = sa + L::kARows * L::kACols;
     const int k0 = kt * L::BK;
     if constexpr (C::A_MN) {
-      tessel_gemm_sm80_copy<L::BK, L::BM, L::kACols>(sa, a, k0, row0, C::K, C::M);
+      tessel_gemm_sm80_copy<L::BK, L::BM, L::kACols>(sa, a, k0, row0, C::K, m);
     } else {
-      tessel_gemm_sm80_copy<L::BM, L::BK, L::kACols>(sa, a, row0, k0, C::M, C::K);
+      tessel_gemm_sm80_copy<L::BM, L::BK, L::kACols>(sa, a, row0, k0, m, C::K);
     }
     if constexpr (C::B_MN) {
       tessel_gemm_sm80_copy<L::BK, L::BN, L::kBCols>(sb, b, k0, col0, C::K, C::N);

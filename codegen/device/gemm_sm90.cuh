@@ -16,7 +16,9 @@
 //   arithmetic and loads overlap the tensor cores' work. The consumers run the block's
 //   last tile themselves.
 //
-// C provides: M, N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64),
+// The output's row count m is an argument (a literal the compiler folds, or the kernel's
+// rows argument where rows are dynamic).
+// C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64),
 // STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
 // (f16 operands and matmul, else bf16), TMA_STORE, SMEM (dynamic shared bytes the host
 // reserves), and
@@ -37,9 +39,7 @@ struct tessel_gemm_sm90_layout {
   // drained per consumer).
   static constexpr int kSmemBytes =
       1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
-  static constexpr int kTilesM = (C::M + C::BM - 1) / C::BM;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
-  static constexpr int kTiles = kTilesM * kTilesN * C::BATCH;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static_assert((C::BM == 128 || C::BM == 64) && C::BK == 64,
                 "one or two consumer warpgroups of m64, 128-byte rows");
@@ -58,14 +58,16 @@ struct tessel_gemm_sm90_layout {
 
 // Tile t of the persistent walk: bands of GROUP_M tile rows are walked column by column, so
 // the CTAs running at once share A rows and B columns in L2.
+// `tiles_m`: tile rows of the output.
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_tile(int t, int& batch, int& tm, int& tn) {
+__device__ __forceinline__ void tessel_gemm_sm90_tile(int t, int tiles_m, int& batch, int& tm,
+                                                      int& tn) {
   using L = tessel_gemm_sm90_layout<C>;
-  batch = t / (L::kTilesM * L::kTilesN);
-  t -= batch * (L::kTilesM * L::kTilesN);
+  batch = t / (tiles_m * L::kTilesN);
+  t -= batch * (tiles_m * L::kTilesN);
   const int band = t / (C::GROUP_M * L::kTilesN);
   const int first = band * C::GROUP_M;
-  const int rows = min(L::kTilesM - first, C::GROUP_M);
+  const int rows = min(tiles_m - first, C::GROUP_M);
   t -= band * C::GROUP_M * L::kTilesN;
   tm = first + t % rows;
   tn = t / rows;
@@ -190,13 +192,14 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
                                                           unsigned long long* full,
                                                           unsigned long long* empty,
                                                           const tessel_tensor_map& a_map,
-                                                          const tessel_tensor_map& b_map) {
+                                                          const tessel_tensor_map& b_map,
+                                                          int tiles_m, int tiles) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
-  for (int t = blockIdx.x; t < L::kTiles; t += gridDim.x) {
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int batch, tm, tn;
-    tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
+    tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
     for (int kt = 0; kt < L::kKSteps; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
       tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, batch,
@@ -241,8 +244,10 @@ template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
                                                  const tessel_tensor_map* out_map,
-                                                 Epilogue epilogue) {
+                                                 Epilogue epilogue, int m) {
   using L = tessel_gemm_sm90_layout<C>;
+  const int tiles_m = (m + C::BM - 1) / C::BM;
+  const int tiles = tiles_m * L::kTilesN * C::BATCH;
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
   unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
@@ -268,12 +273,12 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
-      tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_map);
+      tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_map, tiles_m, tiles);
     } else if (!C::TMA_STORE && threadIdx.x >= 32) {
       // The CTA's last tile is the consumers' own (see below).
-      for (int t = blockIdx.x, n = 0; t + gridDim.x < L::kTiles; t += gridDim.x, ++n) {
+      for (int t = blockIdx.x, n = 0; t + gridDim.x < tiles; t += gridDim.x, ++n) {
         int batch, tm, tn;
-        tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
+        tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
         for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
@@ -293,9 +298,9 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   int stage = 0;
   unsigned phase = 0;
   float acc[C::BN / 2];
-  for (int t = blockIdx.x, n = 0; t < L::kTiles; t += gridDim.x, ++n) {
+  for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
     int batch, tm, tn;
-    tessel_gemm_sm90_tile<C>(t, batch, tm, tn);
+    tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
     tessel_gemm_sm90_mainloop<C>(acc, ring, full, empty, c, stage, phase);
     if constexpr (C::TMA_STORE) {
       if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
@@ -314,7 +319,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     } else {
       tessel_mbar_wait(&drained[c], (n & 1) ^ 1);  // the epilogue warps read the last tile
       tessel_gemm_sm90_stage<C>(acc, staging);
-      if (t + gridDim.x < L::kTiles) {
+      if (t + gridDim.x < tiles) {
         tessel_mbar_arrive(&staged[c]);
       } else {
         // Nothing left to multiply: rather than leave the last epilogue to three warps while

@@ -44,5 +44,29 @@ TEST_F(GpuTest, ChangedValuesAndSeedsReuseEveryKernel) {
   EXPECT_GE(later.plan_cache_hits, first.plan_cache_hits + 5);
 }
 
+// A loop over batch sizes: each is right, and the kernels are made once per power-of-two
+// bucket of the batch (backend/dynamic_extents.h), not once per size.
+TEST_F(GpuTest, BatchSizesShareKernelsPerBucket) {
+  for (DType dtype : {DType::kBF16, DType::kF32}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    auto block = [dtype](int64_t b, Device d) {
+      const Tensor x = Data({b, 256}, 1 + b, dtype, d);
+      const Tensor w1 = Data({256, 512}, 2, dtype, d, -0.1f, 0.1f);
+      const Tensor b1 = Data({512}, 3, dtype, d), b2 = Data({256}, 4, dtype, d);
+      const Tensor w2 = Data({512, 256}, 5, dtype, d, -0.1f, 0.1f);
+      const Tensor y = matmul(gelu(matmul(x, w1) + b1), w2) + b2 + x;
+      return std::vector<Tensor>{y, tanh(x * 0.5) + 1.0};
+    };
+    const int64_t before = GetStats().plans_built;
+    for (int64_t b = 1; b <= 64; ++b) {
+      SCOPED_TRACE(::testing::Message() << "batch " << b);
+      Compare([&](Device d) { return block(b, d); }, dtype == DType::kF32 ? 1e-4 : 3.2e-2, 1e-2);
+    }
+    // B = 1, then buckets [2, 3], [4, 7], ..., [64, 127]; B = 1 of the first program and the
+    // second program's B = 2 are the family's first two, specialized then shared.
+    EXPECT_LE(GetStats().plans_built - before, 9);
+  }
+}
+
 }  // namespace
 }  // namespace tessel

@@ -1,0 +1,147 @@
+// Dynamic rows: which extents the backend learns to pass as arguments, and the kernels that
+// take them: one source per bucket of batch sizes, compiled by NVRTC for both targets.
+#include "backend/dynamic_extents.h"
+
+#include "backend/compile.h"
+#include "codegen/generate.h"
+#include "core/realize.h"
+#include "fusion/planner.h"
+#include "gtest/gtest.h"
+#include "runtime/nvrtc_compiler.h"
+#include "tessel.h"
+
+namespace tessel::backend {
+namespace {
+
+Tensor In(Shape s, DType dtype = DType::kBF16) {
+  return Tensor(MakeInputNode(dtype, Device::kCPU, s, nullptr));
+}
+
+// The MLP block of a batch of `b` rows: two GEMMs with their epilogues.
+struct Block {
+  Tensor w1 = In({256, 512}), b1 = In({512}), w2 = In({512, 256}), b2 = In({256});
+  Tensor Of(int64_t b) {
+    const Tensor x = In({b, 256});
+    return matmul(gelu(matmul(x, w1) + b1), w2) + b2 + x;
+  }
+};
+
+struct Recorded {
+  Tensor out;
+  Program program;
+  OrderedProgram ordered;
+};
+Recorded Record(Block& block, int64_t b) {
+  Recorded r;
+  r.out = block.Of(b);
+  r.program = CollectProgram({&r.out.node()});
+  r.ordered = OrderProgram(r.program);
+  return r;
+}
+
+std::optional<DynamicChoice> Choose(const Recorded& r, Family& family) {
+  return ChooseDynamicRows(r.ordered, AllExtents(r.ordered), family);
+}
+
+TEST(DynamicExtentsTest, TheBatchBecomesDynamicInPowerOfTwoBuckets) {
+  Block block;
+  Family family;
+  EXPECT_FALSE(Choose(Record(block, 1), family).has_value());  // the first: specialized
+  const Recorded b5 = Record(block, 5);
+  const std::optional<DynamicChoice> c5 = Choose(b5, family);
+  ASSERT_TRUE(c5.has_value());
+  EXPECT_EQ(c5->rows, 5);
+  EXPECT_EQ(c5->bucket, 2);
+  EXPECT_EQ(c5->dynamic.max, 7);
+  EXPECT_TRUE(c5->dynamic.Has(&b5.out.node()));
+  EXPECT_FALSE(c5->dynamic.Has(&block.w1.node()));
+  const std::optional<DynamicChoice> c300 = Choose(Record(block, 300), family);
+  ASSERT_TRUE(c300.has_value());
+  EXPECT_EQ(c300->bucket, 8);
+  EXPECT_EQ(c300->dynamic.max, 511);
+  // A batch equal to a static extent is ambiguous: specialized.
+  EXPECT_FALSE(Choose(Record(block, 256), family).has_value());
+}
+
+TEST(DynamicExtentsTest, ExtentsThatAreNotOneLeadingBatchAreSpecialized) {
+  auto program = [](int64_t a, int64_t b) {
+    Recorded r;
+    r.out = In({a, b}) * 2.0;
+    r.program = CollectProgram({&r.out.node()});
+    r.ordered = OrderProgram(r.program);
+    return r;
+  };
+  Family inner;
+  EXPECT_FALSE(Choose(program(8, 16), inner).has_value());
+  EXPECT_FALSE(Choose(program(8, 32), inner).has_value());  // a trailing extent varies
+  Family leading;
+  EXPECT_FALSE(Choose(program(8, 16), leading).has_value());
+  EXPECT_TRUE(Choose(program(9, 16), leading).has_value());
+  EXPECT_FALSE(Choose(program(1, 16), leading).has_value());  // a batch of one
+}
+
+// Generates every kernel of the block at batch `b` with dynamic rows learned from 3 and `b`.
+std::vector<codegen::KernelSource> DynamicKernels(Block& block, int64_t b, const Target& target) {
+  Family family;
+  Choose(Record(block, 3), family);
+  const Recorded r = Record(block, b);
+  const std::optional<DynamicChoice> choice = Choose(r, family);
+  EXPECT_TRUE(choice.has_value());
+  std::vector<codegen::KernelSource> sources;
+  for (const FusedKernel& k : PlanFusion(r.program, DefaultFusionOptions()).kernels) {
+    std::optional<codegen::KernelSource> ks = codegen::GenerateWithRows(k, target, choice->dynamic);
+    EXPECT_TRUE(ks.has_value()) << KernelKindName(k.kind);
+    if (ks.has_value()) sources.push_back(*std::move(ks));
+  }
+  return sources;
+}
+
+TEST(DynamicExtentsTest, OneSourcePerBucketTakingRowsAndCompiling) {
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  Block block;
+  for (const Target& target : {Target{9, 0, true}, Target{8, 0, false}, Target{7, 5, false}}) {
+    SCOPED_TRACE(target.Name());
+    const std::vector<codegen::KernelSource> at_70 = DynamicKernels(block, 70, target);
+    const std::vector<codegen::KernelSource> at_127 = DynamicKernels(block, 127, target);
+    ASSERT_EQ(at_70.size(), 2u);  // two GEMMs with their epilogues
+    ASSERT_EQ(at_127.size(), at_70.size());
+    for (size_t i = 0; i < at_70.size(); ++i) {
+      EXPECT_TRUE(at_70[i].takes_rows);
+      EXPECT_EQ(at_70[i].source, at_127[i].source);
+      EXPECT_EQ(at_70[i].source.find("127"), std::string::npos) << at_70[i].source;
+      if (target.major < 8) continue;  // sm_75 checks the SIMT kernel's text only
+      absl::StatusOr<runtime::CompileOutput> out = Compile(at_70[i], target);
+      EXPECT_TRUE(out.ok()) << out.status().message() << "\n" << at_70[i].source;
+    }
+  }
+}
+
+TEST(DynamicExtentsTest, PointwiseKernelsTakeRows) {
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  auto kernels = [](int64_t b) {
+    Family family;
+    auto record = [](int64_t rows) {
+      Recorded r;
+      r.out = tanh(In({rows, 3, 5}, DType::kF32) * 2.0) + In({5}, DType::kF32);
+      r.program = CollectProgram({&r.out.node()});
+      r.ordered = OrderProgram(r.program);
+      return r;
+    };
+    Choose(record(2), family);
+    const Recorded r = record(b);
+    const std::optional<DynamicChoice> choice = Choose(r, family);
+    const FusionPlan plan = PlanFusion(r.program, DefaultFusionOptions());
+    EXPECT_EQ(plan.kernels.size(), 1u);
+    return codegen::GenerateWithRows(plan.kernels[0], Target{}, choice->dynamic);
+  };
+  const std::optional<codegen::KernelSource> a = kernels(33), b = kernels(60);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_TRUE(a->takes_rows);
+  EXPECT_EQ(a->source, b->source);
+  EXPECT_EQ(a->launches[0].rows_grid.mul, 15);
+  absl::StatusOr<runtime::CompileOutput> out = Compile(*a, Target{});
+  EXPECT_TRUE(out.ok()) << out.status().message() << "\n" << a->source;
+}
+
+}  // namespace
+}  // namespace tessel::backend

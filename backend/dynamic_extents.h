@@ -8,7 +8,8 @@
 // are dynamic from then on. The policy:
 // - only leading extents (dim 0 of a value) may be dynamic, and every dynamic extent of a
 //   program must be one value B (a batch). Kernels then take B as their `rows` argument
-//   (codegen::DynamicRows): pointwise kernels over [B, ...] and GEMMs with B rows so far;
+//   (codegen::DynamicRows): pointwise kernels over [B, ...], staged reductions and
+//   normalizations over other axes, and GEMMs with B rows;
 // - B = 1, and a B equal to a static extent of the program, are specialized (broadcasting and
 //   the planner's shape comparisons could tell such a B apart);
 // - a plan serves one power-of-two bucket of B, [2^k, 2^(k+1) - 1], its decisions (GEMM

@@ -46,9 +46,12 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
       if (GemmSm90Applies(kernel, target)) return GenerateGemmSm90(kernel, &rows);
       if (GemmSm80Applies(kernel, target)) return GenerateGemmSm80(kernel, &rows);
       return GenerateGemmSimt(kernel, &rows);
-    default:
-      return std::nullopt;  // reductions: rows in the source for now
+    case KernelKind::kReduction:
+    case KernelKind::kNormalization:
+      if (ReductionTakesRows(kernel, rows)) return GenerateReduction(kernel, &rows);
+      return std::nullopt;
   }
+  return std::nullopt;
 }
 
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target) {

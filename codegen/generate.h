@@ -30,7 +30,8 @@ GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Tar
 
 // `rows`: null, or dynamic rows the kernel takes (PointwiseTakesRows, GemmTakesRows).
 KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
-KernelSource GenerateReduction(const FusedKernel& kernel);  // reduction and normalization
+// Reduction and normalization.
+KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // Any GEMM, any target.
 KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // Where GemmSm80Applies.
@@ -40,6 +41,9 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
 // Whether a pointwise kernel can take dynamic rows: one iteration space whose leading
 // extent is the rows.
 bool PointwiseTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
+// Whether a reduction kernel can: staged rows over a row space whose leading extent is the
+// rows and is not reduced.
+bool ReductionTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
 bool GemmSm80Applies(const FusedKernel& kernel, const Target& target);
 bool GemmSm90Applies(const FusedKernel& kernel, const Target& target);
 

@@ -183,7 +183,9 @@ void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const R
   }
 }
 
-KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
+// `rows`: the leading extent of the row space is the kernel's rows argument.
+KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
+                    const DynamicRows* rows) {
   const int vec = VectorWidthFor(k, l);
   const int64_t groups = (l.length + vec - 1) / vec;
   // About 2 vector groups per thread, in whole warps: few registers, many rows per SM.
@@ -192,13 +194,16 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
   const int64_t chunks = (groups + threads - 1) / threads;
   const int lanes = static_cast<int>(chunks * vec);
   const std::vector<Accumulator> accs = Accumulators(k);
+  ks.takes_rows = rows != nullptr;
+  const int64_t per_leading = l.rows / std::max<int64_t>(l.space[0], 1);  // rows per rows unit
   CodeWriter w;
-  BeginSource(w, k);
+  BeginSource(w, k, rows);
   {
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", threads, ") ",
                         kNamePlaceholder, "(", ParameterList(ks), ")");
-    w.Line("// ", l.rows, " rows of ", l.length, ": ", threads, " threads x ", lanes,
-           " lanes hold a row (", vec, "-element vectors)");
+    w.Line("// ", rows != nullptr ? absl::StrCat("rows x ", per_leading) : absl::StrCat(l.rows),
+           " rows of ", l.length, ": ", threads, " threads x ", lanes, " lanes hold a row (", vec,
+           "-element vectors)");
     DeclareScratch(w, accs);
     w.Line("const index_t row = blockIdx.x;");
     w.Line("const int tid = threadIdx.x;");
@@ -229,6 +234,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
   Launch launch;
   launch.entry = kNamePlaceholder;
   launch.grid[0] = l.rows;
+  if (rows != nullptr) launch.rows_grid = RowsGrid{per_leading, 1, 1};
   launch.block = threads;
   ks.launches.push_back(launch);
   FinishSource(k, w.text(), &ks);
@@ -309,10 +315,24 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
 
 }  // namespace
 
-KernelSource GenerateReduction(const FusedKernel& kernel) {
+bool ReductionTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
+  if (!kernel.staged || kernel.row_space.rank() == 0 || kernel.reduced_axes.empty() ||
+      kernel.reduced_axes[0] == 0) {
+    return false;  // streaming sizes its workspace by the rows; axis 0 reduced: rows static
+  }
+  for (const Node* n : kernel.nodes) {
+    const OpCategory c = GetOpInfo(n->op()).category;
+    if (c == OpCategory::kReduce && !IsDegenerateReduction(*n) && !rows.Has(&n->input(0))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
   const RowLayout layout = LayoutOf(kernel);
-  return kernel.staged ? Staged(kernel, layout, std::move(ks))
+  return kernel.staged ? Staged(kernel, layout, std::move(ks), rows)
                        : Streaming(kernel, layout, std::move(ks));
 }
 

@@ -143,5 +143,59 @@ TEST(DynamicExtentsTest, PointwiseKernelsTakeRows) {
   EXPECT_TRUE(out.ok()) << out.status().message() << "\n" << a->source;
 }
 
+TEST(DynamicExtentsTest, NormalizationsOverRowsTakeRows) {
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  const Tensor w = In({96}, DType::kF32), bias = In({96}, DType::kF32);
+  auto kernels = [&](int64_t b) {
+    auto record = [&](int64_t rows) {
+      Recorded r;
+      const Tensor x = In({rows, 4, 96}, DType::kF32);
+      r.out = softmax(layer_norm(x, w, bias) * 2.0);
+      r.program = CollectProgram({&r.out.node()});
+      r.ordered = OrderProgram(r.program);
+      return r;
+    };
+    Family family;
+    Choose(record(2), family);
+    const Recorded r = record(b);
+    const std::optional<DynamicChoice> choice = Choose(r, family);
+    std::vector<std::string> sources;
+    for (const FusedKernel& k : PlanFusion(r.program, DefaultFusionOptions()).kernels) {
+      std::optional<codegen::KernelSource> ks =
+          codegen::GenerateWithRows(k, Target{}, choice->dynamic);
+      EXPECT_TRUE(ks.has_value()) << KernelKindName(k.kind);
+      if (!ks.has_value()) continue;
+      EXPECT_TRUE(ks->takes_rows);
+      EXPECT_EQ(ks->launches[0].rows_grid.mul, 4);
+      absl::StatusOr<runtime::CompileOutput> out = Compile(*ks, Target{});
+      EXPECT_TRUE(out.ok()) << out.status().message() << "\n" << ks->source;
+      sources.push_back(ks->source);
+    }
+    return sources;
+  };
+  const std::vector<std::string> a = kernels(33);
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, kernels(60));
+}
+
+// A reduction over the batch itself keeps the batch in the source: the plan is specialized.
+TEST(DynamicExtentsTest, ReductionsOverTheBatchAreSpecialized) {
+  auto record = [](int64_t rows) {
+    Recorded r;
+    r.out = sum(In({rows, 96}, DType::kF32), {0});
+    r.program = CollectProgram({&r.out.node()});
+    r.ordered = OrderProgram(r.program);
+    return r;
+  };
+  Family family;
+  Choose(record(2), family);
+  const Recorded r = record(50);
+  const std::optional<DynamicChoice> choice = Choose(r, family);
+  ASSERT_TRUE(choice.has_value());
+  const FusionPlan plan = PlanFusion(r.program, DefaultFusionOptions());
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_FALSE(codegen::GenerateWithRows(plan.kernels[0], Target{}, choice->dynamic).has_value());
+}
+
 }  // namespace
 }  // namespace tessel::backend

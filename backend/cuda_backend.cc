@@ -5,6 +5,8 @@
 // device sit in front of the runtime's kernel cache: plans by structure (program_key.h) and
 // loaded modules by source; both evict the least recently used entry, and a module stays
 // loaded while a cached plan still launches from it.
+#include "backend/cuda_backend.h"
+
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -142,6 +144,25 @@ class CudaBackend : public Backend {
     return static_cast<void*>(s);
   }
 
+  std::optional<DynamicChoice> PeekDynamicRows(const Program& program) {
+    if (!Available().ok() || program.device_index < 0 ||
+        program.device_index >= static_cast<int>(slots_.size())) {
+      return std::nullopt;
+    }
+    DeviceSlot& slot = *slots_[program.device_index];
+    if (!slot.opened.load(std::memory_order_acquire)) return std::nullopt;
+    const OrderedProgram ordered = OrderProgram(program);
+    const bool fuse = DefaultFusionOptions().fuse;
+    if (slot.plans.Find(StructureKey(ordered, program.outputs, fuse)) != nullptr) {
+      return std::nullopt;  // this very program has a plan of its own
+    }
+    const Family* family =
+        slot.families.Find(StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false));
+    if (family == nullptr) return std::nullopt;
+    Family copy = *family;  // a peek: the family does not learn from it
+    return ChooseDynamicRows(ordered, AllExtents(ordered), copy);
+  }
+
   MemoryStats GetMemoryStats(int index) override {
     auto slot = Open(index);
     return slot.ok() ? (*slot)->context->allocator().stats() : MemoryStats{};
@@ -233,10 +254,16 @@ class CudaBackend : public Backend {
   std::vector<std::unique_ptr<DeviceSlot>> slots_;  // fixed once Init has run
 };
 
-const bool kRegistered = [] {
-  RegisterBackend(std::make_unique<CudaBackend>());
-  return true;
+CudaBackend* const kBackend = [] {
+  auto backend = std::make_unique<CudaBackend>();
+  CudaBackend* registered = backend.get();
+  RegisterBackend(std::move(backend));
+  return registered;
 }();
 
 }  // namespace
+
+std::optional<DynamicChoice> PeekDynamicRows(const Program& program) {
+  return kBackend->PeekDynamicRows(program);
+}
 }  // namespace tessel::backend

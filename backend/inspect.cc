@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "backend/cuda_backend.h"
 #include "codegen/generate.h"
 #include "core/realize.h"
 #include "core/topo_order.h"
@@ -18,6 +19,32 @@ std::vector<const Node*> Nodes(const std::vector<Tensor>& outputs) {
   return nodes;
 }
 
+// The plan realize() would run on CUDA now, with the kernels that take dynamic rows where
+// the backend has learned them (`rows` then says how; empty otherwise).
+struct Inspected {
+  codegen::GeneratedPlan generated;
+  std::string rows;
+};
+
+Inspected Generate(const std::vector<const Node*>& roots) {
+  Inspected in{codegen::PlanAndGenerate(roots, runtime::DeviceTarget()), ""};
+  std::optional<backend::DynamicChoice> choice = backend::PeekDynamicRows(CollectProgram(roots));
+  if (!choice.has_value()) return in;
+  std::vector<codegen::KernelSource> with_rows;
+  for (const FusedKernel& k : in.generated.plan.kernels) {
+    std::optional<codegen::KernelSource> ks =
+        codegen::GenerateWithRows(k, runtime::DeviceTarget(), choice->dynamic);
+    if (!ks.has_value()) return in;  // realize would specialize the program
+    with_rows.push_back(*std::move(ks));
+  }
+  in.generated.kernels = std::move(with_rows);
+  in.rows =
+      absl::StrCat("the batch (dim 0 of ", choice->dynamic.nodes.size(), " values, now ",
+                   choice->rows, ") is the kernels' rows argument; these kernels serve batches ",
+                   choice->dynamic.max / 2 + 1, " to ", choice->dynamic.max);
+  return in;
+}
+
 std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& number) {
   auto it = number.find(n);
   return absl::StrCat(it == number.end() ? "%?" : absl::StrCat("%", it->second), " ",
@@ -28,8 +55,7 @@ std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& nu
 
 std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
   const auto lock = LockGraphForReading();
-  const codegen::GeneratedPlan g =
-      codegen::PlanAndGenerate(Nodes(outputs), runtime::DeviceTarget());
+  const codegen::GeneratedPlan g = Generate(Nodes(outputs)).generated;
   std::vector<KernelInfo> infos;
   for (size_t i = 0; i < g.kernels.size(); ++i) {
     KernelInfo info{g.kernels[i].name, g.kernels[i].kind, {}, g.kernels[i].source};
@@ -42,7 +68,8 @@ std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
 std::string explain(const std::vector<Tensor>& outputs) {
   const std::vector<const Node*> roots = Nodes(outputs);
   const auto lock = LockGraphForReading();
-  const codegen::GeneratedPlan g = codegen::PlanAndGenerate(roots, runtime::DeviceTarget());
+  const Inspected inspected = Generate(roots);
+  const codegen::GeneratedPlan& g = inspected.generated;
   absl::flat_hash_map<const Node*, int> number;
   for (const Node* n : TopologicalOrder(roots, /*include_realized=*/true)) {
     const int next = static_cast<int>(number.size());
@@ -50,6 +77,9 @@ std::string explain(const std::vector<Tensor>& outputs) {
   }
   std::string text = absl::StrCat(g.kernels.size(), g.kernels.size() == 1 ? " kernel" : " kernels",
                                   " (values numbered as in PrintGraph)\n");
+  absl::StrAppend(
+      &text, "extents: ",
+      inspected.rows.empty() ? "in the source (every extent as recorded)" : inspected.rows, "\n");
   for (size_t i = 0; i < g.kernels.size(); ++i) {
     const FusedKernel& k = g.plan.kernels[i];
     const codegen::KernelSource& ks = g.kernels[i];
@@ -65,6 +95,7 @@ std::string explain(const std::vector<Tensor>& outputs) {
       absl::StrAppend(
           &text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ", l.grid[2],
           ") x ", l.block, " threads", l.persistent ? " (tiles; at most one block per SM)" : "",
+          l.rows_grid.mul > 0 ? " (grid.x from rows)" : "",
           l.shared_bytes > 0 ? absl::StrCat(", ", l.shared_bytes, " B shared") : "", "\n");
     }
     for (size_t j = 0; j < k.notes.size(); ++j) {

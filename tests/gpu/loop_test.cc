@@ -65,6 +65,11 @@ TEST_F(GpuTest, BatchSizesShareKernelsPerBucket) {
     // B = 1, then buckets [2, 3], [4, 7], ..., [64, 127]; B = 1 of the first program and the
     // second program's B = 2 are the family's first two, specialized then shared.
     EXPECT_LE(GetStats().plans_built - before, 9);
+    // explain() shows what realize would run: the kernels that take the batch.
+    const std::string text = explain(block(100, Device::kCUDA));
+    EXPECT_NE(text.find("is the kernels' rows argument; these kernels serve batches 64 to 127"),
+              std::string::npos)
+        << text;
   }
 }
 

@@ -8,6 +8,7 @@
 #include "backend/cuda_backend.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "backend/dynamic_extents.h"
+#include "backend/environment.h"
 #include "backend/execute.h"
 #include "backend/program_key.h"
 #include "backend/ready_plan.h"
@@ -191,24 +193,32 @@ class CudaBackend : public Backend {
     if (family == nullptr) family = &slot.families.Put(key, Family{});
     std::optional<DynamicChoice> choice = ChooseDynamicRows(ordered, AllExtents(ordered), *family);
     if (!choice.has_value()) return FamilyPlan{};
-    key.push_back(-3);  // then the bucket and the dynamic extents' positions
+    // Then the bucket and every extent, the dynamic ones as -1: the key holds everything the
+    // plan depends on, whatever became of the family record.
+    key.push_back(-3);
     key.push_back(choice->bucket);
-    for (size_t i = 0; i < family->dynamic.size(); ++i) {
-      if (family->dynamic[i]) key.push_back(static_cast<int64_t>(i));
+    const std::vector<int64_t> extents = AllExtents(ordered);
+    for (size_t i = 0; i < extents.size(); ++i) {
+      key.push_back(family->dynamic[i] ? -1 : extents[i]);
     }
     if (ReadyPlan* plan = slot.plans.Find(key)) {
       ++GetStats().plan_cache_hits;
       return FamilyPlan{plan, choice->rows};
     }
-    TESSEL_ASSIGN_OR_RETURN(std::optional<ReadyPlan> ready,
-                            PrepareDynamicPlan(program, ordered.position, *slot.context,
-                                               slot.modules, choice->dynamic));
-    if (!ready.has_value()) {
+    absl::StatusOr<std::optional<ReadyPlan>> ready =
+        PrepareDynamicPlan(program, ordered.position, *slot.context, slot.modules, choice->dynamic);
+    if (!ready.ok() || !ready->has_value()) {
+      // A kernel that cannot take rows, or whose rows version fails (to compile, say): the
+      // exact plan serves this bucket from now on.
+      if (!ready.ok() && LogEnabled()) {
+        std::fprintf(stderr, "tessel: specializing instead of dynamic rows: %s\n",
+                     std::string(ready.status().message()).c_str());
+      }
       family->refused_buckets.push_back(choice->bucket);
       return FamilyPlan{};
     }
     ++GetStats().plans_built;
-    return FamilyPlan{&slot.plans.Put(std::move(key), *std::move(ready)), choice->rows};
+    return FamilyPlan{&slot.plans.Put(std::move(key), **std::move(ready)), choice->rows};
   }
 
   absl::Status Init() {

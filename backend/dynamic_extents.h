@@ -14,7 +14,9 @@
 //   the planner's shape comparisons could tell such a B apart);
 // - a plan serves one power-of-two bucket of B, [2^k, 2^(k+1) - 1], its decisions (GEMM
 //   tiles, index width) made for the bucket's largest value: a loop over B = 1..512 builds at
-//   most 10 plans of a family (B = 1 and nine buckets), whatever the order.
+//   most 10 plans of a family (the first program's and nine buckets), plus one for each B
+//   equal to a static extent, whatever the order.
+// Marks never clear: a family whose other extents have varied once specializes from then on.
 // Anything else (a dynamic extent that is not leading, two of them with different values, a
 // kernel that cannot take rows) is specialized to the program's exact extents, as before.
 #ifndef TESSEL_BACKEND_DYNAMIC_EXTENTS_H_

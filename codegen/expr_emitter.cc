@@ -277,6 +277,11 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
       for (const NodePtr& in : node->inputs()) {
         if (in->shape()[axis] > 0) parts.push_back(in.get());
       }
+      if (parts.size() == 1) {  // the others are empty: the one part at the same position
+        const Node& in = *parts[0];
+        return Convert(Get(&in, WithGuards(FromDims(in.shape(), idx.dims, idx.lane), idx)),
+                       in.dtype(), dtype);
+      }
       for (size_t i = 0; i < parts.size(); ++i) {
         const Node& in = *parts[i];
         IndexExpr sub = idx;

@@ -97,7 +97,9 @@ const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows) {
     largest = std::max(largest, elements(*n));
     for (const NodePtr& in : n->inputs()) largest = std::max(largest, elements(*in));
   }
-  return largest < (int64_t{1} << 31) - 4096 ? "int" : "long long";
+  // Loops step past the end by up to a grid's stride (which reaches the element count when
+  // one pass covers the space): 2^30 leaves that room in 31 bits.
+  return largest < (int64_t{1} << 30) ? "int" : "long long";
 }
 
 void BeginSource(CodeWriter& w, const FusedKernel& kernel, const DynamicRows* rows) {

@@ -5,9 +5,9 @@
 //         realizes the outputs on the CPU backend.
 //   diff: on a GPU. Realizes on CUDA and on the CPU and compares (compare.h); with `twice`,
 //         does it again with other input values, scalars and seeds, on another stream, so
-//         that the second CUDA run goes through the plan cache with new arguments, and a
-//         third time with another leading extent, so that kernels may take it as an
-//         argument.
+//         that the second CUDA run goes through the plan cache with new arguments, and at two
+//         other leading extents of one power-of-two bucket, so that kernels take the extent
+//         as an argument and a plan runs at an extent it was not made at.
 #ifndef TESSEL_TOOLS_FUZZ_CHECK_H_
 #define TESSEL_TOOLS_FUZZ_CHECK_H_
 

@@ -92,9 +92,11 @@ class CudaBackend : public Backend {
       ++GetStats().plan_cache_hits;
       return ExecutePlan(*plan, ordered, program.outputs, device, stream, 0);
     }
-    TESSEL_ASSIGN_OR_RETURN(const FamilyPlan family, PlanOfFamily(*slot, program, ordered, fuse));
-    if (family.plan != nullptr) {
-      return ExecutePlan(*family.plan, ordered, program.outputs, device, stream, family.rows);
+    if (DynamicExtentsEnabled()) {
+      TESSEL_ASSIGN_OR_RETURN(const FamilyPlan family, PlanOfFamily(*slot, program, ordered, fuse));
+      if (family.plan != nullptr) {
+        return ExecutePlan(*family.plan, ordered, program.outputs, device, stream, family.rows);
+      }
     }
     TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
                             PreparePlan(program, ordered.position, device, slot->modules));

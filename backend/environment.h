@@ -20,6 +20,13 @@ inline bool SyncEnabled() {
   return sync;
 }
 
+// TESSEL_DYNAMIC=0: every program specialized to its extents (dynamic_extents.h), e.g. to
+// compare with the dynamic kernels. Read at each plan-cache miss.
+inline bool DynamicExtentsEnabled() {
+  const char* v = std::getenv("TESSEL_DYNAMIC");
+  return v == nullptr || std::string(v) != "0";
+}
+
 inline double MillisecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }

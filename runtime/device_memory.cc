@@ -21,6 +21,13 @@ absl::StatusOr<CUdeviceptr> DeviceAllocator::Allocate(int64_t bytes, CUstream st
   bool over_limit = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // The limit bounds what is in use, cached blocks handed out again included.
+    if (limit_ > 0 && stats_.in_use + size > limit_) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("allocating ", size, " bytes on the GPU would pass the memory limit of ",
+                       limit_, " bytes (in use ", stats_.in_use, ", reserved ", stats_.reserved,
+                       ", peak ", stats_.peak_in_use, ")"));
+    }
     auto it = free_.find({stream, size});
     if (it != free_.end() && !it->second.empty()) {
       const CUdeviceptr p = it->second.back();
@@ -31,16 +38,8 @@ absl::StatusOr<CUdeviceptr> DeviceAllocator::Allocate(int64_t bytes, CUstream st
     }
     over_limit = limit_ > 0 && stats_.reserved + size > limit_;
   }
+  // Reserving more would pass the limit: cached blocks go back to the driver first.
   if (over_limit) TESSEL_RETURN_IF_ERROR(ReleaseCached());
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (limit_ > 0 && stats_.in_use + size > limit_) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("allocating ", size, " bytes on the GPU would pass the memory limit of ",
-                       limit_, " bytes (in use ", stats_.in_use, ", reserved ", stats_.reserved,
-                       ", peak ", stats_.peak_in_use, ")"));
-    }
-  }
   CUdeviceptr p = 0;
   CUresult r = driver_->cuMemAlloc(&p, size);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {  // cached blocks of other sizes or streams may make room

@@ -112,10 +112,12 @@ if [ "$what" = fuzz-sanitize ]; then
   done | tee "$out/fuzz_sanitize.txt"
 fi
 if [ "$what" = loops ]; then
-  "$here/loop_bench" --benchmark_out="$out/loop_bench.json" 2>&1 | tee "$out/loop_bench.log" | grep -E "^BM_|Run on|rror"
-  # 10,000 distinct graphs: fill the disk cache in 16 processes, then one process runs them all.
-  for i in $(seq 0 15); do "$here/cache_growth" $((i * 625)) 625 > /dev/null & done; wait
-  "$here/cache_growth" 0 10000 2>&1 | tee "$out/cache_growth.log"
+  "$here/loop_bench" --benchmark_out="$out/loop_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/loop_bench.log" | grep -E "^BM_|Run on|rror"
+  # CACHE_GRAPHS (10,000) distinct graphs: fill the disk cache in 16 processes, then one
+  # process runs them all.
+  n=${CACHE_GRAPHS:-10000}; per=$(( (n + 15) / 16 ))
+  for i in $(seq 0 15); do timeout ${CACHE_WARM_S:-300} "$here/cache_growth" $((i * per)) $per > /dev/null & done; wait
+  timeout ${CACHE_RUN_S:-300} "$here/cache_growth" 0 "$n" 2>&1 | tee "$out/cache_growth.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   CUDA_CACHE_DISABLE=1 "$here/compile_bench" --benchmark_out="$out/compile_bench.json" 2>&1 | tee "$out/compile_bench.log" | grep -E "^BM_|Run on"

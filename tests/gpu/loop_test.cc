@@ -60,7 +60,9 @@ TEST_F(GpuTest, BatchSizesShareKernelsPerBucket) {
     const int64_t before = GetStats().plans_built;
     for (int64_t b = 1; b <= 64; ++b) {
       SCOPED_TRACE(::testing::Message() << "batch " << b);
-      Compare([&](Device d) { return block(b, d); }, dtype == DType::kF32 ? 1e-4 : 3.2e-2, 1e-2);
+      // bf16: y cancels terms of magnitude ~4, whose ulp is 2^-5.
+      Compare([&](Device d) { return block(b, d); }, dtype == DType::kF32 ? 1e-4 : 3.2e-2,
+              dtype == DType::kF32 ? 1e-3 : 0.07);
     }
     // B = 1, then buckets [2, 3], [4, 7], ..., [64, 127]; B = 1 of the first program and the
     // second program's B = 2 are the family's first two, specialized then shared.

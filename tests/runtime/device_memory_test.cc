@@ -131,6 +131,19 @@ TEST_F(DeviceMemoryTest, TheLimitReleasesTheCacheThenRefuses) {
   allocator_.Free(live, 1 << 20, kStreamB, {});
 }
 
+TEST_F(DeviceMemoryTest, TheLimitCountsCachedBlocksHandedOutAgain) {
+  const CUdeviceptr kept = *allocator_.Allocate(1 << 20, kStreamA);
+  const CUdeviceptr cached = *allocator_.Allocate(4 << 20, kStreamA);
+  allocator_.Free(cached, 4 << 20, kStreamA, {});
+  allocator_.set_limit((1 << 20) + (1 << 19));
+  const absl::StatusOr<CUdeviceptr> refused = allocator_.Allocate(4 << 20, kStreamA);
+  ASSERT_FALSE(refused.ok());  // a cache hit, but past the limit all the same
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  allocator_.set_limit(0);
+  EXPECT_EQ(*allocator_.Allocate(4 << 20, kStreamA), cached);
+  allocator_.Free(kept, 1 << 20, kStreamA, {});
+}
+
 TEST_F(DeviceMemoryTest, OutOfMemoryReleasesCachedBlocksAndRetries) {
   calls_.device_bytes = 3 << 20;
   const CUdeviceptr a = *allocator_.Allocate(2 << 20, kStreamA);

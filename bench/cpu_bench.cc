@@ -137,6 +137,30 @@ void BM_PlanCacheLookup10Ops(benchmark::State& state) {
 }
 BENCHMARK(BM_PlanCacheLookup10Ops)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// The same for 64 parameter updates p - 0.01 g realized together (gpu_bench's
+// BM_SixtyFourUpdates, whose GPU time is below this host time).
+void BM_PlanCacheLookup64Updates(benchmark::State& state) {
+  std::vector<Tensor> p, g;
+  for (int i = 0; i < 64; ++i) {
+    p.push_back(randn({4096}, i, DType::kF32, Device::kCPU));
+    g.push_back(randn({4096}, 100 + i, DType::kF32, Device::kCPU));
+  }
+  realize(p);
+  realize(g);
+  runtime::LruCache<std::vector<int64_t>, int> plans(512);
+  for (auto _ : state) {
+    std::vector<Tensor> out;
+    for (int i = 0; i < 64; ++i) out.push_back(p[i] - 0.01 * g[i]);
+    std::vector<const Node*> roots;
+    for (const Tensor& t : out) roots.push_back(&t.node());
+    const Program program = CollectProgram(roots);
+    const backend::OrderedProgram ordered = backend::OrderProgram(program);
+    std::vector<int64_t> key = backend::StructureKey(ordered, program.outputs, true);
+    if (plans.Find(key) == nullptr) plans.Put(std::move(key), 1);
+  }
+}
+BENCHMARK(BM_PlanCacheLookup64Updates)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 }  // namespace
 }  // namespace tessel
 

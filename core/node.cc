@@ -73,8 +73,9 @@ class NodeTable {
 
   NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, std::vector<NodePtr> inputs,
                  BufferPtr buffer) {
+    const size_t hash = Hash()(key);  // outside the lock
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = nodes_.find(key); it != nodes_.end()) {
+    if (auto it = nodes_.find(key, hash); it != nodes_.end()) {
       if (NodePtr existing = (*it)->weak_from_this().lock()) return existing;
       nodes_.erase(it);  // dying: its destructor will find the slot taken or empty
     }
@@ -82,6 +83,7 @@ class NodeTable {
     NodePtr node = std::make_shared<Node>(Node::PassKey{}, id, key.op, key.dtype, key.device,
                                           key.device_index, std::move(shape), std::move(attrs),
                                           std::move(inputs), std::move(buffer));
+    node->key_hash_ = hash;
     nodes_.insert(node.get());
     return node;
   }
@@ -114,7 +116,7 @@ class NodeTable {
   struct Hash {
     using is_transparent = void;
     size_t operator()(const KeyView& k) const { return absl::Hash<KeyView>()(k); }
-    size_t operator()(const Node* n) const { return (*this)(ViewOf(*n)); }
+    size_t operator()(const Node* n) const { return n->key_hash_; }
   };
   struct Eq {
     using is_transparent = void;

@@ -86,6 +86,9 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<NodePtr> inputs_;
   BufferPtr buffer_;
   std::atomic<bool> realized_;
+  // The hash of the node's hash-consing key, kept: the table asks for it again when it
+  // grows and when the node leaves it.
+  size_t key_hash_ = 0;
 };
 
 // Records an operation: returns the live node equal to it, or a new one. No checks: ops/

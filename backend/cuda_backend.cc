@@ -47,8 +47,8 @@ int VirtualDevicesPerGpu() {
   return n;
 }
 
-// One device and its caches. Plans and modules are touched only by Run, which realize
-// calls one at a time.
+// One device and its caches. Plans and modules change only in Run, which realize calls one at
+// a time; inspect() and explain() peek at them meanwhile (LruCache::Peek).
 struct DeviceSlot {
   std::once_flag open_once;
   absl::Status open_status;
@@ -157,11 +157,11 @@ class CudaBackend : public Backend {
     if (!slot.opened.load(std::memory_order_acquire)) return std::nullopt;
     const OrderedProgram ordered = OrderProgram(program);
     const bool fuse = DefaultFusionOptions().fuse;
-    if (slot.plans.Find(StructureKey(ordered, program.outputs, fuse)) != nullptr) {
+    if (slot.plans.Peek(StructureKey(ordered, program.outputs, fuse)) != nullptr) {
       return std::nullopt;  // this very program has a plan of its own
     }
     const Family* family =
-        slot.families.Find(StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false));
+        slot.families.Peek(StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false));
     if (family == nullptr) return std::nullopt;
     Family copy = *family;  // a peek: the family does not learn from it
     return ChooseDynamicRows(ordered, AllExtents(ordered), copy);
@@ -193,13 +193,13 @@ class CudaBackend : public Backend {
     std::vector<int64_t> key = StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false);
     Family* family = slot.families.Find(key);
     if (family == nullptr) family = &slot.families.Put(key, Family{});
-    std::optional<DynamicChoice> choice = ChooseDynamicRows(ordered, AllExtents(ordered), *family);
+    const std::vector<int64_t> extents = AllExtents(ordered);
+    std::optional<DynamicChoice> choice = ChooseDynamicRows(ordered, extents, *family);
     if (!choice.has_value()) return FamilyPlan{};
     // Then the bucket and every extent, the dynamic ones as -1: the key holds everything the
     // plan depends on, whatever became of the family record.
     key.push_back(-3);
     key.push_back(choice->bucket);
-    const std::vector<int64_t> extents = AllExtents(ordered);
     for (size_t i = 0; i < extents.size(); ++i) {
       key.push_back(family->dynamic[i] ? -1 : extents[i]);
     }

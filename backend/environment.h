@@ -12,8 +12,11 @@ inline bool EnvEnabled(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' && std::string(v) != "0";
 }
-// TESSEL_LOG=1: each compile and launch on stderr.
-inline bool LogEnabled() { return EnvEnabled("TESSEL_LOG"); }
+// TESSEL_LOG=1: each compile and launch on stderr. Read once: launches ask.
+inline bool LogEnabled() {
+  static const bool log = EnvEnabled("TESSEL_LOG");
+  return log;
+}
 // TESSEL_SYNC=1: wait for each launch and check it, so that a fault names its kernel.
 inline bool SyncEnabled() {
   static const bool sync = EnvEnabled("TESSEL_SYNC");

@@ -52,20 +52,11 @@ absl::StatusOr<std::vector<BufferPtr>> LeafValues(const std::vector<const Node*>
   return values;
 }
 
-// The entry's grid for `rows` (0: the plan's own).
-absl::StatusOr<std::array<int64_t, 3>> GridFor(const ReadyKernel& k, const ReadyKernel::Entry& e,
-                                               int64_t rows, int sm_count) {
-  std::array<int64_t, 3> grid = e.grid;
-  if (rows == 0 || e.rows_grid.mul == 0) return grid;
-  const codegen::RowsGrid& g = e.rows_grid;
-  grid[0] = (rows * g.mul + g.div - 1) / g.div * g.times;
-  if (e.persistent) grid[0] = std::min<int64_t>(grid[0], sm_count);
-  if (grid[0] > 2147483647) {
-    return absl::UnimplementedError(absl::StrCat("tessel: ", e.name, " (", k.plan_line,
-                                                 ") would need ", grid[0], " blocks for ", rows,
-                                                 " rows, past what a GPU launches"));
-  }
-  return grid;
+// The error for a value the program needs that holds no data.
+absl::Status NoData(const Node& n) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("an input ", DTypeName(n.dtype()), n.shape().ToString(),
+                   " has no data (a graph parsed from text has placeholders only)"));
 }
 
 absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e,
@@ -107,11 +98,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
   for (const ReadyKernel& k : plan.kernels) {
     std::vector<CUdeviceptr> args;
     for (int in : k.inputs) {
-      if (values[in] == nullptr) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("an input ", DTypeName(order[in]->dtype()), order[in]->shape().ToString(),
-                         " has no data (a graph parsed from text has placeholders only)"));
-      }
+      if (values[in] == nullptr) return NoData(*order[in]);
       args.push_back(static_cast<runtime::DeviceBuffer&>(*values[in]).ptr());
     }
     for (int out : k.outputs) {
@@ -144,7 +131,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     long long rows_argument = rows;
     if (k.takes_rows) params.push_back(&rows_argument);
     for (const ReadyKernel::Entry& e : k.entries) {
-      TESSEL_ASSIGN_OR_RETURN(const auto grid, GridFor(k, e, rows, device.sm_count()));
+      TESSEL_ASSIGN_OR_RETURN(const auto grid, LaunchGrid(k, e, rows, device.sm_count()));
       if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;
       TESSEL_RETURN_IF_ERROR(Launch(k, e, grid, params.data(), device.driver(), stream));
     }
@@ -157,11 +144,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     if (b == nullptr && out->shape().numel() == 0) {  // no elements: no kernel computed it
       TESSEL_ASSIGN_OR_RETURN(b, allocate(out->dtype(), 0));
     }
-    if (b == nullptr) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("an input ", DTypeName(out->dtype()), out->shape().ToString(),
-                       " has no data (a graph parsed from text has placeholders only)"));
-    }
+    if (b == nullptr) return NoData(*out);
     result.push_back(b);
   }
   return result;

@@ -28,7 +28,9 @@ struct Inspected {
 
 Inspected Generate(const std::vector<const Node*>& roots) {
   Inspected in{codegen::PlanAndGenerate(roots, runtime::DeviceTarget()), ""};
-  std::optional<backend::DynamicChoice> choice = backend::PeekDynamicRows(CollectProgram(roots));
+  Program program = CollectProgram(roots);
+  if (!roots.empty()) program.device_index = roots[0]->device_index();
+  std::optional<backend::DynamicChoice> choice = backend::PeekDynamicRows(program);
   if (!choice.has_value()) return in;
   std::vector<codegen::KernelSource> with_rows;
   for (const FusedKernel& k : in.generated.plan.kernels) {

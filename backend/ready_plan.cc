@@ -58,14 +58,7 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
   for (const codegen::Launch& l : ks.launches) {
     ReadyKernel::Entry e{nullptr, l.grid,      l.block,     l.shared_bytes,
                          l.entry, l.rows_grid, l.persistent};
-    if (l.persistent) e.grid[0] = std::min<int64_t>(e.grid[0], device.sm_count());
-    if (e.grid[0] > 2147483647 || e.grid[1] > 65535 || e.grid[2] > 65535) {
-      return absl::UnimplementedError(
-          absl::StrCat("tessel: ", l.entry, " (", r.plan_line, ") would need a grid of ", e.grid[0],
-                       " x ", e.grid[1], " x ", e.grid[2],
-                       " blocks, past what a GPU launches (2^31 - 1 x 65535 x "
-                       "65535): a problem this large is not supported yet"));
-    }
+    TESSEL_RETURN_IF_ERROR(LaunchGrid(r, e, 0, device.sm_count()).status());  // fail early
     TESSEL_RETURN_IF_ERROR(
         runtime::CheckCu(driver->cuModuleGetFunction(&e.function, r.module->get(), l.entry.c_str()),
                          absl::StrCat("finding ", l.entry)));
@@ -81,6 +74,21 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
 }
 
 }  // namespace
+
+absl::StatusOr<std::array<int64_t, 3>> LaunchGrid(const ReadyKernel& k, const ReadyKernel::Entry& e,
+                                                  int64_t rows, int sm_count) {
+  std::array<int64_t, 3> grid = e.grid;
+  const codegen::RowsGrid& g = e.rows_grid;
+  if (rows > 0 && g.mul > 0) grid[0] = (rows * g.mul + g.div - 1) / g.div * g.times;
+  if (e.persistent) grid[0] = std::min<int64_t>(grid[0], sm_count);
+  if (grid[0] > 2147483647 || grid[1] > 65535 || grid[2] > 65535) {
+    return absl::UnimplementedError(absl::StrCat(
+        "tessel: ", e.name, " (", k.plan_line, ") would need a grid of ", grid[0], " x ", grid[1],
+        " x ", grid[2], " blocks, past what a GPU launches (2^31 - 1 x 65535 x 65535): ",
+        "a problem this large is not supported yet"));
+  }
+  return grid;
+}
 
 LoadedModule::~LoadedModule() { device_->RetireModule(module_); }
 

@@ -44,7 +44,7 @@ struct ReadyKernel {
   int64_t workspace_bytes = 0;
   struct Entry {
     CUfunction function;
-    std::array<int64_t, 3> grid;  // grid[0] as of the rows the plan was made at
+    std::array<int64_t, 3> grid;  // as generated, for the rows the plan was made at
     int block;
     int64_t shared_bytes;
     std::string name;
@@ -62,6 +62,11 @@ struct ReadyPlan {
   std::vector<ReadyKernel> kernels;
   int64_t nodes = 0;  // graph nodes computed, for Stats
 };
+
+// The grid entry `e` of kernel `k` launches with for `rows` (0: the plan's own extents):
+// persistent grids at most one block per SM; an error past what a GPU launches.
+absl::StatusOr<std::array<int64_t, 3>> LaunchGrid(const ReadyKernel& k, const ReadyKernel::Entry& e,
+                                                  int64_t rows, int sm_count);
 
 // The plan-cache miss path: plans, generates, compiles (through the kernel cache) and loads
 // for `device`, whose context is current.

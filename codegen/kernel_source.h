@@ -1,6 +1,6 @@
-// KernelSource: what the code generator hands the runtime for one FusedKernel: a complete
-// CUDA translation unit and how to launch its entry points. FusedKernel -> KernelSource ->
-// CompiledKernel -> Launch.
+// KernelSource: what the code generator hands the CUDA backend for one FusedKernel: a
+// complete CUDA translation unit and how to launch its entry points. FusedKernel ->
+// KernelSource -> (backend) compiled through the runtime -> launched.
 #ifndef TESSEL_CODEGEN_KERNEL_SOURCE_H_
 #define TESSEL_CODEGEN_KERNEL_SOURCE_H_
 
@@ -40,7 +40,7 @@ struct Launch {
   RowsGrid rows_grid;
 };
 
-// A TMA descriptor (128-byte swizzle, zero fill out of bounds). The runtime encodes it at
+// A TMA descriptor (128-byte swizzle, zero fill out of bounds). The backend encodes it at
 // each launch for the buffer of parameter `arg` (inputs, then outputs) and passes it after
 // the pointers as `const __grid_constant__ tessel_tensor_map tmap<i>`.
 struct TensorMapSpec {

@@ -40,6 +40,8 @@ void set_device(int index) {
 
 int current_device() { return current_device_index; }
 
+int CurrentIndexOf(Device device) { return device == Device::kCUDA ? current_device_index : 0; }
+
 int device_index(const Tensor& t) { return CheckedNode(t, "device_index")->device_index(); }
 
 int64_t CurrentStreamId(Device device, int index) {
@@ -50,7 +52,7 @@ int64_t CurrentStreamId(Device device, int index) {
 
 Stream Stream::create() {
   const Device device = default_device();
-  const int index = device == Device::kCUDA ? current_device_index : 0;
+  const int index = CurrentIndexOf(device);
   absl::StatusOr<int64_t> id = BackendOf(device, "Stream::create").CreateStream(index);
   ThrowIfError(id.status());
   return Stream(device, index, *id);
@@ -58,7 +60,7 @@ Stream Stream::create() {
 
 Stream Stream::current() {
   const Device device = default_device();
-  const int index = device == Device::kCUDA ? current_device_index : 0;
+  const int index = CurrentIndexOf(device);
   return Stream(device, index, CurrentStreamId(device, index));
 }
 

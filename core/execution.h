@@ -23,6 +23,8 @@ int device_count();
 // index out of range.
 void set_device(int index);
 int current_device();
+// The index new tensors of kind `device` get: the current device for CUDA, 0 for the CPU.
+int CurrentIndexOf(Device device);
 // The device index of `t` (0 for CPU tensors).
 int device_index(const Tensor& t);
 
@@ -49,7 +51,6 @@ class Stream {
  private:
   Stream(Device device, int index, int64_t id) : device_(device), index_(index), id_(id) {}
   friend class StreamGuard;
-  friend int64_t CurrentStreamId(Device, int);
 
   Device device_;
   int index_;

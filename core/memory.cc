@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "absl/strings/str_cat.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/execution.h"
@@ -26,17 +27,22 @@ std::pair<Backend*, int> DefaultMemory() {
   const Device device = default_device();
   absl::StatusOr<Backend*> backend = GetBackend(device);
   ThrowIfError(backend.status());
-  return {*backend, device == Device::kCUDA ? current_device() : 0};
+  return {*backend, CurrentIndexOf(device)};
 }
 
 }  // namespace
+
+std::string DescribeMemory(const MemoryStats& s) {
+  return absl::StrCat("(in use ", s.in_use, ", reserved ", s.reserved, ", peak ", s.peak_in_use,
+                      ")");
+}
 
 void AcquireHostMemory(int64_t bytes) {
   HostMemory& h = Host();
   std::lock_guard<std::mutex> lock(h.mu);
   if (h.limit > 0 && h.stats.in_use + bytes > h.limit) {
     ThrowOpError("allocate", "allocating ", bytes, " bytes of host memory would pass the limit of ",
-                 h.limit, " bytes (in use ", h.stats.in_use, ", peak ", h.stats.peak_in_use, ")");
+                 h.limit, " bytes ", DescribeMemory(h.stats));
   }
   h.stats.in_use += bytes;
   h.stats.reserved = h.stats.in_use;

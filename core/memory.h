@@ -4,6 +4,7 @@
 #define TESSEL_CORE_MEMORY_H_
 
 #include <cstdint>
+#include <string>
 
 namespace tessel {
 
@@ -14,6 +15,8 @@ struct MemoryStats {
 };
 
 MemoryStats memory_stats();
+// "(in use N, reserved N, peak N)", for messages.
+std::string DescribeMemory(const MemoryStats& stats);
 // Returns cached, unused memory to the system (waiting for the work that last used it).
 void empty_cache();
 // An allocation that would take in_use past `bytes` throws Error naming the request and the

@@ -165,9 +165,7 @@ NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector
   for (const NodePtr& in : inputs) ids.push_back(in->id());
   // Sources live on the current device; everything else where its operands are (ops/
   // checks that they agree).
-  const int index = !inputs.empty()           ? inputs[0]->device_index()
-                    : device == Device::kCUDA ? current_device()
-                                              : 0;
+  const int index = !inputs.empty() ? inputs[0]->device_index() : CurrentIndexOf(device);
   const KeyView key{op,
                     dtype,
                     device,
@@ -183,9 +181,7 @@ NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector
 
 NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer) {
   const uint64_t id = next_id++;
-  const int index = buffer != nullptr         ? buffer->device_index()
-                    : device == Device::kCUDA ? current_device()
-                                              : 0;
+  const int index = buffer != nullptr ? buffer->device_index() : CurrentIndexOf(device);
   const KeyView key{
       OpKind::kInput, dtype, device, index, absl::MakeConstSpan(shape.dims()), {}, 0, {}, id};
   return NodeTable::Get().Intern(key, shape, {}, {}, std::move(buffer));

@@ -1,5 +1,5 @@
 // The CUDA driver API, opened with dlopen at first use so that every tessel binary starts on
-// machines without a GPU or driver. Runtime layer: CompiledKernel -> Launch.
+// machines without a GPU or driver.
 #ifndef TESSEL_RUNTIME_CUDA_DRIVER_H_
 #define TESSEL_RUNTIME_CUDA_DRIVER_H_
 

@@ -141,7 +141,12 @@ absl::Status DeviceContext::CopyToHost(void* dst, CUdeviceptr src, int64_t bytes
 }
 
 absl::Status DeviceContext::SynchronizeStream(int64_t id) {
-  return CheckCu(driver_->cuStreamSynchronize(stream(id)), "synchronizing a stream");
+  const CUstream s = stream(id);
+  if (s == nullptr) {  // never the legacy stream
+    return absl::InvalidArgumentError(
+        absl::StrCat("stream ", id, " was not created on CUDA device ", index_));
+  }
+  return CheckCu(driver_->cuStreamSynchronize(s), "synchronizing a stream");
 }
 
 absl::Status DeviceContext::Synchronize() {

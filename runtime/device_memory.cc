@@ -25,8 +25,7 @@ absl::StatusOr<CUdeviceptr> DeviceAllocator::Allocate(int64_t bytes, CUstream st
     if (limit_ > 0 && stats_.in_use + size > limit_) {
       return absl::ResourceExhaustedError(
           absl::StrCat("allocating ", size, " bytes on the GPU would pass the memory limit of ",
-                       limit_, " bytes (in use ", stats_.in_use, ", reserved ", stats_.reserved,
-                       ", peak ", stats_.peak_in_use, ")"));
+                       limit_, " bytes ", DescribeMemory(stats_)));
     }
     auto it = free_.find({stream, size});
     if (it != free_.end() && !it->second.empty()) {
@@ -48,8 +47,7 @@ absl::StatusOr<CUdeviceptr> DeviceAllocator::Allocate(int64_t bytes, CUstream st
   }
   if (r != CUDA_SUCCESS) {
     const MemoryStats s = stats();
-    return CheckCu(r, absl::StrCat("allocating ", size, " bytes on the GPU (in use ", s.in_use,
-                                   ", reserved ", s.reserved, ", peak ", s.peak_in_use, ")"));
+    return CheckCu(r, absl::StrCat("allocating ", size, " bytes on the GPU ", DescribeMemory(s)));
   }
   std::lock_guard<std::mutex> lock(mu_);
   stats_.in_use += size;

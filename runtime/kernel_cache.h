@@ -1,4 +1,5 @@
-// The kernel cache: CompiledKernel by KernelSource, in memory, then on disk, then NVRTC.
+// The kernel cache: CompileOutput by CompileUnit and target, in memory, then on disk, then
+// NVRTC.
 //
 // The key covers everything that decides the binary: the complete source, the compile
 // options, the target architecture, the NVRTC version and the code generator's version.

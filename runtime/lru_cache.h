@@ -35,6 +35,13 @@ class LruCache {
     return &it->second->second;
   }
 
+  // The entry for `key` without touching the order or the counters (a reader that shares the
+  // cache with others may call it concurrently); null if there is none.
+  const V* Peek(const K& key) const {
+    auto it = index_.find(key);
+    return it == index_.end() ? nullptr : &it->second->second;
+  }
+
   // Inserts or replaces the entry for `key` as the most recently used, evicting the least
   // recently used entries past capacity (their values are destroyed here).
   V& Put(K key, V value) {

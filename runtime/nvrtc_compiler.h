@@ -34,7 +34,7 @@ struct CompileUnit {
   uint64_t headers_hash = 0;  // identifies the headers' contents in cache keys
 };
 
-// The target of the GPU the CUDA backend uses (device 0), or sm_90a when there is none:
+// The target of the first GPU (TargetOfDevice(0)), or sm_90a when there is none:
 // what the backend, inspect() and explain() generate for. TESSEL_ARCH=sm_XY[a] overrides it.
 Target DeviceTarget();
 // The target of GPU `ordinal` of the driver (TESSEL_ARCH overrides it too).

@@ -1,5 +1,6 @@
 #include "codegen/device_library.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/stable_hash.h"
 
 namespace tessel::codegen {
@@ -14,7 +15,7 @@ absl::Span<const DeviceHeader> DeviceLibrary() {
 
 uint64_t DeviceLibraryHash() {
   static const uint64_t hash = [] {
-    uint64_t h = StableHash("");
+    uint64_t h = StableHash(absl::StrCat("codegen ", kCodegenVersion));
     for (const DeviceHeader& header : DeviceLibrary()) {
       h = StableHash(header.text, StableHash(header.name, h));
     }

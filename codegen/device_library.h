@@ -18,8 +18,13 @@ struct DeviceHeader {
 
 absl::Span<const DeviceHeader> DeviceLibrary();
 
-// A stable hash of every header's name and text.
+// A stable hash of kCodegenVersion and every header's name and text: what compiled kernels
+// depend on besides their own source.
 uint64_t DeviceLibraryHash();
+
+// Bumped whenever generated code changes meaning for the same source text (e.g. the
+// backend's calling convention): compiled kernels cached on disk then miss.
+inline constexpr int kCodegenVersion = 2;
 
 }  // namespace tessel::codegen
 

@@ -24,9 +24,6 @@ namespace tessel::runtime {
   X(cuCtxSynchronize, "cuCtxSynchronize")                 \
   X(cuMemAlloc, "cuMemAlloc_v2")                          \
   X(cuMemFree, "cuMemFree_v2")                            \
-  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                      \
-  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                      \
-  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                      \
   X(cuModuleLoadData, "cuModuleLoadData")                 \
   X(cuModuleGetFunction, "cuModuleGetFunction")           \
   X(cuLaunchKernel, "cuLaunchKernel")                     \
@@ -40,15 +37,12 @@ namespace tessel::runtime {
   X(cuEventQuery, "cuEventQuery")                         \
   X(cuModuleUnload, "cuModuleUnload")                     \
   X(cuStreamCreate, "cuStreamCreate")                     \
-  X(cuStreamDestroy, "cuStreamDestroy_v2")                \
   X(cuStreamSynchronize, "cuStreamSynchronize")           \
   X(cuStreamWaitEvent, "cuStreamWaitEvent")               \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")            \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")            \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")            \
   X(cuMemHostAlloc, "cuMemHostAlloc")                     \
-  X(cuMemFreeHost, "cuMemFreeHost")                       \
-  X(cuMemGetInfo, "cuMemGetInfo_v2")                      \
   X(cuCtxPushCurrent, "cuCtxPushCurrent_v2")              \
   X(cuCtxPopCurrent, "cuCtxPopCurrent_v2")                \
   X(cuCtxGetCurrent, "cuCtxGetCurrent")

@@ -28,7 +28,7 @@ constexpr absl::string_view kMagic = "TESSEL-KERNEL-CACHE-1\n";
 // Everything that decides the compiled binary, in one string.
 std::string KeyMaterial(const CompileUnit& unit, const Target& target,
                         absl::string_view nvrtc_version) {
-  return absl::StrCat("codegen ", kCodegenVersion, "\nheaders ",
+  return absl::StrCat("cache format ", kCacheFormatVersion, "\nheaders ",
                       absl::Hex(unit.headers_hash, absl::kZeroPad16), "\nnvrtc ", nvrtc_version,
                       "\ntarget ", target.Name(), "\noptions ",
                       absl::StrJoin(CompileOptions(target), " "), "\n", unit.source);

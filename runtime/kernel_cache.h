@@ -25,9 +25,9 @@
 
 namespace tessel::runtime {
 
-// Bumped whenever generated code changes meaning for the same source text (e.g. the
-// runtime's calling convention): old disk entries then miss.
-inline constexpr int kCodegenVersion = 1;
+// Bumped whenever the cache's entries change meaning for the same key: old disk entries
+// then miss. (A code generator's own version belongs in CompileUnit::headers_hash.)
+inline constexpr int kCacheFormatVersion = 1;
 
 struct CacheStats {
   int64_t memory_hits = 0;

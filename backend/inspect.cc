@@ -32,14 +32,10 @@ Inspected Generate(const std::vector<const Node*>& roots) {
   if (!roots.empty()) program.device_index = roots[0]->device_index();
   std::optional<backend::DynamicChoice> choice = backend::PeekDynamicRows(program);
   if (!choice.has_value()) return in;
-  std::vector<codegen::KernelSource> with_rows;
-  for (const FusedKernel& k : in.generated.plan.kernels) {
-    std::optional<codegen::KernelSource> ks =
-        codegen::GenerateWithRows(k, runtime::DeviceTarget(), choice->dynamic);
-    if (!ks.has_value()) return in;  // realize would specialize the program
-    with_rows.push_back(*std::move(ks));
-  }
-  in.generated.kernels = std::move(with_rows);
+  std::optional<std::vector<codegen::KernelSource>> with_rows =
+      codegen::GeneratePlanWithRows(in.generated.plan, runtime::DeviceTarget(), choice->dynamic);
+  if (!with_rows.has_value()) return in;  // realize would specialize the program
+  in.generated.kernels = *std::move(with_rows);
   in.rows =
       absl::StrCat("the batch (dim 0 of ", choice->dynamic.nodes.size(), " values, now ",
                    choice->rows, ") is the kernels' rows argument; these kernels serve batches ",

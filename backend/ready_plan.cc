@@ -94,23 +94,6 @@ LoadedModule::~LoadedModule() { device_->RetireModule(module_); }
 
 namespace {
 
-// The kernels' sources: as generated, or with `rows` (nullopt where one cannot take them).
-std::optional<std::vector<codegen::KernelSource>> Sources(const FusionPlan& plan,
-                                                          const Target& target,
-                                                          const codegen::DynamicRows* rows) {
-  std::vector<codegen::KernelSource> sources;
-  for (const FusedKernel& kernel : plan.kernels) {
-    if (rows == nullptr) {
-      sources.push_back(codegen::GenerateKernel(kernel, target));
-      continue;
-    }
-    std::optional<codegen::KernelSource> ks = codegen::GenerateWithRows(kernel, target, *rows);
-    if (!ks.has_value()) return std::nullopt;
-    sources.push_back(*std::move(ks));
-  }
-  return sources;
-}
-
 // Compiles and loads `sources`, the kernels of `plan`.
 absl::StatusOr<ReadyPlan> Load(const Program& program, const FusionPlan& plan,
                                const std::vector<codegen::KernelSource>& sources,
@@ -155,14 +138,19 @@ absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
                                       const absl::flat_hash_map<const Node*, int>& position,
                                       runtime::DeviceContext& device, ModuleCache& modules) {
   const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
-  return Load(program, plan, *Sources(plan, device.target(), nullptr), position, device, modules);
+  std::vector<codegen::KernelSource> sources;
+  for (const FusedKernel& k : plan.kernels) {
+    sources.push_back(codegen::GenerateKernel(k, device.target()));
+  }
+  return Load(program, plan, sources, position, device, modules);
 }
 
 absl::StatusOr<std::optional<ReadyPlan>> PrepareDynamicPlan(
     const Program& program, const absl::flat_hash_map<const Node*, int>& position,
     runtime::DeviceContext& device, ModuleCache& modules, const codegen::DynamicRows& rows) {
   const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
-  std::optional<std::vector<codegen::KernelSource>> sources = Sources(plan, device.target(), &rows);
+  std::optional<std::vector<codegen::KernelSource>> sources =
+      codegen::GeneratePlanWithRows(plan, device.target(), rows);
   if (!sources.has_value()) return std::nullopt;
   TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
                           Load(program, plan, *sources, position, device, modules));

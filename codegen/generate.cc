@@ -54,6 +54,18 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
   return std::nullopt;
 }
 
+std::optional<std::vector<KernelSource>> GeneratePlanWithRows(const FusionPlan& plan,
+                                                              const Target& target,
+                                                              const DynamicRows& rows) {
+  std::vector<KernelSource> sources;
+  for (const FusedKernel& kernel : plan.kernels) {
+    std::optional<KernelSource> ks = GenerateWithRows(kernel, target, rows);
+    if (!ks.has_value()) return std::nullopt;
+    sources.push_back(*std::move(ks));
+  }
+  return sources;
+}
+
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target) {
   GeneratedPlan g;
   g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions());

@@ -20,6 +20,10 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target = Ta
 // holds none is the static kernel, valid for every extent.
 std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
                                              const DynamicRows& rows);
+// Every kernel of `plan` with `rows`; nullopt where one cannot take them.
+std::optional<std::vector<KernelSource>> GeneratePlanWithRows(const FusionPlan& plan,
+                                                              const Target& target,
+                                                              const DynamicRows& rows);
 
 // The plan realize() would run for `outputs` and the source of each of its kernels.
 struct GeneratedPlan {

@@ -31,13 +31,12 @@ struct Recorded {
   Program program;
   OrderedProgram ordered;
 };
-Recorded Record(Block& block, int64_t b) {
-  Recorded r;
-  r.out = block.Of(b);
-  r.program = CollectProgram({&r.out.node()});
+Recorded RecordOf(const Tensor& out) {
+  Recorded r{out, CollectProgram({&out.node()}), {}};
   r.ordered = OrderProgram(r.program);
   return r;
 }
+Recorded Record(Block& block, int64_t b) { return RecordOf(block.Of(b)); }
 
 std::optional<DynamicChoice> Choose(const Recorded& r, Family& family) {
   return ChooseDynamicRows(r.ordered, AllExtents(r.ordered), family);
@@ -64,13 +63,7 @@ TEST(DynamicExtentsTest, TheBatchBecomesDynamicInPowerOfTwoBuckets) {
 }
 
 TEST(DynamicExtentsTest, ExtentsThatAreNotOneLeadingBatchAreSpecialized) {
-  auto program = [](int64_t a, int64_t b) {
-    Recorded r;
-    r.out = In({a, b}) * 2.0;
-    r.program = CollectProgram({&r.out.node()});
-    r.ordered = OrderProgram(r.program);
-    return r;
-  };
+  auto program = [](int64_t a, int64_t b) { return RecordOf(In({a, b}) * 2.0); };
   Family inner;
   EXPECT_FALSE(Choose(program(8, 16), inner).has_value());
   EXPECT_FALSE(Choose(program(8, 32), inner).has_value());  // a trailing extent varies
@@ -87,13 +80,10 @@ std::vector<codegen::KernelSource> DynamicKernels(Block& block, int64_t b, const
   const Recorded r = Record(block, b);
   const std::optional<DynamicChoice> choice = Choose(r, family);
   EXPECT_TRUE(choice.has_value());
-  std::vector<codegen::KernelSource> sources;
-  for (const FusedKernel& k : PlanFusion(r.program, DefaultFusionOptions()).kernels) {
-    std::optional<codegen::KernelSource> ks = codegen::GenerateWithRows(k, target, choice->dynamic);
-    EXPECT_TRUE(ks.has_value()) << KernelKindName(k.kind);
-    if (ks.has_value()) sources.push_back(*std::move(ks));
-  }
-  return sources;
+  std::optional<std::vector<codegen::KernelSource>> sources = codegen::GeneratePlanWithRows(
+      PlanFusion(r.program, DefaultFusionOptions()), target, choice->dynamic);
+  EXPECT_TRUE(sources.has_value());
+  return sources.value_or(std::vector<codegen::KernelSource>{});
 }
 
 TEST(DynamicExtentsTest, OneSourcePerBucketTakingRowsAndCompiling) {
@@ -121,11 +111,7 @@ TEST(DynamicExtentsTest, PointwiseKernelsTakeRows) {
   auto kernels = [](int64_t b) {
     Family family;
     auto record = [](int64_t rows) {
-      Recorded r;
-      r.out = tanh(In({rows, 3, 5}, DType::kF32) * 2.0) + In({5}, DType::kF32);
-      r.program = CollectProgram({&r.out.node()});
-      r.ordered = OrderProgram(r.program);
-      return r;
+      return RecordOf(tanh(In({rows, 3, 5}, DType::kF32) * 2.0) + In({5}, DType::kF32));
     };
     Choose(record(2), family);
     const Recorded r = record(b);
@@ -148,12 +134,7 @@ TEST(DynamicExtentsTest, NormalizationsOverRowsTakeRows) {
   const Tensor w = In({96}, DType::kF32), bias = In({96}, DType::kF32);
   auto kernels = [&](int64_t b) {
     auto record = [&](int64_t rows) {
-      Recorded r;
-      const Tensor x = In({rows, 4, 96}, DType::kF32);
-      r.out = softmax(layer_norm(x, w, bias) * 2.0);
-      r.program = CollectProgram({&r.out.node()});
-      r.ordered = OrderProgram(r.program);
-      return r;
+      return RecordOf(softmax(layer_norm(In({rows, 4, 96}, DType::kF32), w, bias) * 2.0));
     };
     Family family;
     Choose(record(2), family);
@@ -180,13 +161,7 @@ TEST(DynamicExtentsTest, NormalizationsOverRowsTakeRows) {
 
 // A reduction over the batch itself keeps the batch in the source: the plan is specialized.
 TEST(DynamicExtentsTest, ReductionsOverTheBatchAreSpecialized) {
-  auto record = [](int64_t rows) {
-    Recorded r;
-    r.out = sum(In({rows, 96}, DType::kF32), {0});
-    r.program = CollectProgram({&r.out.node()});
-    r.ordered = OrderProgram(r.program);
-    return r;
-  };
+  auto record = [](int64_t rows) { return RecordOf(sum(In({rows, 96}, DType::kF32), {0})); };
   Family family;
   Choose(record(2), family);
   const Recorded r = record(50);

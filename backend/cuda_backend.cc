@@ -47,6 +47,14 @@ int VirtualDevicesPerGpu() {
   return n;
 }
 
+// A plan-cache entry: a plan and the rows it runs with. A family's plan is entered under the
+// family key and, once it has served a program, under that program's exact key too, so that
+// the program's next realize finds it at once.
+struct CachedPlan {
+  std::shared_ptr<const ReadyPlan> plan;
+  int64_t rows = 0;
+};
+
 // One device and its caches. Plans and modules change only in Run, which realize calls one at
 // a time; inspect() and explain() peek at them meanwhile (LruCache::Peek).
 struct DeviceSlot {
@@ -57,7 +65,7 @@ struct DeviceSlot {
   // Declared before the plans, which hold modules: destroyed after them.
   ModuleCache modules{kModuleCacheEntries};
   // Plans by structure key, and by family key plus dynamic rows (dynamic_extents.h).
-  runtime::LruCache<std::vector<int64_t>, ReadyPlan> plans{kPlanCacheEntries};
+  runtime::LruCache<std::vector<int64_t>, CachedPlan> plans{kPlanCacheEntries};
   runtime::LruCache<std::vector<int64_t>, Family> families{kPlanCacheEntries};
 };
 
@@ -88,21 +96,23 @@ class CudaBackend : public Backend {
     const OrderedProgram ordered = OrderProgram(program);
     const bool fuse = DefaultFusionOptions().fuse;
     std::vector<int64_t> key = StructureKey(ordered, program.outputs, fuse);
-    if (ReadyPlan* plan = slot->plans.Find(key)) {
+    if (const CachedPlan* hit = slot->plans.Find(key)) {
       ++GetStats().plan_cache_hits;
-      return ExecutePlan(*plan, ordered, program.outputs, device, stream, 0);
+      return ExecutePlan(*hit->plan, ordered, program.outputs, device, stream, hit->rows);
     }
     if (DynamicExtentsEnabled()) {
-      TESSEL_ASSIGN_OR_RETURN(const FamilyPlan family, PlanOfFamily(*slot, program, ordered, fuse));
+      TESSEL_ASSIGN_OR_RETURN(CachedPlan family, PlanOfFamily(*slot, program, ordered, fuse));
       if (family.plan != nullptr) {
-        return ExecutePlan(*family.plan, ordered, program.outputs, device, stream, family.rows);
+        const CachedPlan& entry = slot->plans.Put(std::move(key), std::move(family));
+        return ExecutePlan(*entry.plan, ordered, program.outputs, device, stream, entry.rows);
       }
     }
     TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
                             PreparePlan(program, ordered.position, device, slot->modules));
-    ReadyPlan* plan = &slot->plans.Put(std::move(key), std::move(ready));
+    const CachedPlan& entry = slot->plans.Put(
+        std::move(key), CachedPlan{std::make_shared<const ReadyPlan>(std::move(ready)), 0});
     ++GetStats().plans_built;
-    return ExecutePlan(*plan, ordered, program.outputs, device, stream, 0);
+    return ExecutePlan(*entry.plan, ordered, program.outputs, device, stream, 0);
   }
 
   absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) override {
@@ -157,9 +167,8 @@ class CudaBackend : public Backend {
     if (!slot.opened.load(std::memory_order_acquire)) return std::nullopt;
     const OrderedProgram ordered = OrderProgram(program);
     const bool fuse = DefaultFusionOptions().fuse;
-    if (slot.plans.Peek(StructureKey(ordered, program.outputs, fuse)) != nullptr) {
-      return std::nullopt;  // this very program has a plan of its own
-    }
+    const CachedPlan* exact = slot.plans.Peek(StructureKey(ordered, program.outputs, fuse));
+    if (exact != nullptr && exact->rows == 0) return std::nullopt;  // a plan of its own
     const Family* family =
         slot.families.Peek(StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false));
     if (family == nullptr) return std::nullopt;
@@ -182,20 +191,16 @@ class CudaBackend : public Backend {
   }
 
  private:
-  struct FamilyPlan {
-    ReadyPlan* plan = nullptr;  // null: specialize the program to its extents
-    int64_t rows = 0;
-  };
-
-  // The plan of `program`'s family for its dynamic rows (dynamic_extents.h), made if needed.
-  absl::StatusOr<FamilyPlan> PlanOfFamily(DeviceSlot& slot, const Program& program,
+  // The plan of `program`'s family for its dynamic rows (dynamic_extents.h), made if needed;
+  // a null plan where the program is to be specialized to its extents.
+  absl::StatusOr<CachedPlan> PlanOfFamily(DeviceSlot& slot, const Program& program,
                                           const OrderedProgram& ordered, bool fuse) {
     std::vector<int64_t> key = StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false);
     Family* family = slot.families.Find(key);
     if (family == nullptr) family = &slot.families.Put(key, Family{});
     const std::vector<int64_t> extents = AllExtents(ordered);
     std::optional<DynamicChoice> choice = ChooseDynamicRows(ordered, extents, *family);
-    if (!choice.has_value()) return FamilyPlan{};
+    if (!choice.has_value()) return CachedPlan{};
     // Then the bucket and every extent, the dynamic ones as -1: the key holds everything the
     // plan depends on, whatever became of the family record.
     key.push_back(-3);
@@ -203,9 +208,9 @@ class CudaBackend : public Backend {
     for (size_t i = 0; i < extents.size(); ++i) {
       key.push_back(family->dynamic[i] ? -1 : extents[i]);
     }
-    if (ReadyPlan* plan = slot.plans.Find(key)) {
+    if (const CachedPlan* hit = slot.plans.Find(key)) {
       ++GetStats().plan_cache_hits;
-      return FamilyPlan{plan, choice->rows};
+      return CachedPlan{hit->plan, choice->rows};
     }
     absl::StatusOr<std::optional<ReadyPlan>> ready =
         PrepareDynamicPlan(program, ordered.position, *slot.context, slot.modules, choice->dynamic);
@@ -217,10 +222,12 @@ class CudaBackend : public Backend {
                      std::string(ready.status().message()).c_str());
       }
       family->refused_buckets.push_back(choice->bucket);
-      return FamilyPlan{};
+      return CachedPlan{};
     }
     ++GetStats().plans_built;
-    return FamilyPlan{&slot.plans.Put(std::move(key), **std::move(ready)), choice->rows};
+    auto plan = std::make_shared<const ReadyPlan>(**std::move(ready));
+    slot.plans.Put(std::move(key), CachedPlan{plan, 0});
+    return CachedPlan{std::move(plan), choice->rows};
   }
 
   absl::Status Init() {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "backend/environment.h"
 #include "core/stats.h"
@@ -96,7 +97,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     return runtime::NewDeviceBuffer(device.allocator(), device.index(), dtype, numel, stream);
   };
   for (const ReadyKernel& k : plan.kernels) {
-    std::vector<CUdeviceptr> args;
+    absl::InlinedVector<CUdeviceptr, 8> args;  // per launch: no heap for usual kernels
     for (int in : k.inputs) {
       if (values[in] == nullptr) return NoData(*order[in]);
       args.push_back(static_cast<runtime::DeviceBuffer&>(*values[in]).ptr());
@@ -111,9 +112,9 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
       TESSEL_ASSIGN_OR_RETURN(workspace, allocate(DType::kF32, k.workspace_bytes / 4));
       args.push_back(workspace->ptr());
     }
-    std::vector<void*> params;
+    absl::InlinedVector<void*, 16> params;
     for (CUdeviceptr& a : args) params.push_back(&a);
-    std::vector<CUtensorMap> maps(k.tensor_maps.size());
+    absl::InlinedVector<CUtensorMap, 3> maps(k.tensor_maps.size());
     for (size_t i = 0; i < maps.size(); ++i) {
       codegen::TensorMapSpec spec = k.tensor_maps[i];
       if (spec.rows_dim1) {
@@ -123,7 +124,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
       TESSEL_RETURN_IF_ERROR(EncodeTensorMap(device.driver(), spec, args[spec.arg], &maps[i]));
       params.push_back(&maps[i]);
     }
-    std::vector<uint64_t> scalars(k.scalars.size());
+    absl::InlinedVector<uint64_t, 8> scalars(k.scalars.size());
     for (size_t i = 0; i < scalars.size(); ++i) {
       scalars[i] = codegen::ScalarArgument(*order[k.scalars[i]]);
       params.push_back(&scalars[i]);

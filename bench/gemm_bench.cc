@@ -63,15 +63,9 @@ void Measure(benchmark::State& state, const Mnk& mnk, bool versus_cublas, F&& bo
   }
 }
 
-bool NeedGpu(benchmark::State& state) {
-  if (GetBackend(Device::kCUDA).ok()) return true;
-  state.SkipWithError("no usable GPU");
-  return false;
-}
-
 // cuBLASLt: the GEMM alone (the baseline), or with its own fused bias + GELU epilogue.
 void BM_Cublas(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   const Problem p(state);
   const bool gelu = state.range(3) == kBiasGelu;
   auto lt = bench::LtGemm::Create(p.m, p.n, p.k,
@@ -85,7 +79,7 @@ void BM_Cublas(benchmark::State& state) {
 
 // cuBLASLt's GEMM, then tessel's bias + GELU as a separate kernel: what an eager library does.
 void BM_CublasThenTesselEpilogue(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   const Problem p(state);
   auto lt = bench::LtGemm::Create(p.m, p.n, p.k, bench::LtEpilogue::kNone, 0);
   if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
@@ -98,7 +92,7 @@ void BM_CublasThenTesselEpilogue(benchmark::State& state) {
 
 // tessel: the GEMM with its epilogue fused.
 void BM_Tessel(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   const Problem p(state);
   const int64_t epilogue = state.range(3);
   Measure(state, p.key(), true, [&] {
@@ -115,7 +109,7 @@ void BM_Tessel(benchmark::State& state) {
 // f32 GEMMs on TF32 tensor cores: cuBLASLt (CUBLAS_COMPUTE_32F_FAST_TF32) first, then tessel
 // under MatmulPrecision::kTF32, then tessel's exact f32 kernel (kHighest).
 void BM_Tf32(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const Mnk mnk{m, n, k};
   Tensor x = randn({m, k}, 1, DType::kF32, Device::kCUDA);

@@ -44,18 +44,12 @@ void Measure(benchmark::State& state, double bytes, F&& body) {
   state.SetLabel(fused ? "fused" : "unfused");
 }
 
-bool NeedGpu(benchmark::State& state) {
-  if (GetBackend(Device::kCUDA).ok()) return true;
-  state.SkipWithError("no usable GPU");
-  return false;
-}
-
 constexpr int64_t kBig = int64_t{1} << 28;
 
 // Baseline: a device-to-device copy of 1 GiB on tessel's stream, counting bytes read plus
 // written.
 void BM_Copy(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   Tensor a = zeros({kBig}, DType::kF32), b = ones({kBig}, DType::kF32);
   realize({a, b});
   const runtime::Driver* d = *runtime::GetDriver();
@@ -74,7 +68,7 @@ void BM_Copy(benchmark::State& state) {
 BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_PointwiseChain(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   Tensor x = randn({kBig}, 1, DType::kF32);
   realize({x});
   Measure(state, 2.0 * kBig * 4, [&] { realize({gelu(x * 1.5 + 0.25) * sigmoid(x) + x}); });
@@ -82,7 +76,7 @@ void BM_PointwiseChain(benchmark::State& state) {
 BENCHMARK(BM_PointwiseChain)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_Softmax(benchmark::State& state, DType dtype) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   Tensor x = randn({16384, 8192}, 1, dtype);
   realize({x});
   Measure(state, 2.0 * x.numel() * DTypeSize(dtype), [&] { realize({softmax(x)}); });
@@ -99,7 +93,7 @@ BENCHMARK_CAPTURE(BM_Softmax, f32, DType::kF32)
     ->Unit(benchmark::kMillisecond);
 
 void BM_LayerNorm(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   Tensor x = randn({16384, 8192}, 1, DType::kBF16);
   Tensor w = randn({8192}, 2, DType::kBF16), b = randn({8192}, 3, DType::kBF16);
   realize({x, w, b});
@@ -108,7 +102,7 @@ void BM_LayerNorm(benchmark::State& state) {
 BENCHMARK(BM_LayerNorm)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_ThreeReductions(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   Tensor x = randn({kBig}, 1, DType::kF32);
   realize({x});
   Measure(state, 1.0 * kBig * 4, [&] { realize({sum(x), sum(x * x), max(x)}); });
@@ -117,7 +111,7 @@ BENCHMARK(BM_ThreeReductions)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::
 
 // 64 parameter updates p - 0.01 g, sizes 4K to 4M elements (geometric), realized together.
 void BM_SixtyFourUpdates(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   std::vector<Tensor> p, g;
   double elements = 0;
   for (int i = 0; i < 64; ++i) {
@@ -138,7 +132,7 @@ BENCHMARK(BM_SixtyFourUpdates)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark:
 
 // Host cost of recording and realizing a 10-op chain on 1K elements, warm caches.
 void BM_HostRecordRealize10Ops(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   Tensor x = randn({1024}, 1, DType::kF32);
   realize({x});
   auto body = [&] {

@@ -1,11 +1,20 @@
-// GPU time of a piece of work, by CUDA events on tessel's current stream.
+// What the GPU benchmarks share: GPU time of a piece of work, by CUDA events on tessel's
+// current stream, and skipping where there is no GPU.
 #ifndef TESSEL_BENCH_GPU_TIMER_H_
 #define TESSEL_BENCH_GPU_TIMER_H_
 
+#include "benchmark/benchmark.h"
 #include "runtime/cuda_driver.h"
 #include "tessel.h"
 
 namespace tessel::bench {
+
+// True where a GPU is usable; else marks the benchmark skipped.
+inline bool NeedGpu(benchmark::State& state) {
+  if (GetBackend(Device::kCUDA).ok()) return true;
+  state.SkipWithError("no usable GPU");
+  return false;
+}
 
 // Mean GPU seconds of `iterations` back-to-back runs of `body` (host work overlaps the queue).
 template <typename F>

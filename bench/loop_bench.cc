@@ -13,12 +13,6 @@
 namespace tessel {
 namespace {
 
-bool NeedGpu(benchmark::State& state) {
-  if (GetBackend(Device::kCUDA).ok()) return true;
-  state.SkipWithError("no usable GPU");
-  return false;
-}
-
 struct Mlp {
   Tensor w1, b1, w2, b2;
   std::vector<Tensor*> params() { return {&w1, &b1, &w2, &b2}; }
@@ -48,7 +42,7 @@ std::vector<Tensor> Step(Mlp& m, const Mlp& grads, const Tensor& x, double lr, u
 // first untimed 100 steps compile. Counters: plans built and modules loaded in the timed
 // steps (0 when every kernel is reused) and milliseconds per step.
 void BM_TrainingLoop(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   const bool changing = state.range(0) != 0;
   const int64_t batch = 256, d = 1024, f = 4096;
   Mlp m = RandomMlp(d, f, 1);
@@ -92,7 +86,7 @@ Tensor MlpBlock(const Mlp& m, const Tensor& x) {
 // plans built and modules loaded in that first pass (one per shape would be 512 and more),
 // and microseconds per batch size in the timed passes.
 void BM_BatchSizes(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   Mlp m = RandomMlp(1024, 4096, 1);
   std::vector<Tensor> xs;
   for (int64_t b = 1; b <= 512; ++b) {  // one at a time: one launch of 512 would be one kernel
@@ -117,7 +111,7 @@ BENCHMARK(BM_BatchSizes)->Unit(benchmark::kMillisecond)->UseRealTime()->Iteratio
 // its family has run at another batch first) or specialized to B (0: TESSEL_DYNAMIC=0), GPU
 // time per block.
 void BM_MlpBlockAtBatch(benchmark::State& state) {
-  if (!NeedGpu(state)) return;
+  if (!bench::NeedGpu(state)) return;
   const int64_t b = state.range(0);
   const bool dynamic = state.range(1) != 0;
   if (!dynamic) setenv("TESSEL_DYNAMIC", "0", 1);

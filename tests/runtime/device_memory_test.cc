@@ -59,14 +59,6 @@ Driver FakeDriver() {
     calls->waits.push_back({s, calls->recorded});
     return CUDA_SUCCESS;
   };
-  d.cuGetErrorName = [](CUresult, const char** s) {
-    *s = "CUDA_ERROR_OUT_OF_MEMORY";
-    return CUDA_SUCCESS;
-  };
-  d.cuGetErrorString = [](CUresult, const char** s) {
-    *s = "out of memory";
-    return CUDA_SUCCESS;
-  };
   return d;
 }
 

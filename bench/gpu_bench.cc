@@ -30,10 +30,12 @@ void Measure(benchmark::State& state, double bytes, F&& body) {
   body();
   synchronize();
   const double kernels = static_cast<double>(GetStats().kernels_launched - before);
-  double total = 0;
+  double total = 0, host_total = 0;
   for (auto _ : state) {
-    const double t = GpuSeconds(body, 10);
+    double host = 0;
+    const double t = GpuSeconds(body, 10, &host);
     total += t;
+    host_total += host;
     state.SetIterationTime(t);
   }
   unsetenv("TESSEL_FUSION");
@@ -41,6 +43,7 @@ void Measure(benchmark::State& state, double bytes, F&& body) {
   state.counters["GB/s"] = gbps;
   if (g_copy_gbps > 0) state.counters["%copy"] = 100 * gbps / g_copy_gbps;
   state.counters["kernels"] = kernels;
+  state.counters["host_us"] = 1e6 * host_total / static_cast<double>(state.iterations());
   state.SetLabel(fused ? "fused" : "unfused");
 }
 

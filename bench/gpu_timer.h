@@ -3,6 +3,8 @@
 #ifndef TESSEL_BENCH_GPU_TIMER_H_
 #define TESSEL_BENCH_GPU_TIMER_H_
 
+#include <chrono>
+
 #include "benchmark/benchmark.h"
 #include "runtime/cuda_driver.h"
 #include "tessel.h"
@@ -17,8 +19,10 @@ inline bool NeedGpu(benchmark::State& state) {
 }
 
 // Mean GPU seconds of `iterations` back-to-back runs of `body` (host work overlaps the queue).
+// With `host_seconds`, also the mean host time of one run (enqueueing only): where it is
+// close to the GPU time, the figure measures the host path, not the kernels.
 template <typename F>
-double GpuSeconds(F&& body, int iterations) {
+double GpuSeconds(F&& body, int iterations, double* host_seconds = nullptr) {
   const runtime::Driver* d = *runtime::GetDriver();
   // First the stream: asking for it makes its device's context current for the events.
   const auto stream = static_cast<CUstream>(Stream::current().cuda_stream());
@@ -27,7 +31,12 @@ double GpuSeconds(F&& body, int iterations) {
   d->cuEventCreate(&stop, 0);
   synchronize();
   d->cuEventRecord(start, stream);
+  const auto host_start = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) body();
+  if (host_seconds != nullptr) {
+    const std::chrono::duration<double> host = std::chrono::steady_clock::now() - host_start;
+    *host_seconds = host.count() / iterations;
+  }
   d->cuEventRecord(stop, stream);
   d->cuEventSynchronize(stop);
   float ms = 0;

@@ -12,9 +12,13 @@ namespace {
 
 GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand) {
   GemmOperand o;
+  // A realized transpose is a buffer like any other (its inputs are gone): only one computed
+  // in this program is read through.
+  auto is_input = [&](const Node& n) {
+    return std::find(kernel.inputs.begin(), kernel.inputs.end(), &n) != kernel.inputs.end();
+  };
   const bool read_transposed =
-      SwapsLastTwoAxes(operand) && std::find(kernel.inputs.begin(), kernel.inputs.end(),
-                                             &operand.input(0)) != kernel.inputs.end();
+      !is_input(operand) && SwapsLastTwoAxes(operand) && is_input(operand.input(0));
   o.buffer = read_transposed ? &operand.input(0) : &operand;
   o.transposed = read_transposed;
   o.batch = BatchOf(operand.shape());

@@ -158,7 +158,24 @@ const C* OperandValues(const Node& node, const InputBuffers& inputs, size_t i,
     if (same_layout && in.dtype() == DType::kF32) return static_cast<const float*>(in.data());
   }
   scratch->push_back(LoadBroadcast<C>(in, node.input(i).shape(), node.shape()));
-  return scratch->back().data();
+  std::vector<C>& values = scratch->back();
+  // An integer operand of a 16-bit float operation is converted to that dtype first, as the
+  // GPU and PyTorch do: 1275 is 1272 in bf16, an even exponent for pow.
+  const DType a = node.input(0).dtype();
+  const DType b = node.inputs().size() > 1 ? node.input(1).dtype() : a;
+  const DType operand = ElementwiseOperandDType(node.op(), node.dtype(), a, b);
+  const bool condition = node.op() == OpKind::kWhere && i == 0;
+  if constexpr (std::is_same_v<C, float>) {
+    if (IsHalfFloat(operand) && !IsFloating(in.dtype()) && !condition) {
+      VisitDType(operand, [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (!std::is_arithmetic_v<T>) {
+          for (C& v : values) v = static_cast<float>(T(v));
+        }
+      });
+    }
+  }
+  return values.data();
 }
 
 template <typename C>

@@ -2,6 +2,7 @@
 // dtype, with broadcasting of size-1 and rank-0 operands.
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "gtest/gtest.h"
 #include "tessel.h"
@@ -132,6 +133,22 @@ TEST(PointwiseTest, MixedDtypesPromote) {
   EXPECT_EQ((i + h).to_vector<float>(), (std::vector<float>{1.5f, 2.25f, 5}));
   EXPECT_EQ((i * 0.5).to_vector<float>(), (std::vector<float>{0.5f, 1, 1.5f}));
   EXPECT_EQ((i / (i + 1)).to_vector<float>(), (std::vector<float>{0.5f, 2 / 3.0f, 0.75f}));
+}
+
+// An integer operand of a 16-bit float operation is first converted to that dtype (as in
+// PyTorch, and as the GPU computes it): 1275 is 1272 in bf16 (8 significant bits), so
+// (-2)^1275 is +inf, not -inf, and 1275 + 0.5 is 1272 (fuzzer seed 728266).
+TEST(PointwiseTest, IntegerOperandsOfHalfOpsRoundToTheHalfDtype) {
+  Tensor e = from_vector(std::vector<int32_t>{1275, 3}, {2}, DType::kI32, Device::kCPU);
+  Tensor x = from_vector({-2.0f, -2.0f}, {2}, DType::kBF16, Device::kCPU);
+  const std::vector<float> p = pow(x, e).to_vector<float>();
+  EXPECT_EQ(p[0], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(p[1], -8.0f);
+  Tensor h = from_vector({0.5f, 0.5f}, {2}, DType::kBF16, Device::kCPU);
+  EXPECT_EQ((e + h).to_vector<float>(), (std::vector<float>{1272, 3.5f}));
+  EXPECT_EQ(
+      eq(e, from_vector({1272.0f, 3.0f}, {2}, DType::kBF16, Device::kCPU)).to_vector<uint8_t>(),
+      (std::vector<uint8_t>{1, 1}));
 }
 
 TEST(PointwiseTest, IntegerArithmeticStaysInteger) {

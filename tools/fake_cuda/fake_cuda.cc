@@ -1,0 +1,206 @@
+// A stand-in for libcuda.so.1 that runs no kernels: memory is host memory, copies are
+// memcpy, launches and events do nothing. It lets the CUDA backend's host path (recording,
+// plan cache, argument packing, allocation, launch bookkeeping) run and be profiled on a
+// machine without a GPU:
+//
+//   bazel build //tools/fake_cuda:libcuda.so.1 //bench:gpu_bench
+//   LD_LIBRARY_PATH=bazel-bin/tools/fake_cuda valgrind --tool=callgrind \
+//     bazel-bin/bench/gpu_bench --benchmark_filter=BM_HostRecordRealize10Ops
+//
+// Values computed under it are meaningless (kernels never run); only host timings are.
+#include <cuda.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+// Distinct non-null handles; nothing behind them is ever read.
+template <typename Handle>
+Handle NewHandle() {
+  return reinterpret_cast<Handle>(new char[16]);
+}
+
+thread_local CUcontext current_context = nullptr;
+CUcontext primary_context = nullptr;
+
+constexpr int kSmCount = 132;  // an H100 SXM: the kernels' grids are sized from it
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+
+// NVRTC opens libcuda.so.1 too, and asks it for private interfaces: none here, which it
+// takes in its stride.
+CUresult cuGetExportTable(const void** table, const CUuuid*) {
+  *table = nullptr;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuGetErrorName(CUresult, const char** name) {
+  *name = "CUDA_ERROR_FAKE_DRIVER";
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorString(CUresult, const char** text) {
+  *text = "the fake driver (tools/fake_cuda) failed this call";
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int* count) {
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice) {
+  switch (attribute) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *value = 9;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *value = 0;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+      *value = kSmCount;
+      break;
+    default:
+      *value = 0;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice) {
+  if (primary_context == nullptr) primary_context = NewHandle<CUcontext>();
+  *context = primary_context;
+  return CUDA_SUCCESS;
+}
+
+// The oldest signature, under the name the backend looks up (cuda.h maps cuCtxCreate to v4).
+CUresult cuCtxCreate_v2(CUcontext* context, unsigned int, CUdevice) {
+  *context = NewHandle<CUcontext>();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext context) {
+  current_context = context;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext* context) {
+  *context = current_context;
+  return CUDA_SUCCESS;
+}
+
+// One level of pushing is all the backend uses (ScopedContext); the previous one is kept.
+thread_local CUcontext pushed_over = nullptr;
+
+CUresult cuCtxPushCurrent(CUcontext context) {
+  pushed_over = current_context;
+  current_context = context;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent(CUcontext* context) {
+  if (context != nullptr) *context = current_context;
+  current_context = pushed_over;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
+
+CUresult cuMemAlloc(CUdeviceptr* pointer, size_t bytes) {
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *pointer = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree(CUdeviceptr pointer) {
+  std::free(reinterpret_cast<void*>(pointer));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostAlloc(void** pointer, size_t bytes, unsigned int) {
+  *pointer = std::malloc(bytes);
+  return *pointer != nullptr ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemcpyHtoDAsync(CUdeviceptr to, const void* from, size_t bytes, CUstream) {
+  std::memcpy(reinterpret_cast<void*>(to), from, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoHAsync(void* to, CUdeviceptr from, size_t bytes, CUstream) {
+  std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoDAsync(CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstream) {
+  std::memmove(reinterpret_cast<void*>(to), reinterpret_cast<const void*>(from), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadData(CUmodule* module, const void*) {
+  *module = NewHandle<CUmodule>();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleUnload(CUmodule module) {
+  delete[] reinterpret_cast<char*>(module);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) {
+  *function = NewHandle<CUfunction>();  // leaked: one per kernel name loaded
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+
+CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
+                        unsigned int, unsigned int, unsigned int, CUstream, void**, void**) {
+  return CUDA_SUCCESS;
+}
+
+CUresult cuTensorMapEncodeTiled(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventCreate(CUevent* event, unsigned int) {
+  *event = NewHandle<CUevent>();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy(CUevent event) {
+  delete[] reinterpret_cast<char*>(event);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+
+CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) {
+  *ms = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream* stream, unsigned int) {
+  *stream = NewHandle<CUstream>();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) { return CUDA_SUCCESS; }
+
+}  // extern "C"

@@ -42,8 +42,8 @@ int64_t IntPow(int64_t base, int64_t exponent) {
 template <typename C>
 absl::Status Unary(OpKind op, const ConstMap<C>& a, OutMap<C> out) {
   switch (op) {
-    case OpKind::kNeg:
-      out = -a;
+    case OpKind::kNeg:  // not Eigen's -a: its AVX negation is 0 - x, which makes -0 +0
+      out = a.unaryExpr([](C v) { return -v; });
       return absl::OkStatus();
     case OpKind::kAbs:
       out = a.abs();

@@ -151,6 +151,24 @@ TEST(PointwiseTest, IntegerOperandsOfHalfOpsRoundToTheHalfDtype) {
       (std::vector<uint8_t>{1, 1}));
 }
 
+// -0 keeps its sign through every step: x / -0 is -x * inf (fuzzer seed 826200).
+TEST(PointwiseTest, NegativeZeroKeepsItsSign) {
+  // 64 elements: Eigen's vectorized negation computes 0 - x, which makes -0 +0.
+  std::vector<float> bits(64), expected(64);
+  for (int i = 0; i < 64; ++i) {
+    bits[i] = static_cast<float>(i % 2);
+    expected[i] = i % 2 == 0 ? std::numeric_limits<float>::infinity() : 1.5f;
+  }
+  Tensor zero = cast(from_vector(bits, {64}, DType::kBool, Device::kCPU), DType::kF32);
+  EXPECT_EQ((-1.5 / -zero).to_vector<float>(), expected);
+  Tensor s = full({}, -1.5, DType::kF32, Device::kCPU);
+  EXPECT_EQ((s / neg(zero)).to_vector<float>(), expected);
+  for (auto f : {&sin, &tanh, &relu, &sqrt}) {  // -0 at -0
+    const std::vector<float> q = (s / f(neg(zero))).to_vector<float>();
+    for (int i = 0; i < 64; i += 2) EXPECT_EQ(q[i], expected[i]) << i;
+  }
+}
+
 TEST(PointwiseTest, IntegerArithmeticStaysInteger) {
   Tensor a =
       from_vector(std::vector<int32_t>{-7, 3, 2147483647, 5}, {4}, DType::kI32, Device::kCPU);

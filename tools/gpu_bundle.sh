@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test
   //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:compile_bench
   //bench:loop_bench //bench:cache_growth
-  //examples:mlp //tools:inspect //tools/fuzz:fuzz)
+  //examples:mlp //tools:inspect //tools/fuzz:fuzz //tools/fake_cuda:libcuda.so.1)
 bazel build -c opt "${targets[@]}"
 rm -rf dist
 mkdir -p dist
@@ -24,6 +24,9 @@ for t in "${targets[@]}"; do
   cp -L "bazel-bin/${path/://}" dist/
 done
 cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
+# The driver that runs no kernels, apart: LD_LIBRARY_PATH=dist/fake_cuda times the host path
+# without the real driver's cost (tools/fake_cuda/fake_cuda.cc).
+mkdir -p dist/fake_cuda && mv dist/libcuda.so.1 dist/fake_cuda/
 chmod u+w dist/*
 strip dist/gpu_test dist/gemm_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/threads_test dist/gpu_bench \
   dist/gemm_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/fuzz

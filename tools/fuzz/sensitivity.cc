@@ -206,10 +206,25 @@ class PerturbedReplay {
         return any ? ApplyLine(line, parts, Device::kCPU) : Tensor();
       }
       case OpCategory::kReduce: {
-        if (!in[0].taint.defined() || in[0].value.numel() == 0) return Tensor();
-        GraphLine any = line;
-        any.op = OpKind::kMax;
-        return ApplyLine(any, {in[0].taint}, Device::kCPU);
+        if (in[0].value.numel() == 0) return Tensor();
+        Tensor t;
+        if (in[0].taint.defined()) {
+          GraphLine any = line;
+          any.op = OpKind::kMax;
+          t = ApplyLine(any, {in[0].taint}, Device::kCPU);
+        }
+        // A sum whose terms' magnitudes pass f32's range: the GPU's f32 accumulator may
+        // overflow to infinity where the CPU's double does not (a mean of squares of bf16
+        // powers: seed 728136).
+        const bool sum = line.op == OpKind::kSum || line.op == OpKind::kMean;
+        if (sum && IsFloating(in[0].value.dtype())) {
+          GraphLine of_terms = line;
+          of_terms.op = OpKind::kSum;
+          of_terms.dtype = DType::kF32;
+          const Tensor terms = ApplyLine(of_terms, {abs(F32(in[0].value))}, Device::kCPU);
+          t = Or(t, ge(terms, Scalar(0x1p127)), shape);
+        }
+        return t;
       }
       case OpCategory::kMatmul: {
         Tensor t;

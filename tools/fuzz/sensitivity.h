@@ -21,7 +21,9 @@
 //    widening casts, reductions of one element, add no noise of their own.)
 //  - taint: comparisons whose operands are within a few ulps of each other (or of the
 //    precision's margin absolutely, near 0), casts to integers
-//    near an integer, casts to bool of values within 2^-16 of 0, and powers of a base <= 0
+//    near an integer, casts to bool of values within 2^-16 of 0, sums whose terms' magnitudes
+//    reach 2^127 (an f32 accumulator may overflow where the CPU's double does not), and
+//    powers of a base <= 0
 //    (NaN, a number or infinity as the exponent crosses an integer) mark their element, and
 //    everything computed from it, fragile (values computed exactly on both devices, like
 //    inputs, do not).

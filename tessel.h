@@ -13,11 +13,14 @@
 #include "core/realize.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "core/tensor_format.h"
 #include "ops/composite.h"
 #include "ops/creation.h"
 #include "ops/matmul.h"
+#include "ops/npy_file.h"
 #include "ops/pointwise.h"
 #include "ops/reduce.h"
 #include "ops/structure.h"
+#include "ops/structure_composite.h"
 
 #endif  // TESSEL_TESSEL_H_

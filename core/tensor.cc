@@ -46,9 +46,4 @@ template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
 template std::vector<uint8_t> Tensor::to_vector<uint8_t>() const;
 template std::vector<bool> Tensor::to_vector<bool>() const;
 
-std::ostream& operator<<(std::ostream& os, const Tensor& t) {
-  if (!t.defined()) return os << "Tensor()";
-  return os << DTypeName(t.dtype()) << t.shape().ToString();
-}
-
 }  // namespace tessel

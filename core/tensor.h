@@ -40,7 +40,7 @@ class Tensor {
   NodePtr node_;
 };
 
-// "f32[2,3]"
+// The values, as to_string (core/tensor_format.h) writes them; realizes if needed.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // The handle's node, or Error naming `op` when the handle is empty.

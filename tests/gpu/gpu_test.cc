@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "absl/strings/str_cat.h"
 #include "core/stats.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
@@ -249,6 +250,36 @@ TEST_F(GpuTest, ResultsSurviveLaterWork) {
   for (int i = 0; i < 20; ++i) realize({sum(x * static_cast<double>(i))});
   EXPECT_EQ(y.to_vector<float>(), exp(x).to_vector<float>());
   EXPECT_EQ(y.to_vector<float>().size(), 1000u);
+}
+
+// The structural composites (views, concats and index comparisons) in one program.
+TEST_F(GpuTest, StructureComposites) {
+  for (DType d : kFloats) {
+    Compare([d](Device dev) {
+      Tensor x = Data({5, 7, 9}, 1, d, dev), y = Data({5, 7, 9}, 2, d, dev);
+      std::vector<Tensor> out = {tril(x, -1) + triu(y, 2), pad(x, {0, 1, -2}, {1, 0, 3}, 0.5),
+                                 repeat(squeeze(slice(x, 0, 2, 3), 0), {2, 1, 3}),
+                                 stack({x, y}, 2) * 2.0};
+      for (const Tensor& piece : chunk(unsqueeze(y, 1), 3, 3)) out.push_back(exp(piece));
+      return out;
+    });
+  }
+}
+
+// A CUDA tensor prints its values and device, and saves and loads through .npy on the GPU.
+TEST_F(GpuTest, PrintsAndFilesOfCudaTensors) {
+  Tensor x = from_vector({0.5f, -1.25f, 2, 3}, {2, 2}, DType::kF32, Device::kCUDA) * 2.0;
+  EXPECT_EQ(to_string(x),
+            absl::StrCat("tensor([[ 1.0000, -2.5000],\n",
+                         "        [ 4.0000,  6.0000]], device=cuda:", device_index(x), ")"));
+  for (DType d : kFloats) {
+    Tensor t = Data({33, 17}, 5, d, Device::kCUDA);
+    const std::string path = ::testing::TempDir() + "/gpu.npy";
+    save(path, t);
+    Tensor back = load(path, Device::kCUDA);
+    EXPECT_EQ(back.device(), Device::kCUDA);
+    EXPECT_EQ(back.to_vector<float>(), t.to_vector<float>());
+  }
 }
 
 }  // namespace

@@ -1,0 +1,161 @@
+#include "core/tensor_format.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace tessel {
+namespace {
+
+// Past this many elements a tensor prints summarized: each axis longer than 2 * kEdge shows
+// its first and last kEdge entries around "...", as PyTorch does.
+constexpr int64_t kEdge = 3;
+
+// How every element of one tensor is written: one notation for all, so that columns align.
+struct Notation {
+  enum Kind { kInteger, kBool, kWhole, kFixed, kScientific } kind;
+  int width = 0;
+};
+
+std::string Special(double v) {
+  if (std::isnan(v)) return "nan";
+  return v > 0 ? "inf" : "-inf";
+}
+
+std::string Element(double v, const Notation& n) {
+  switch (n.kind) {
+    case Notation::kBool:
+      return v != 0 ? "True" : "False";
+    case Notation::kInteger:
+      return absl::StrFormat("%.0f", v);
+    default:
+      break;
+  }
+  if (!std::isfinite(v)) return Special(v);
+  if (n.kind == Notation::kWhole) return absl::StrFormat("%.0f.", v);
+  if (n.kind == Notation::kFixed) return absl::StrFormat("%.4f", v);
+  return absl::StrFormat("%.4e", v);
+}
+
+// PyTorch's choice: whole numbers print as "3.", values spanning more than three decades or
+// outside [1e-4, 1e8) in scientific notation, the rest with four decimals.
+Notation ChooseNotation(DType dtype, const std::vector<double>& shown) {
+  Notation n{Notation::kFixed};
+  if (dtype == DType::kBool) {
+    n.kind = Notation::kBool;
+  } else if (!IsFloating(dtype)) {
+    n.kind = Notation::kInteger;
+  } else {
+    double largest = 0, smallest = INFINITY;
+    bool whole = true;
+    for (double v : shown) {
+      if (!std::isfinite(v)) continue;
+      whole = whole && v == std::floor(v);
+      const double a = std::fabs(v);
+      largest = std::max(largest, a);
+      if (a > 0) smallest = std::min(smallest, a);
+    }
+    if (whole && largest < 1e8) {
+      n.kind = Notation::kWhole;
+    } else if (largest >= 1e8 || smallest < 1e-4 || largest / smallest > 1e3) {
+      n.kind = Notation::kScientific;
+    }
+  }
+  for (double v : shown) n.width = std::max(n.width, static_cast<int>(Element(v, n).size()));
+  return n;
+}
+
+// The entries of an axis of `extent` that print: all, or the edges around -1 ("...").
+std::vector<int64_t> ShownEntries(int64_t extent, bool summarize) {
+  std::vector<int64_t> entries;
+  if (!summarize || extent <= 2 * kEdge) {
+    for (int64_t i = 0; i < extent; ++i) entries.push_back(i);
+    return entries;
+  }
+  for (int64_t i = 0; i < kEdge; ++i) entries.push_back(i);
+  entries.push_back(-1);
+  for (int64_t i = extent - kEdge; i < extent; ++i) entries.push_back(i);
+  return entries;
+}
+
+class Printer {
+ public:
+  Printer(const Shape& shape, const std::vector<double>& values, bool summarize, size_t indent)
+      : shape_(shape), values_(values), summarize_(summarize), indent_(indent) {}
+
+  void set_notation(const Notation& n) { notation_ = n; }
+
+  // Calls f(linear index) for every element that prints.
+  template <typename F>
+  void Visit(int axis, int64_t offset, F&& f) const {
+    if (axis == shape_.rank()) {
+      f(offset);
+      return;
+    }
+    for (int64_t i : ShownEntries(shape_[axis], summarize_)) {
+      if (i >= 0) Visit(axis + 1, offset * shape_[axis] + i, f);
+    }
+  }
+
+  std::string Format(int axis, int64_t offset) const {
+    if (axis == shape_.rank()) {
+      const std::string e = Element(values_[offset], notation_);
+      return std::string(notation_.width - e.size(), ' ') + e;
+    }
+    const bool last = axis + 1 == shape_.rank();
+    // Rows of the last axis end in ",\n"; blocks of higher axes leave a blank line between.
+    const std::string separator =
+        last ? ", "
+             : absl::StrCat(",", std::string(shape_.rank() - axis - 1, '\n'),
+                            std::string(indent_ + axis + 1, ' '));
+    std::vector<std::string> parts;
+    for (int64_t i : ShownEntries(shape_[axis], summarize_)) {
+      if (i < 0) {
+        parts.push_back(last ? " ..." : "...");  // PyTorch's spacing
+      } else {
+        parts.push_back(Format(axis + 1, offset * shape_[axis] + i));
+      }
+    }
+    return absl::StrCat("[", absl::StrJoin(parts, separator), "]");
+  }
+
+ private:
+  const Shape& shape_;
+  const std::vector<double>& values_;
+  bool summarize_;
+  size_t indent_;
+  Notation notation_{Notation::kFixed};
+};
+
+std::string Suffix(const Tensor& t) {
+  std::string s;
+  if (t.dtype() != DType::kF32) absl::StrAppend(&s, ", dtype=", DTypeName(t.dtype()));
+  if (t.device() == Device::kCUDA) absl::StrAppend(&s, ", device=cuda:", t.node().device_index());
+  return s;
+}
+
+}  // namespace
+
+std::string to_string(const Tensor& t, int max_elements) {
+  if (!t.defined()) return "Tensor()";
+  const Shape& shape = t.shape();
+  if (shape.numel() == 0) {
+    return absl::StrCat("tensor([], shape=", shape.ToString(), Suffix(t), ")");
+  }
+  const std::vector<double> values = t.to_vector<double>();  // exact for every dtype
+  const bool summarize = shape.numel() > max_elements;
+  constexpr absl::string_view kOpen = "tensor(";
+  Printer printer(shape, values, summarize, kOpen.size());
+  std::vector<double> shown;
+  printer.Visit(0, 0, [&](int64_t i) { shown.push_back(values[i]); });
+  printer.set_notation(ChooseNotation(t.dtype(), shown));
+  return absl::StrCat(kOpen, printer.Format(0, 0), Suffix(t), ")");
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << to_string(t); }
+
+}  // namespace tessel

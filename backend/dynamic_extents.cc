@@ -40,6 +40,13 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
     }
   }
   if (choice.rows < 2) return std::nullopt;
+  for (const Node* n : choice.dynamic.nodes) {
+    // Reversing the batch axis reads at (B - 1 - row): an index of the extent itself.
+    const std::vector<int64_t>& axes = n->attrs().ints;
+    if (n->op() == OpKind::kFlip && std::find(axes.begin(), axes.end(), 0) != axes.end()) {
+      return std::nullopt;
+    }
+  }
   for (size_t i = 0; i < extents.size(); ++i) {
     if (!family.dynamic[i] && extents[i] == choice.rows) return std::nullopt;  // ambiguous
   }

@@ -127,7 +127,14 @@ IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx) {
       return BroadcastUnguarded(idx, view.shape(), in);
     case OpKind::kSlice: {
       std::vector<std::string> dims = idx.dims;
-      if (a[1] != 0) dims[a[0]] = absl::StrCat("(", dims[a[0]], " + ", a[1], ")");
+      std::string& d = dims[a[0]];
+      if (a.size() > 3) d = absl::StrCat("(", d, ") * ", a[3]);  // d may be a sum
+      if (a[1] != 0) d = absl::StrCat("(", d, " + ", a[1], ")");
+      return FromDims(in, std::move(dims), idx.lane);
+    }
+    case OpKind::kFlip: {
+      std::vector<std::string> dims = idx.dims;
+      for (int64_t axis : a) dims[axis] = absl::StrCat("(", in[axis] - 1, " - (", dims[axis], "))");
       return FromDims(in, std::move(dims), idx.lane);
     }
     default:

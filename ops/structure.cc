@@ -83,19 +83,44 @@ Tensor broadcast_to(const Tensor& x, Shape shape) {
   return Record(OpKind::kBroadcast, x.dtype(), device, shape, {x.node_ptr()});
 }
 
-Tensor slice(const Tensor& x, int axis, int64_t start, int64_t end) {
+Tensor slice(const Tensor& x, int axis, int64_t start, int64_t end, int64_t step) {
   const Device device = CommonDevice("slice", {&x});
   const int a = CheckedAxis("slice", x, axis);
+  if (step < 1) ThrowOpError("slice", "step ", step, " of ", Describe(x), " is not >= 1");
   const int64_t n = x.shape()[a];
   auto clamp = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
   start = clamp(start);
   end = std::max(start, clamp(end));
-  if (start == 0 && end == n) return x;
+  const int64_t extent = (end - start + step - 1) / step;
+  if (extent <= 1) {  // one element or none: a plain slice of it
+    step = 1;
+    end = start + extent;
+  }
+  if (start == 0 && end == n && step == 1) return x;
   Shape shape = x.shape();
-  shape[a] = end - start;
+  shape[a] = extent;
   Attrs attrs;
   attrs.ints = {a, start, end};
+  if (step > 1) attrs.ints.push_back(step);  // absent is 1: the key of step-1 slices is kept
   return Record(OpKind::kSlice, x.dtype(), device, shape, {x.node_ptr()}, std::move(attrs));
+}
+
+Tensor flip(const Tensor& x, std::vector<int> axes) {
+  const Device device = CommonDevice("flip", {&x});
+  std::vector<bool> flipped(x.rank(), false);
+  for (int axis : axes) {
+    const int a = CheckedAxis("flip", x, axis);
+    if (flipped[a]) {
+      ThrowOpError("flip", "axis ", axis, " appears twice in [", absl::StrJoin(axes, ","), "]");
+    }
+    flipped[a] = true;
+  }
+  Attrs attrs;
+  for (int a = 0; a < x.rank(); ++a) {
+    if (flipped[a] && x.shape()[a] > 1) attrs.ints.push_back(a);  // extent 1 flips to itself
+  }
+  if (attrs.ints.empty()) return x;
+  return Record(OpKind::kFlip, x.dtype(), device, x.shape(), {x.node_ptr()}, std::move(attrs));
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int axis) {

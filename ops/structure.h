@@ -16,9 +16,11 @@ Tensor permute(const Tensor& x, std::vector<int> perm);
 // Swaps the last two axes.
 Tensor transpose(const Tensor& x);
 Tensor broadcast_to(const Tensor& x, Shape shape);
-// Elements [start, end) of `axis`; negative start/end count from the end, and both are
-// clamped to the axis (as Python slicing with step 1).
-Tensor slice(const Tensor& x, int axis, int64_t start, int64_t end);
+// Elements start, start + step, ... before end of `axis` (step >= 1); negative start/end
+// count from the end, and both are clamped to the axis (as Python slicing).
+Tensor slice(const Tensor& x, int axis, int64_t start, int64_t end, int64_t step = 1);
+// The elements in reverse order along each of `axes` (a view: index math when fused).
+Tensor flip(const Tensor& x, std::vector<int> axes);
 // Joins tensors along `axis`; all other dimensions must match. Dtypes promote.
 Tensor concat(const std::vector<Tensor>& xs, int axis);
 

@@ -53,8 +53,19 @@ absl::StatusOr<BufferPtr> RunStructure(const Node& node, const std::vector<Buffe
     case OpKind::kBroadcast:
       return Gather(*inputs[0], node.shape(), BroadcastStrides(in_shape, node.shape()), 0);
     case OpKind::kSlice: {
-      const int64_t axis = node.attrs().ints[0], start = node.attrs().ints[1];
-      return Gather(*inputs[0], node.shape(), in_strides, start * in_strides[axis]);
+      const std::vector<int64_t>& a = node.attrs().ints;
+      Shape::Dims strides = in_strides;
+      strides[a[0]] *= a.size() > 3 ? a[3] : 1;
+      return Gather(*inputs[0], node.shape(), strides, a[1] * in_strides[a[0]]);
+    }
+    case OpKind::kFlip: {  // backwards from the last element along each flipped axis
+      Shape::Dims strides = in_strides;
+      int64_t offset = 0;
+      for (int64_t axis : node.attrs().ints) {
+        offset += (in_shape[axis] - 1) * in_strides[axis];
+        strides[axis] = -in_strides[axis];
+      }
+      return Gather(*inputs[0], node.shape(), strides, offset);
     }
     case OpKind::kConcat:
       return Concat(node, inputs);

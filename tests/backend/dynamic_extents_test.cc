@@ -73,6 +73,24 @@ TEST(DynamicExtentsTest, ExtentsThatAreNotOneLeadingBatchAreSpecialized) {
   EXPECT_FALSE(Choose(program(1, 16), leading).has_value());  // a batch of one
 }
 
+// Reversing the batch axis reads at B - 1 - row, a literal in the kernel: specialized.
+// Reversing another axis, or striding along one, keeps the batch dynamic.
+TEST(DynamicExtentsTest, FlippingTheBatchIsSpecialized) {
+  auto program = [](int64_t b, std::vector<int> axes) {
+    return RecordOf(flip(In({b, 16}), axes) * 2.0);
+  };
+  Family batch, other;
+  EXPECT_FALSE(Choose(program(8, {0}), batch).has_value());
+  EXPECT_FALSE(Choose(program(9, {0}), batch).has_value());
+  EXPECT_FALSE(Choose(program(9, {-2, 1}), batch).has_value());  // its own family: first
+  EXPECT_FALSE(Choose(program(8, {1}), other).has_value());
+  EXPECT_TRUE(Choose(program(9, {1}), other).has_value());
+  Family strided;
+  auto every_other = [](int64_t b) { return RecordOf(slice(In({b, 16}), 1, 0, 16, 2) + 1.0); };
+  EXPECT_FALSE(Choose(every_other(8), strided).has_value());
+  EXPECT_TRUE(Choose(every_other(9), strided).has_value());
+}
+
 // Generates every kernel of the block at batch `b` with dynamic rows learned from 3 and `b`.
 std::vector<codegen::KernelSource> DynamicKernels(Block& block, int64_t b, const Target& target) {
   Family family;

@@ -257,9 +257,13 @@ TEST_F(GpuTest, StructureComposites) {
   for (DType d : kFloats) {
     Compare([d](Device dev) {
       Tensor x = Data({5, 7, 9}, 1, d, dev), y = Data({5, 7, 9}, 2, d, dev);
-      std::vector<Tensor> out = {tril(x, -1) + triu(y, 2), pad(x, {0, 1, -2}, {1, 0, 3}, 0.5),
-                                 repeat(squeeze(slice(x, 0, 2, 3), 0), {2, 1, 3}),
-                                 stack({x, y}, 2) * 2.0};
+      std::vector<Tensor> out = {
+          tril(x, -1) + triu(y, 2),
+          pad(x, {0, 1, -2}, {1, 0, 3}, 0.5),
+          repeat(squeeze(slice(x, 0, 2, 3), 0), {2, 1, 3}),
+          stack({x, y}, 2) * 2.0,
+          flip(x, {0, 2}) - sum(slice(y, 2, 1, 9, 3), {2}, true),
+          slice(flip(y, {1}), 1, 1, 7, 2) * 0.5 + sum(slice(x, 0, 0, 5, 2), {0, 1})};
       for (const Tensor& piece : chunk(unsqueeze(y, 1), 3, 3)) out.push_back(exp(piece));
       return out;
     });

@@ -64,6 +64,43 @@ TEST(StructureTest, SliceClampsLikePython) {
   EXPECT_EQ(slice(x, 1, 0, 5).node_ptr(), x.node_ptr());
 }
 
+// Python's x[start:end:step] along one axis, against a reference loop.
+TEST(StructureTest, SliceWithAStep) {
+  Tensor x = Iota({3, 10});
+  for (int64_t step : {1, 2, 3, 4, 11}) {
+    for (auto [start, end] : {std::pair<int64_t, int64_t>{0, 10}, {1, 9}, {-4, 100}, {7, 2}}) {
+      Tensor y = slice(x, 1, start, end, step);
+      const int64_t b = start < 0 ? start + 10 : start, e = std::min<int64_t>(end, 10);
+      std::vector<float> want;
+      for (int64_t r = 0; r < 3; ++r) {
+        for (int64_t c = b; c < e; c += step) want.push_back(static_cast<float>(r * 10 + c));
+      }
+      EXPECT_EQ(y.to_vector<float>(), want) << start << ":" << end << ":" << step;
+      EXPECT_EQ(y.shape()[1] * 3, static_cast<int64_t>(want.size()));
+    }
+  }
+  EXPECT_EQ(slice(x, 0, 0, 3, 2).to_vector<float>()[10], 20.0f);  // rows 0 and 2
+  testing::ExpectError([&] { slice(x, 1, 0, 5, 0); }, {"tessel::slice:", "step 0", "f32[3,10]"});
+}
+
+TEST(StructureTest, FlipReversesAxes) {
+  Tensor x = Iota({2, 3, 4});
+  for (std::vector<int> axes : std::vector<std::vector<int>>{{0}, {2}, {-1, 0}, {0, 1, 2}, {}}) {
+    const std::vector<float> got = flip(x, axes).to_vector<float>();
+    for (int64_t e = 0; e < x.numel(); ++e) {
+      std::vector<int64_t> i = Unravel(e, x.shape());
+      for (int a : axes) {
+        const int axis = a < 0 ? a + 3 : a;
+        i[axis] = x.shape()[axis] - 1 - i[axis];
+      }
+      EXPECT_EQ(got[e], static_cast<float>((i[0] * 3 + i[1]) * 4 + i[2])) << e;
+    }
+  }
+  EXPECT_EQ(flip(Iota({1, 3}), {0}).node_ptr(), Iota({1, 3}).node_ptr());  // extent 1
+  testing::ExpectError([&] { flip(x, {1, -2}); }, {"tessel::flip:", "twice"});
+  testing::ExpectError([&] { flip(x, {3}); }, {"tessel::flip:", "f32[2,3,4]"});
+}
+
 TEST(StructureTest, ConcatJoinsAndPromotes) {
   Tensor a = Iota({2, 2});
   Tensor b = reshape(arange(2, DType::kBF16, Device::kCPU), {2, 1}) + 10.0;

@@ -351,7 +351,7 @@ class Generator {
     Tensor x = Pick();
     Use(x);
     const int r = x.rank();
-    switch (rng_.Weighted({25, 20, 15, 20, 20})) {
+    switch (rng_.Weighted({25, 20, 15, 20, 20, 10})) {
       case 0:
         return Add(reshape(x, Refactor(x.shape())));
       case 1: {
@@ -370,12 +370,19 @@ class Generator {
           dims.insert(dims.begin(), rng_.Between(1, 5));
         return Add(broadcast_to(x, Shape(dims)));
       }
-      default: {
+      case 4: {
         if (r == 0) return;
         const int axis = RandomAxis(r);
         const int64_t n = x.shape()[axis < 0 ? axis + r : axis];
         const int64_t start = rng_.Between(-n - 1, n + 1), end = rng_.Between(-n - 1, n + 1);
-        return Add(slice(x, axis, start, end));
+        return Add(slice(x, axis, start, end, rng_.Chance(0.7) ? 1 : rng_.Between(2, 5)));
+      }
+      default: {
+        std::vector<int> axes;
+        for (int a = 0; a < r; ++a) {
+          if (rng_.Chance(0.5)) axes.push_back(rng_.Chance(0.2) ? a - r : a);
+        }
+        return Add(flip(x, axes));
       }
     }
   }

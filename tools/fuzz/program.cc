@@ -192,7 +192,10 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
     case OpKind::kBroadcast:
       return broadcast_to(in[0], l.shape);
     case OpKind::kSlice:
-      return slice(in[0], static_cast<int>(int_at(0)), int_at(1), int_at(2));
+      return slice(in[0], static_cast<int>(int_at(0)), int_at(1), int_at(2),
+                   ints.size() > 3 ? int_at(3) : 1);
+    case OpKind::kFlip:
+      return flip(in[0], Ints(ints));
     case OpKind::kConcat:
       return concat(in, static_cast<int>(int_at(0)));
     case OpKind::kMatmul: {

@@ -142,6 +142,19 @@ __device__ __forceinline__ int tessel_ipow(int base, int e) {
   }
   return (int)r;
 }
+// sign (NaN stays NaN), C's fmod and Python's remainder; an integer divisor of 0 gives 0, as
+// in ops/cpu (and -1 gives 0 without INT_MIN % -1, which traps).
+__device__ __forceinline__ float tessel_sign(float a) {
+  return a != a ? a : (float)((0.0f < a) - (a < 0.0f));
+}
+__device__ __forceinline__ int tessel_sign(int a) { return (0 < a) - (a < 0); }
+__device__ __forceinline__ float tessel_fmod(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ int tessel_fmod(int a, int b) { return b == 0 || b == -1 ? 0 : a % b; }
+template <typename T>
+__device__ __forceinline__ T tessel_remainder(T a, T b) {
+  const T r = tessel_fmod(a, b);
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
 __device__ __forceinline__ int tessel_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 __device__ __forceinline__ int tessel_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 __device__ __forceinline__ int tessel_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }

@@ -44,6 +44,40 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
       return absl::StrCat("tessel_rcp(1.0f + expf(-", a(), "))");
     case OpKind::kRelu:
       return absl::StrCat("(", a(), " < 0 ? 0 : ", a(), ")");
+    case OpKind::kFloor:
+      return fp ? call("floorf") : a();
+    case OpKind::kCeil:
+      return fp ? call("ceilf") : a();
+    case OpKind::kRound:
+      return fp ? call("rintf") : a();  // half to even
+    case OpKind::kTrunc:
+      return fp ? call("truncf") : a();
+    case OpKind::kSign:
+      return call("tessel_sign");
+    case OpKind::kLog1p:
+      return call("log1pf");
+    case OpKind::kExpm1:
+      return call("expm1f");
+    case OpKind::kIsNan:
+      return fp ? absl::StrCat("(", a(), " != ", a(), ")") : "false";
+    case OpKind::kIsInf:
+      return fp ? call("isinf") : "false";
+    case OpKind::kIsFinite:
+      return fp ? call("isfinite") : "true";
+    case OpKind::kLogicalNot:
+      return absl::StrCat("(", a(), " == 0)");
+    case OpKind::kRemainder:
+      return call("tessel_remainder");
+    case OpKind::kFmod:
+      return call("tessel_fmod");
+    case OpKind::kAtan2:
+      return call("atan2f");
+    case OpKind::kLogicalAnd:
+      return absl::StrCat("((", a(), " != 0) && (", b(), " != 0))");
+    case OpKind::kLogicalOr:
+      return absl::StrCat("((", a(), " != 0) || (", b(), " != 0))");
+    case OpKind::kLogicalXor:
+      return absl::StrCat("((", a(), " != 0) != (", b(), " != 0))");
     case OpKind::kAdd:
       return fp ? infix("+") : call("tessel_iadd");
     case OpKind::kSub:

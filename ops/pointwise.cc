@@ -19,11 +19,14 @@ Shape BroadcastOrThrow(absl::string_view op, const Tensor& a, const Tensor& b) {
   return *shape;
 }
 
-enum class UnaryRule { kFloatResult, kKeepType };
+enum class UnaryRule { kFloatResult, kKeepType, kBoolResult };
 
 Tensor Unary(OpKind op, const Tensor& x, UnaryRule rule) {
   const absl::string_view name = OpName(op);
   const Device device = CommonDevice(name, {&x});
+  if (rule == UnaryRule::kBoolResult) {
+    return Record(op, DType::kBool, device, x.shape(), {x.node_ptr()});
+  }
   if (x.dtype() == DType::kBool) {
     ThrowOpError(name, "does not take bool operands (", Describe(x), "); cast first");
   }
@@ -32,7 +35,7 @@ Tensor Unary(OpKind op, const Tensor& x, UnaryRule rule) {
   return Record(op, out, device, x.shape(), {x.node_ptr()});
 }
 
-enum class BinaryRule { kArithmetic, kDivision, kMinMax, kCompare };
+enum class BinaryRule { kArithmetic, kDivision, kMinMax, kCompare, kLogical };
 
 Tensor Binary(OpKind op, const Tensor& a, const Tensor& b, BinaryRule rule) {
   const absl::string_view name = OpName(op);
@@ -52,6 +55,7 @@ Tensor Binary(OpKind op, const Tensor& a, const Tensor& b, BinaryRule rule) {
     case BinaryRule::kMinMax:
       break;
     case BinaryRule::kCompare:
+    case BinaryRule::kLogical:
       out = DType::kBool;
       break;
   }
@@ -71,19 +75,30 @@ Tensor ScalarWith(OpKind op, double a, const Tensor& b, BinaryRule rule) {
 }  // namespace
 
 // The unary functions: name, OpKind, result rule.
-#define TESSEL_UNARY_OPS(X)          \
-  X(neg, kNeg, kKeepType)            \
-  X(abs, kAbs, kKeepType)            \
-  X(exp, kExp, kFloatResult)         \
-  X(log, kLog, kFloatResult)         \
-  X(sqrt, kSqrt, kFloatResult)       \
-  X(rsqrt, kRsqrt, kFloatResult)     \
-  X(sin, kSin, kFloatResult)         \
-  X(cos, kCos, kFloatResult)         \
-  X(tanh, kTanh, kFloatResult)       \
-  X(erf, kErf, kFloatResult)         \
-  X(sigmoid, kSigmoid, kFloatResult) \
-  X(relu, kRelu, kKeepType)
+#define TESSEL_UNARY_OPS(X)           \
+  X(neg, kNeg, kKeepType)             \
+  X(abs, kAbs, kKeepType)             \
+  X(exp, kExp, kFloatResult)          \
+  X(log, kLog, kFloatResult)          \
+  X(sqrt, kSqrt, kFloatResult)        \
+  X(rsqrt, kRsqrt, kFloatResult)      \
+  X(sin, kSin, kFloatResult)          \
+  X(cos, kCos, kFloatResult)          \
+  X(tanh, kTanh, kFloatResult)        \
+  X(erf, kErf, kFloatResult)          \
+  X(sigmoid, kSigmoid, kFloatResult)  \
+  X(relu, kRelu, kKeepType)           \
+  X(floor, kFloor, kKeepType)         \
+  X(ceil, kCeil, kKeepType)           \
+  X(round, kRound, kKeepType)         \
+  X(trunc, kTrunc, kKeepType)         \
+  X(sign, kSign, kKeepType)           \
+  X(log1p, kLog1p, kFloatResult)      \
+  X(expm1, kExpm1, kFloatResult)      \
+  X(isnan, kIsNan, kBoolResult)       \
+  X(isinf, kIsInf, kBoolResult)       \
+  X(isfinite, kIsFinite, kBoolResult) \
+  X(logical_not, kLogicalNot, kBoolResult)
 
 #define TESSEL_DEFINE_UNARY(name, kind, rule) \
   Tensor name(const Tensor& x) { return Unary(OpKind::kind, x, UnaryRule::rule); }
@@ -97,14 +112,21 @@ Tensor cast(const Tensor& x, DType dtype) {
 }
 
 // The binary functions with tensor operands, and those taking a scalar on the right.
-#define TESSEL_BINARY_OPS(X)    \
-  X(add, kAdd, kArithmetic)     \
-  X(sub, kSub, kArithmetic)     \
-  X(mul, kMul, kArithmetic)     \
-  X(div, kDiv, kDivision)       \
-  X(pow, kPow, kArithmetic)     \
-  X(maximum, kMaximum, kMinMax) \
-  X(minimum, kMinimum, kMinMax)
+#define TESSEL_BINARY_OPS(X)            \
+  X(add, kAdd, kArithmetic)             \
+  X(sub, kSub, kArithmetic)             \
+  X(mul, kMul, kArithmetic)             \
+  X(div, kDiv, kDivision)               \
+  X(pow, kPow, kArithmetic)             \
+  X(maximum, kMaximum, kMinMax)         \
+  X(minimum, kMinimum, kMinMax)         \
+  X(remainder, kRemainder, kArithmetic) \
+  X(fmod, kFmod, kArithmetic)           \
+  X(atan2, kAtan2, kDivision)
+#define TESSEL_LOGICAL_OPS(X)           \
+  X(logical_and, kLogicalAnd, kLogical) \
+  X(logical_or, kLogicalOr, kLogical)   \
+  X(logical_xor, kLogicalXor, kLogical)
 #define TESSEL_COMPARISON_OPS(X) \
   X(eq, kEq, kCompare)           \
   X(ne, kNe, kCompare)           \
@@ -121,11 +143,21 @@ Tensor cast(const Tensor& x, DType dtype) {
   Tensor name(const Tensor& a, double b) {                   \
     return WithScalar(OpKind::kind, a, b, BinaryRule::rule); \
   }
+#define TESSEL_DEFINE_SCALAR_WITH(name, kind, rule)          \
+  Tensor name(double a, const Tensor& b) {                   \
+    return ScalarWith(OpKind::kind, a, b, BinaryRule::rule); \
+  }
 TESSEL_BINARY_OPS(TESSEL_DEFINE_BINARY)
+TESSEL_LOGICAL_OPS(TESSEL_DEFINE_BINARY)
 TESSEL_COMPARISON_OPS(TESSEL_DEFINE_BINARY)
 TESSEL_BINARY_OPS(TESSEL_DEFINE_WITH_SCALAR)
+TESSEL_COMPARISON_OPS(TESSEL_DEFINE_WITH_SCALAR)
+TESSEL_COMPARISON_OPS(TESSEL_DEFINE_SCALAR_WITH)
 #undef TESSEL_DEFINE_BINARY
 #undef TESSEL_DEFINE_WITH_SCALAR
+#undef TESSEL_DEFINE_SCALAR_WITH
+
+Tensor clamp(const Tensor& x, double lo, double hi) { return minimum(maximum(x, lo), hi); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Device device = CommonDevice("where", {&cond, &a, &b});
@@ -142,6 +174,16 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                 {cond.node_ptr(), a.node_ptr(), b.node_ptr()});
 }
 
+Tensor where(const Tensor& cond, double a, const Tensor& b) {
+  CheckedNode(b, "where");
+  return where(cond, ScalarTensor(a, PromoteWithScalar(b.dtype(), a), b.device()), b);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, double b) {
+  CheckedNode(a, "where");
+  return where(cond, a, ScalarTensor(b, PromoteWithScalar(a.dtype(), b), a.device()));
+}
+
 bool IsComparison(OpKind op) {
   switch (op) {
     case OpKind::kEq:
@@ -156,8 +198,23 @@ bool IsComparison(OpKind op) {
   }
 }
 
+bool ReadsOperandValues(OpKind op) {
+  switch (op) {
+    case OpKind::kIsNan:
+    case OpKind::kIsInf:
+    case OpKind::kIsFinite:
+    case OpKind::kLogicalNot:
+    case OpKind::kLogicalAnd:
+    case OpKind::kLogicalOr:
+    case OpKind::kLogicalXor:
+      return true;
+    default:
+      return IsComparison(op);
+  }
+}
+
 DType ElementwiseOperandDType(OpKind op, DType result, DType a, DType b) {
-  return IsComparison(op) ? Promote(a, b) : result;
+  return ReadsOperandValues(op) ? Promote(a, b) : result;
 }
 
 Tensor operator-(const Tensor& x) { return neg(x); }

@@ -39,6 +39,23 @@ int64_t IntPow(int64_t base, int64_t exponent) {
   return static_cast<int32_t>(result);
 }
 
+// C's fmod: the sign of x. An integer y of 0 gives 0 (the GPU's prelude does the same).
+template <typename C>
+C Fmod(C x, C y) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::fmod(x, y);
+  } else {
+    return y == 0 ? 0 : x % y;  // int64: INT32_MIN % -1 is defined
+  }
+}
+
+// Python's %: the sign of y.
+template <typename C>
+C Remainder(C x, C y) {
+  const C r = Fmod(x, y);
+  return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+
 template <typename C>
 absl::Status Unary(OpKind op, const ConstMap<C>& a, OutMap<C> out) {
   switch (op) {
@@ -51,8 +68,33 @@ absl::Status Unary(OpKind op, const ConstMap<C>& a, OutMap<C> out) {
     case OpKind::kRelu:
       out = a.unaryExpr([](C v) { return v < 0 ? C(0) : v; });
       return absl::OkStatus();
+    case OpKind::kSign:
+      out = a.unaryExpr([](C v) { return v != v ? v : C((C(0) < v) - (v < C(0))); });
+      return absl::OkStatus();
+    case OpKind::kLogicalNot:
+      out = (a == C(0)).template cast<C>();
+      return absl::OkStatus();
     default:
       break;
+  }
+  if constexpr (!std::is_floating_point_v<C>) {
+    switch (op) {
+      case OpKind::kFloor:
+      case OpKind::kCeil:
+      case OpKind::kRound:
+      case OpKind::kTrunc:
+        out = a;  // integers are whole already
+        return absl::OkStatus();
+      case OpKind::kIsNan:
+      case OpKind::kIsInf:
+        out.setZero();
+        return absl::OkStatus();
+      case OpKind::kIsFinite:
+        out.setOnes();
+        return absl::OkStatus();
+      default:
+        break;
+    }
   }
   if constexpr (std::is_floating_point_v<C>) {
     switch (op) {
@@ -87,6 +129,33 @@ absl::Status Unary(OpKind op, const ConstMap<C>& a, OutMap<C> out) {
         return absl::OkStatus();
       case OpKind::kSigmoid:
         out = a.unaryExpr([](C v) { return C(1) / (C(1) + std::exp(-v)); });
+        return absl::OkStatus();
+      case OpKind::kFloor:
+        out = a.unaryExpr([](C v) { return std::floor(v); });
+        return absl::OkStatus();
+      case OpKind::kCeil:
+        out = a.unaryExpr([](C v) { return std::ceil(v); });
+        return absl::OkStatus();
+      case OpKind::kRound:  // half to even: the default rounding mode
+        out = a.unaryExpr([](C v) { return std::nearbyint(v); });
+        return absl::OkStatus();
+      case OpKind::kTrunc:
+        out = a.unaryExpr([](C v) { return std::trunc(v); });
+        return absl::OkStatus();
+      case OpKind::kLog1p:
+        out = a.unaryExpr([](C v) { return static_cast<C>(std::log1p(static_cast<double>(v))); });
+        return absl::OkStatus();
+      case OpKind::kExpm1:
+        out = a.unaryExpr([](C v) { return static_cast<C>(std::expm1(static_cast<double>(v))); });
+        return absl::OkStatus();
+      case OpKind::kIsNan:
+        out = a.unaryExpr([](C v) { return C(std::isnan(v)); });
+        return absl::OkStatus();
+      case OpKind::kIsInf:
+        out = a.unaryExpr([](C v) { return C(std::isinf(v)); });
+        return absl::OkStatus();
+      case OpKind::kIsFinite:
+        out = a.unaryExpr([](C v) { return C(std::isfinite(v)); });
         return absl::OkStatus();
       default:
         break;
@@ -124,6 +193,27 @@ absl::Status Binary(OpKind op, const ConstMap<C>& a, const ConstMap<C>& b, OutMa
     case OpKind::kMinimum:
       out = a.binaryExpr(b, [](C x, C y) { return NanOr(x, y, x < y ? x : y); });
       return absl::OkStatus();
+    case OpKind::kRemainder:
+      out = a.binaryExpr(b, [](C x, C y) { return Remainder(x, y); });
+      return absl::OkStatus();
+    case OpKind::kFmod:
+      out = a.binaryExpr(b, [](C x, C y) { return Fmod(x, y); });
+      return absl::OkStatus();
+    case OpKind::kAtan2:
+      if constexpr (std::is_floating_point_v<C>) {
+        out = a.binaryExpr(b, [](C y, C x) { return std::atan2(y, x); });
+        return absl::OkStatus();
+      }
+      break;
+    case OpKind::kLogicalAnd:
+      out = ((a != C(0)) && (b != C(0))).template cast<C>();
+      return absl::OkStatus();
+    case OpKind::kLogicalOr:
+      out = ((a != C(0)) || (b != C(0))).template cast<C>();
+      return absl::OkStatus();
+    case OpKind::kLogicalXor:
+      out = ((a != C(0)) != (b != C(0))).template cast<C>();
+      return absl::OkStatus();
     case OpKind::kEq:
       out = (a == b).template cast<C>();
       return absl::OkStatus();
@@ -143,8 +233,9 @@ absl::Status Binary(OpKind op, const ConstMap<C>& a, const ConstMap<C>& b, OutMa
       out = (a >= b).template cast<C>();
       return absl::OkStatus();
     default:
-      return absl::InternalError(absl::StrCat("no CPU kernel for binary ", OpName(op)));
+      break;
   }
+  return absl::InternalError(absl::StrCat("no CPU kernel for binary ", OpName(op)));
 }
 
 // Operand i as n compute values: the buffer itself when it already holds them in order,

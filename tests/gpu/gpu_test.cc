@@ -252,6 +252,30 @@ TEST_F(GpuTest, ResultsSurviveLaterWork) {
   EXPECT_EQ(y.to_vector<float>().size(), 1000u);
 }
 
+// The additions to elementwise math: rounding, sign, log1p/expm1, predicates, logical
+// operations, remainders, atan2, clamp and scalar comparisons, on floats and integers.
+TEST_F(GpuTest, ElementwiseAdditions) {
+  for (DType d : kFloats) {
+    Compare([d](Device dev) {
+      Tensor x = Data({33, 65}, 1, d, dev, -5, 5), y = Data({33, 65}, 2, d, dev, -3, 3);
+      Tensor i = cast(Data({33, 65}, 3, DType::kF32, dev, -9, 9), DType::kI32);
+      Tensor j = cast(Data({65}, 4, DType::kF32, dev, -4, 4), DType::kI32);
+      return std::vector<Tensor>{floor(x) + ceil(y) * trunc(x),
+                                 round(x * 2.0),
+                                 sign(x) * y,
+                                 log1p(abs(x)) + expm1(y * 0.1),
+                                 logical_xor(isfinite(x / y), gt(x, 0.5)),
+                                 logical_and(i, logical_not(lt(1.0, y))),
+                                 remainder(x, y) + fmod(x, 1.5),
+                                 remainder(i, j),
+                                 fmod(i, j),
+                                 atan2(x, y),
+                                 clamp(x, -1, 2.5),
+                                 where(eq(i, 0.0), 3.0, x)};
+    });
+  }
+}
+
 // The structural composites (views, concats and index comparisons) in one program.
 TEST_F(GpuTest, StructureComposites) {
   for (DType d : kFloats) {

@@ -238,3 +238,97 @@ TEST(PointwiseTest, SpecialValuesPropagate) {
 
 }  // namespace
 }  // namespace tessel
+
+namespace tessel {
+namespace {
+
+Tensor F(std::vector<float> v, DType dtype = DType::kF32) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  return from_vector(v, {n}, dtype, Device::kCPU);
+}
+Tensor I(std::vector<int32_t> v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  return from_vector(v, {n}, DType::kI32, Device::kCPU);
+}
+
+TEST(PointwiseAdditionsTest, RoundingKeepsTheDtypeAndRoundsHalfToEven) {
+  Tensor x = F({-1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 2.7f, -2.7f});
+  EXPECT_EQ(floor(x).to_vector<float>(), (std::vector<float>{-2, -1, 0, 1, 2, 2, -3}));
+  EXPECT_EQ(ceil(x).to_vector<float>(), (std::vector<float>{-1, -0.0f, 1, 2, 3, 3, -2}));
+  EXPECT_EQ(round(x).to_vector<float>(), (std::vector<float>{-2, -0.0f, 0, 2, 2, 3, -3}));
+  EXPECT_EQ(trunc(x).to_vector<float>(), (std::vector<float>{-1, -0.0f, 0, 1, 2, 2, -2}));
+  EXPECT_TRUE(std::signbit(round(F({-0.5f})).to_vector<float>()[0]));
+  EXPECT_EQ(floor(I({-3, 4})).dtype(), DType::kI32);
+  EXPECT_EQ(floor(I({-3, 4})).to_vector<int32_t>(), (std::vector<int32_t>{-3, 4}));
+  EXPECT_EQ(round(F({2.5f}, DType::kBF16)).dtype(), DType::kBF16);
+}
+
+TEST(PointwiseAdditionsTest, SignLog1pExpm1) {
+  const std::vector<float> s = sign(F({-2, -0.0f, 0, 3, NAN})).to_vector<float>();
+  EXPECT_EQ(std::vector<float>(s.begin(), s.begin() + 4), (std::vector<float>{-1, 0, 0, 1}));
+  EXPECT_TRUE(std::isnan(s[4]));
+  EXPECT_EQ(sign(I({-5, 0, 7})).to_vector<int32_t>(), (std::vector<int32_t>{-1, 0, 1}));
+  // Precise near 0, where log(1 + x) and exp(x) - 1 lose every digit.
+  EXPECT_FLOAT_EQ(log1p(F({1e-10f})).to_vector<float>()[0], 1e-10f);
+  EXPECT_FLOAT_EQ(expm1(F({1e-10f})).to_vector<float>()[0], 1e-10f);
+  EXPECT_EQ(log1p(I({0})).dtype(), DType::kF32);
+}
+
+TEST(PointwiseAdditionsTest, PredicatesAndLogicalOperations) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor x = F({1, NAN, inf, -inf}, DType::kBF16);
+  EXPECT_EQ(isnan(x).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 1, 0, 0}));
+  EXPECT_EQ(isinf(x).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 1, 1}));
+  EXPECT_EQ(isfinite(x).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 0, 0, 0}));
+  EXPECT_EQ(isfinite(I({1})).to_vector<uint8_t>(), (std::vector<uint8_t>{1}));
+  EXPECT_EQ(isnan(I({1})).to_vector<uint8_t>(), (std::vector<uint8_t>{0}));
+  EXPECT_EQ(logical_not(F({0, -0.0f, 2, NAN})).to_vector<uint8_t>(),
+            (std::vector<uint8_t>{1, 1, 0, 0}));
+  Tensor a = F({0, 0, 0.5f, 3}), b = I({0, 2, 0, -1});
+  EXPECT_EQ(logical_and(a, b).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 0, 1}));
+  EXPECT_EQ(logical_or(a, b).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 1, 1, 1}));
+  EXPECT_EQ(logical_xor(a, b).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 1, 1, 0}));
+  EXPECT_EQ(logical_and(a, b).dtype(), DType::kBool);
+}
+
+TEST(PointwiseAdditionsTest, RemainderFollowsTheDivisorFmodTheDividend) {
+  Tensor a = F({-7, 7, -7, 7, 5.5f, 1}), b = F({3, -3, -3, 3, 2, 0});
+  const std::vector<float> r = remainder(a, b).to_vector<float>();
+  const std::vector<float> f = fmod(a, b).to_vector<float>();
+  EXPECT_EQ(std::vector<float>(r.begin(), r.end() - 1), (std::vector<float>{2, -2, -1, 1, 1.5f}));
+  EXPECT_EQ(std::vector<float>(f.begin(), f.end() - 1), (std::vector<float>{-1, 1, -1, 1, 1.5f}));
+  EXPECT_TRUE(std::isnan(r.back()) && std::isnan(f.back()));  // a float divisor of 0
+  Tensor ia = I({-7, 7, -7, 5, -2147483647 - 1}), ib = I({3, -3, 0, 0, -1});
+  EXPECT_EQ(remainder(ia, ib).to_vector<int32_t>(), (std::vector<int32_t>{2, -2, 0, 0, 0}));
+  EXPECT_EQ(fmod(ia, ib).to_vector<int32_t>(), (std::vector<int32_t>{-1, 1, 0, 0, 0}));
+  EXPECT_EQ(remainder(F({-1}), 0.75).to_vector<float>(), (std::vector<float>{0.5f}));
+  testing::ExpectError([] { remainder(F({1}, DType::kBool), F({1}, DType::kBool)); },
+                       {"tessel::remainder:", "bool"});
+}
+
+TEST(PointwiseAdditionsTest, Atan2Quadrants) {
+  const std::vector<float> got =
+      atan2(F({1, 1, -1, -1, 0}), F({1, -1, -1, 1, -1})).to_vector<float>();
+  const std::vector<double> want = {M_PI / 4, 3 * M_PI / 4, -3 * M_PI / 4, -M_PI / 4, M_PI};
+  testing::ExpectClose(got, want, 1e-6);
+  EXPECT_EQ(atan2(I({1}), I({1})).dtype(), DType::kF32);
+}
+
+TEST(PointwiseAdditionsTest, ClampWhereAndComparisonsWithScalars) {
+  EXPECT_EQ(clamp(F({-2, 0.5f, 9}), 0, 1).to_vector<float>(), (std::vector<float>{0, 0.5f, 1}));
+  EXPECT_EQ(clamp(F({-2, 9}), 3, 1).to_vector<float>(), (std::vector<float>{1, 1}));  // lo > hi
+  EXPECT_TRUE(std::isnan(clamp(F({NAN}), 0, 1).to_vector<float>()[0]));
+  EXPECT_EQ(clamp(I({-3, 3}), -1.5, 1.5).dtype(), DType::kF32);
+  EXPECT_EQ(clamp(I({-3, 3}), -1, 1).to_vector<int32_t>(), (std::vector<int32_t>{-1, 1}));
+  Tensor c = from_vector(std::vector<bool>{true, false}, {2}, DType::kBool, Device::kCPU);
+  EXPECT_EQ(where(c, 7.0, F({1, 2}, DType::kBF16)).dtype(), DType::kBF16);
+  EXPECT_EQ(where(c, 7.0, F({1, 2})).to_vector<float>(), (std::vector<float>{7, 2}));
+  EXPECT_EQ(where(c, I({1, 2}), -1.0).to_vector<int32_t>(), (std::vector<int32_t>{1, -1}));
+  EXPECT_EQ(lt(I({0, 1}), 0.5).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 0}));  // as f32
+  EXPECT_EQ(ge(0.5, I({0, 1})).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 0}));
+  EXPECT_EQ(eq(F({2, 3}), 3.0).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 1}));
+  testing::ExpectError([] { floor(F({1}, DType::kBool)); }, {"tessel::floor:", "bool"});
+}
+
+}  // namespace
+}  // namespace tessel

@@ -197,10 +197,11 @@ class Generator {
   void Unary() {
     Tensor x = PickNonBool();
     using Fn = Tensor (*)(const Tensor&);
-    static const std::vector<Fn> fns = {&neg,  &abs, &exp,     &log,  &sqrt, &rsqrt,    &sin, &cos,
-                                        &tanh, &erf, &sigmoid, &relu, &gelu, &gelu_erf, &silu};
+    static const std::vector<Fn> fns = {
+        &neg,  &abs,  &exp,      &log,  &sqrt,  &rsqrt, &sin,   &cos,   &tanh, &erf,   &sigmoid,
+        &relu, &gelu, &gelu_erf, &silu, &floor, &ceil,  &round, &trunc, &sign, &log1p, &expm1};
     const Fn f = rng_.Pick(fns);
-    const bool domain = f == &log || f == &sqrt || f == &rsqrt;
+    const bool domain = f == &log || f == &sqrt || f == &rsqrt || f == &log1p;
     if (domain && rng_.Chance(0.6)) x = abs(Use(x));
     Add(f(Use(x)));
   }
@@ -209,9 +210,10 @@ class Generator {
     Tensor x = Pick(), y = Partner(x);
     if (rng_.Chance(0.5)) std::swap(x, y);
     using Fn = Tensor (*)(const Tensor&, const Tensor&);
-    static const std::vector<Fn> fns = {&add, &sub, &mul, &div, &pow, &maximum, &minimum};
+    static const std::vector<Fn> fns = {&add,     &sub,     &mul,       &div,  &pow,
+                                        &maximum, &minimum, &remainder, &fmod, &atan2};
     const size_t which = rng_.Below(static_cast<int64_t>(fns.size()));
-    const bool min_max = which >= 5;  // maximum and minimum take bools
+    const bool min_max = which == 5 || which == 6;  // maximum and minimum take bools
     if (x.dtype() == DType::kBool && y.dtype() == DType::kBool && !min_max) {
       x = cast(Use(x), DType::kI32);
     }
@@ -254,8 +256,11 @@ class Generator {
     Tensor x = Pick();
     Tensor y = rng_.Chance(0.3) ? full({}, RandomScalar(), x.dtype(), Device::kCPU) : Partner(x);
     using Fn = Tensor (*)(const Tensor&, const Tensor&);
-    static const std::vector<Fn> fns = {&eq, &ne, &lt, &le, &gt, &ge};
-    Tensor cond = rng_.Pick(fns)(Use(x), Use(y));
+    static const std::vector<Fn> fns = {&eq, &ne,          &lt,         &le,         &gt,
+                                        &ge, &logical_and, &logical_or, &logical_xor};
+    using Predicate = Tensor (*)(const Tensor&);
+    static const std::vector<Predicate> predicates = {&isnan, &isinf, &isfinite, &logical_not};
+    Tensor cond = rng_.Chance(0.2) ? rng_.Pick(predicates)(Use(x)) : rng_.Pick(fns)(Use(x), Use(y));
     if (rng_.Chance(0.4)) return Add(cond);
     Tensor a = Partner(cond),
            b = rng_.Chance(0.3) ? full({}, RandomScalar(), a.dtype(), Device::kCPU) : Partner(cond);

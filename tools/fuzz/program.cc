@@ -143,6 +143,28 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
       return sigmoid(in[0]);
     case OpKind::kRelu:
       return relu(in[0]);
+    case OpKind::kFloor:
+      return floor(in[0]);
+    case OpKind::kCeil:
+      return ceil(in[0]);
+    case OpKind::kRound:
+      return round(in[0]);
+    case OpKind::kTrunc:
+      return trunc(in[0]);
+    case OpKind::kSign:
+      return sign(in[0]);
+    case OpKind::kLog1p:
+      return log1p(in[0]);
+    case OpKind::kExpm1:
+      return expm1(in[0]);
+    case OpKind::kIsNan:
+      return isnan(in[0]);
+    case OpKind::kIsInf:
+      return isinf(in[0]);
+    case OpKind::kIsFinite:
+      return isfinite(in[0]);
+    case OpKind::kLogicalNot:
+      return logical_not(in[0]);
     case OpKind::kCast:
       return cast(in[0], l.dtype);
     case OpKind::kAdd:
@@ -159,6 +181,18 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
       return maximum(in[0], in[1]);
     case OpKind::kMinimum:
       return minimum(in[0], in[1]);
+    case OpKind::kRemainder:
+      return remainder(in[0], in[1]);
+    case OpKind::kFmod:
+      return fmod(in[0], in[1]);
+    case OpKind::kAtan2:
+      return atan2(in[0], in[1]);
+    case OpKind::kLogicalAnd:
+      return logical_and(in[0], in[1]);
+    case OpKind::kLogicalOr:
+      return logical_or(in[0], in[1]);
+    case OpKind::kLogicalXor:
+      return logical_xor(in[0], in[1]);
     case OpKind::kEq:
       return eq(in[0], in[1]);
     case OpKind::kNe:

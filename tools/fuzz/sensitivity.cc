@@ -66,10 +66,24 @@ bool PreservesExactness(OpKind op) {
     case OpKind::kWhere:
     case OpKind::kMax:
     case OpKind::kMin:
+    case OpKind::kFloor:
+    case OpKind::kCeil:
+    case OpKind::kRound:
+    case OpKind::kTrunc:
+    case OpKind::kSign:
+    case OpKind::kFmod:  // exact in IEEE arithmetic; remainder adds one rounded sum
+    case OpKind::kRemainder:
       return true;
     default:
-      return false;
+      return ReadsOperandValues(op);  // bool results of exact operands
   }
+}
+
+// Where `x` lies within `margin` (relative, at least absolute) of an integer: rounding
+// functions, truncation and remainders jump there.
+Tensor NearInteger(const Tensor& x, double margin) {
+  const Tensor frac = x - floor(x);
+  return le(minimum(frac, 1.0 - frac), maximum(abs(x), 1.0) * margin);
 }
 
 Tensor F32(const Tensor& t) { return cast(t, DType::kF32); }
@@ -188,6 +202,44 @@ class PerturbedReplay {
     return cast(y32 + minimum(magnitude, Scalar(1e30)) * Noise(y), y.dtype());
   }
 
+  // Where an operation of computed operands jumps: rounding near integers (round: near
+  // halves), sign and truth values near 0, isinf and isfinite near overflow, remainders where
+  // a / b is near an integer or b near 0, atan2 across the negative x axis. Empty where `op`
+  // has no such place.
+  static Tensor Discontinuities(OpKind op, const std::vector<Traced>& in, double margin) {
+    const Tensor a = F32(in[0].value);
+    const Tensor b = in.size() > 1 ? F32(in[1].value) : Tensor();
+    auto near_zero = [&](const Tensor& x) { return le(abs(x), Scalar(margin)); };
+    switch (op) {
+      case OpKind::kFloor:
+      case OpKind::kCeil:
+      case OpKind::kTrunc:
+        return NearInteger(a, margin);
+      case OpKind::kRound:
+        return NearInteger(a + 0.5, margin);
+      case OpKind::kSign:
+      case OpKind::kLogicalNot:
+        return near_zero(a);
+      case OpKind::kLogicalAnd:
+      case OpKind::kLogicalOr:
+      case OpKind::kLogicalXor:
+        return maximum(near_zero(a), near_zero(b));
+      case OpKind::kIsInf:
+      case OpKind::kIsFinite:
+        return ge(abs(a), Scalar(0x1p127));
+      case OpKind::kRemainder:
+      case OpKind::kFmod:
+        // a / b carries both operands' errors, which cancellation may have made large: a
+        // wider margin than one value's.
+        return maximum(NearInteger(a / b, 16 * margin), near_zero(b));
+      case OpKind::kAtan2:  // and near the origin, where every angle is close
+        return maximum(logical_and(le(abs(a), (abs(a) + abs(b)) * margin), le(b, Scalar(0))),
+                       logical_and(near_zero(a), near_zero(b)));
+      default:
+        return Tensor();
+    }
+  }
+
   Tensor Taint(const GraphLine& line, const std::vector<Traced>& in, const Traced& out) {
     const Shape& shape = out.value.shape();
     const OpInfo& info = GetOpInfo(line.op);
@@ -253,6 +305,9 @@ class PerturbedReplay {
       // (log(1 + e) is exactly 0 on one device where e rounds away, 1e-7 on the other: seed
       // 725937), as for a cast to bool below.
       return Or(t, le(abs(a - b), (abs(a) + abs(b)) * margin + margin), shape);
+    }
+    if (Tensor jumps = Discontinuities(line.op, in, margin); jumps.defined()) {
+      return Or(t, jumps, shape);
     }
     if (line.op == OpKind::kPow && IsFloating(out.value.dtype())) {
       // A negative or zero base: the result jumps (a number, NaN, infinity) as the exponent

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/pointwise.h"
 #include "ops/record.h"
 
 namespace tessel {
@@ -52,6 +53,68 @@ Tensor max(const Tensor& x, std::vector<int> axes, bool keepdim) {
 }
 Tensor min(const Tensor& x, std::vector<int> axes, bool keepdim) {
   return Reduce(OpKind::kMin, x, axes, keepdim);
+}
+
+namespace {
+
+// How many elements each result of reducing `axes` of x combines.
+int64_t ReducedCount(absl::string_view op, const Tensor& x, const std::vector<int>& axes) {
+  int64_t n = 1;
+  for (int64_t a : CheckedAxes(op, x, axes)) n *= x.shape()[a];
+  return n;
+}
+
+// The truth of each element: x itself for bool, x != 0 otherwise.
+Tensor Truth(const Tensor& x) { return x.dtype() == DType::kBool ? x : ne(x, 0.0); }
+
+// x in f32 if it is a 16-bit float (composites accumulate there), else x; floating only.
+Tensor Widened(absl::string_view op, const Tensor& x) {
+  CommonDevice(op, {&x});
+  if (!IsFloating(x.dtype())) {
+    ThrowOpError(op, "needs a floating operand, got ", Describe(x), "; cast first");
+  }
+  return IsHalfFloat(x.dtype()) ? cast(x, DType::kF32) : x;
+}
+
+}  // namespace
+
+Tensor any(const Tensor& x, std::vector<int> axes, bool keepdim) {
+  CommonDevice("any", {&x});
+  if (ReducedCount("any", x, axes) == 0) {  // max has no identity: none is true
+    return cast(sum(Truth(x), axes, keepdim), DType::kBool);
+  }
+  return max(Truth(x), axes, keepdim);
+}
+
+Tensor all(const Tensor& x, std::vector<int> axes, bool keepdim) {
+  CommonDevice("all", {&x});
+  return logical_not(any(logical_not(x), axes, keepdim));
+}
+
+Tensor var(const Tensor& x, std::vector<int> axes, bool keepdim, int64_t correction) {
+  const Tensor w = Widened("var", x);
+  const int64_t n = ReducedCount("var", x, axes);
+  const Tensor deviation = w - mean(w, axes, /*keepdim=*/true);
+  const double divisor = static_cast<double>(std::max<int64_t>(0, n - correction));
+  return cast(sum(deviation * deviation, axes, keepdim) / divisor, x.dtype());
+}
+
+Tensor std(const Tensor& x, std::vector<int> axes, bool keepdim, int64_t correction) {
+  CommonDevice("std", {&x});
+  return sqrt(var(x, axes, keepdim, correction));
+}
+
+Tensor logsumexp(const Tensor& x, std::vector<int> axes, bool keepdim) {
+  const Tensor w = Widened("logsumexp", x);
+  if (ReducedCount("logsumexp", x, axes) == 0) {  // log of an empty sum
+    return cast(log(sum(w, axes, keepdim)), x.dtype());
+  }
+  // An infinite maximum would make x - m NaN: such rows subtract 0 instead.
+  const Tensor m = max(w, axes, /*keepdim=*/true);
+  const Tensor shift = where(isfinite(m), m, 0.0);
+  Tensor result = log(sum(exp(w - shift), axes, /*keepdim=*/true)) + shift;
+  if (!keepdim) result = sum(result, axes, /*keepdim=*/false);  // drops the extent-1 axes
+  return cast(result, x.dtype());
 }
 
 }  // namespace tessel

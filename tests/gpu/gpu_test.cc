@@ -276,6 +276,26 @@ TEST_F(GpuTest, ElementwiseAdditions) {
   }
 }
 
+// var, std, logsumexp, any and all over every axis subset of a rank-3 tensor.
+TEST_F(GpuTest, ReductionAdditions) {
+  for (DType d : kFloats) {
+    Compare(
+        [d](Device dev) {
+          Tensor x = Data({9, 130, 33}, 1, d, dev, -3, 3) + 100.0;
+          std::vector<Tensor> out;
+          for (std::vector<int> axes : std::vector<std::vector<int>>{{0}, {1}, {2}, {0, 2}, {}}) {
+            out.push_back(var(x, axes));
+            out.push_back(std(x, axes, true, 0));
+            out.push_back(logsumexp(x - 100.0, axes));
+            out.push_back(any(gt(x, 102.9), axes));
+            out.push_back(all(lt(x, 102.9), axes, true));
+          }
+          return out;
+        },
+        d == DType::kF32 ? 1e-4 : -1);  // f32: sums in another order
+  }
+}
+
 // The structural composites (views, concats and index comparisons) in one program.
 TEST_F(GpuTest, StructureComposites) {
   for (DType d : kFloats) {

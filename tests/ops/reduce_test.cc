@@ -145,3 +145,86 @@ TEST(ReduceTest, ReducesViews) {
 
 }  // namespace
 }  // namespace tessel
+
+namespace tessel {
+namespace {
+
+// Reference statistics of each row of a [rows, cols] matrix given row-major.
+struct RowStats {
+  double mean, var, lse;
+};
+RowStats Stats(const std::vector<float>& v, int64_t row, int64_t cols, int64_t correction) {
+  double m = 0, big = -INFINITY;
+  for (int64_t c = 0; c < cols; ++c) m += v[row * cols + c];
+  m /= static_cast<double>(cols);
+  double ss = 0, se = 0;
+  for (int64_t c = 0; c < cols; ++c) {
+    ss += (v[row * cols + c] - m) * (v[row * cols + c] - m);
+    big = std::max(big, static_cast<double>(v[row * cols + c]));
+  }
+  for (int64_t c = 0; c < cols; ++c) se += std::exp(v[row * cols + c] - big);
+  return {m, ss / static_cast<double>(std::max<int64_t>(0, cols - correction)), big + std::log(se)};
+}
+
+TEST(ReduceAdditionsTest, VarStdAndLogsumexpAgainstReference) {
+  const std::vector<float> v = testing::RandomValues(6 * 50, 3, -40, 40);
+  Tensor x = from_vector(v, {6, 50}, DType::kF32, Device::kCPU);
+  std::vector<double> var0, var1, std1, lse;
+  for (int64_t r = 0; r < 6; ++r) {
+    var1.push_back(Stats(v, r, 50, 1).var);
+    var0.push_back(Stats(v, r, 50, 0).var);
+    std1.push_back(std::sqrt(var1.back()));
+    lse.push_back(Stats(v, r, 50, 0).lse);
+  }
+  testing::ExpectClose(var(x, {1}).to_vector<float>(), var1, 1e-5);
+  testing::ExpectClose(var(x, {-1}, true, 0).to_vector<float>(), var0, 1e-5);
+  EXPECT_EQ(var(x, {1}, true).shape(), Shape({6, 1}));
+  testing::ExpectClose(std(x, {1}).to_vector<float>(), std1, 1e-5);
+  testing::ExpectClose(logsumexp(x, {1}).to_vector<float>(), lse, 1e-5);
+  EXPECT_EQ(logsumexp(x, {1}, true).shape(), Shape({6, 1}));
+}
+
+TEST(ReduceAdditionsTest, StableWhereNaiveFormulasFail) {
+  // Offsets of 1e8 in f32: E[x^2] - E[x]^2 would lose every digit; about the mean it is 2/3
+  // (values 1e8 - 1, 1e8, 1e8 + 1 up to f32 spacing 8: use spacing 8 exactly).
+  Tensor x = from_vector({1e8f - 8, 1e8f, 1e8f + 8}, {3}, DType::kF32, Device::kCPU);
+  EXPECT_FLOAT_EQ(var(x).to_vector<float>()[0], 64.0f);
+  EXPECT_FLOAT_EQ(var(cast(x - 1e8, DType::kBF16)).to_vector<float>()[0], 64.0f);
+  // exp(1000) overflows; logsumexp does not. Rows of -inf and of +inf stay infinite.
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor big = from_vector({1000, 1000, -inf, -inf, inf, 1}, {3, 2}, DType::kF32, Device::kCPU);
+  const std::vector<float> l = logsumexp(big, {1}).to_vector<float>();
+  EXPECT_FLOAT_EQ(l[0], 1000 + std::log(2.0f));
+  EXPECT_EQ(l[1], -inf);
+  EXPECT_EQ(l[2], inf);
+  EXPECT_EQ(logsumexp(zeros({2, 0}, DType::kF32, Device::kCPU), {1}).to_vector<float>(),
+            (std::vector<float>{-inf, -inf}));
+}
+
+TEST(ReduceAdditionsTest, AnyAndAll) {
+  Tensor x = from_vector({1, 2, -3, 0, 0, 5}, {2, 3}, DType::kF32, Device::kCPU);
+  EXPECT_EQ(any(x, {1}).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 1}));
+  EXPECT_EQ(all(x, {1}).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 0}));
+  EXPECT_EQ(any(x, {0}).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 1, 1}));
+  EXPECT_EQ(all(x, {0}).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 1}));
+  EXPECT_EQ(any(x * 0.0, {1}).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0}));
+  EXPECT_EQ(any(x).dtype(), DType::kBool);
+  EXPECT_EQ(all(x, {0, 1}, true).shape(), Shape({1, 1}));
+  EXPECT_EQ(all(from_vector(std::vector<bool>{true, true}, {2}, DType::kBool, Device::kCPU))
+                .to_vector<uint8_t>(),
+            (std::vector<uint8_t>{1}));
+  Tensor empty = zeros({3, 0}, DType::kI32, Device::kCPU);
+  EXPECT_EQ(any(empty, {1}).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 0}));
+  EXPECT_EQ(all(empty, {1}).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 1, 1}));
+}
+
+TEST(ReduceAdditionsTest, Errors) {
+  Tensor i = zeros({2}, DType::kI32, Device::kCPU);
+  testing::ExpectError([&] { var(i); }, {"tessel::var:", "floating", "i32[2]"});
+  testing::ExpectError([&] { logsumexp(i); }, {"tessel::logsumexp:", "i32[2]"});
+  testing::ExpectError([&] { any(i, {1}); }, {"tessel::any:", "i32[2]"});
+  testing::ExpectError([&] { std(Tensor()); }, {"tessel::std"});
+}
+
+}  // namespace
+}  // namespace tessel

@@ -278,10 +278,20 @@ class Generator {
     const std::vector<int> axes = RandomAxes(x.rank(), /*allow_empty=*/true);
     const bool keepdim = rng_.Chance(0.5);
     using Fn = Tensor (*)(const Tensor&, std::vector<int>, bool);
-    static const std::vector<Fn> fns = {&sum, &mean, &max, &min};
-    const Fn f = rng_.Pick(fns);
-    if (f == &mean && !IsFloating(x.dtype())) x = cast(Use(x), RandomFloat());
-    Add(f(Use(x), axes, keepdim));
+    static const std::vector<Fn> fns = {
+        &sum,
+        &mean,
+        &max,
+        &min,
+        &any,
+        &all,
+        &logsumexp,
+        [](const Tensor& t, std::vector<int> a, bool k) { return var(t, a, k, 1); },
+        [](const Tensor& t, std::vector<int> a, bool k) { return std(t, a, k, 0); }};
+    const size_t which = rng_.Below(static_cast<int64_t>(fns.size()));
+    const bool floating_only = which == 1 || which >= 6;  // mean, logsumexp, var, std
+    if (floating_only && !IsFloating(x.dtype())) x = cast(Use(x), RandomFloat());
+    Add(fns[which](Use(x), axes, keepdim));
   }
 
   void Normalize() {

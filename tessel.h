@@ -16,6 +16,7 @@
 #include "core/tensor_format.h"
 #include "ops/composite.h"
 #include "ops/creation.h"
+#include "ops/interop.h"
 #include "ops/matmul.h"
 #include "ops/npy_file.h"
 #include "ops/pointwise.h"

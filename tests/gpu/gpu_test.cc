@@ -314,6 +314,20 @@ TEST_F(GpuTest, StructureComposites) {
   }
 }
 
+// to() moves values bit for bit both ways; data_ptr gives the device address.
+TEST_F(GpuTest, ToAndDataPtr) {
+  for (DType d : {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kBool}) {
+    Tensor host = cast(Data({7, 33}, 9, DType::kF32, Device::kCPU, -4, 4), d);
+    Tensor there = to(host, Device::kCUDA);
+    EXPECT_EQ(there.device(), Device::kCUDA);
+    EXPECT_NE(data_ptr(there), nullptr);
+    Tensor back = to(there * 1, Device::kCPU);
+    EXPECT_EQ(back.to_vector<float>(), host.to_vector<float>());
+  }
+  float one = 1;
+  EXPECT_THROW(from_blob(&one, {1}, DType::kF32, Device::kCUDA), Error);
+}
+
 // A CUDA tensor prints its values and device, and saves and loads through .npy on the GPU.
 TEST_F(GpuTest, PrintsAndFilesOfCudaTensors) {
   Tensor x = from_vector({0.5f, -1.25f, 2, 3}, {2, 2}, DType::kF32, Device::kCUDA) * 2.0;

@@ -1,5 +1,7 @@
 #include "backend/program_key.h"
 
+#include <algorithm>
+
 #include "codegen/kernel_source.h"
 
 namespace tessel::backend {
@@ -23,27 +25,37 @@ OrderedProgram OrderProgram(const Program& program) {
 std::vector<int64_t> StructureKey(const OrderedProgram& program,
                                   const std::vector<const Node*>& outputs, bool fused,
                                   bool with_extents) {
-  std::vector<int64_t> key;
-  key.reserve(program.order.size() * 8);
-  key.push_back(fused ? 1 : 0);
-  key.push_back(with_extents ? 1 : 0);
+  // Sized first, then written through a pointer: this runs on every realize, and growing
+  // the vector element by element cost 4% of the host path (callgrind, tools/fake_cuda).
+  auto leaf = [](const Node* n) { return n->realized() || n->op() == OpKind::kInput; };
+  auto attributes = [](const Node* n) {  // a scalar argument's value is not in the key
+    return codegen::IsScalarArgument(*n) ? size_t{1} : 1 + n->attrs().ints.size();
+  };
+  size_t size = 2 + outputs.size();
   for (const Node* n : program.order) {
-    const bool leaf = n->realized() || n->op() == OpKind::kInput;
-    key.push_back(leaf ? -1 : static_cast<int64_t>(n->op()));
-    key.push_back(static_cast<int64_t>(n->dtype()));
-    key.push_back(n->shape().rank());
-    if (with_extents) key.insert(key.end(), n->shape().dims().begin(), n->shape().dims().end());
-    if (leaf) continue;
-    if (codegen::IsScalarArgument(*n)) {
-      key.push_back(-2);  // an argument
-    } else {
-      key.push_back(static_cast<int64_t>(n->attrs().ints.size()));
-      key.insert(key.end(), n->attrs().ints.begin(), n->attrs().ints.end());
-    }
-    key.push_back(static_cast<int64_t>(n->inputs().size()));
-    for (const NodePtr& in : n->inputs()) key.push_back(program.position.at(in.get()));
+    size += 3 + (with_extents ? n->shape().rank() : 0);
+    if (!leaf(n)) size += attributes(n) + 1 + n->inputs().size();
   }
-  for (const Node* out : outputs) key.push_back(program.position.at(out));
+  std::vector<int64_t> key(size);
+  int64_t* k = key.data();
+  *k++ = fused ? 1 : 0;
+  *k++ = with_extents ? 1 : 0;
+  for (const Node* n : program.order) {
+    *k++ = leaf(n) ? -1 : static_cast<int64_t>(n->op());
+    *k++ = static_cast<int64_t>(n->dtype());
+    *k++ = n->shape().rank();
+    if (with_extents) k = std::copy(n->shape().dims().begin(), n->shape().dims().end(), k);
+    if (leaf(n)) continue;
+    if (codegen::IsScalarArgument(*n)) {
+      *k++ = -2;  // an argument
+    } else {
+      *k++ = static_cast<int64_t>(n->attrs().ints.size());
+      k = std::copy(n->attrs().ints.begin(), n->attrs().ints.end(), k);
+    }
+    *k++ = static_cast<int64_t>(n->inputs().size());
+    for (const NodePtr& in : n->inputs()) *k++ = program.position.at(in.get());
+  }
+  for (const Node* out : outputs) *k++ = program.position.at(out);
   return key;
 }
 

@@ -120,7 +120,10 @@ class NodeTable {
   };
   struct Eq {
     using is_transparent = void;
-    bool operator()(const Node* a, const Node* b) const { return ViewOf(*a) == ViewOf(*b); }
+    // A node leaving the table finds itself: no key comparison (a hot path of freeing).
+    bool operator()(const Node* a, const Node* b) const {
+      return a == b || ViewOf(*a) == ViewOf(*b);
+    }
     bool operator()(const Node* a, const KeyView& b) const { return ViewOf(*a) == b; }
     bool operator()(const KeyView& a, const Node* b) const { return a == ViewOf(*b); }
   };

@@ -184,6 +184,18 @@ Tensor where(const Tensor& cond, const Tensor& a, double b) {
   return where(cond, a, ScalarTensor(b, PromoteWithScalar(a.dtype(), b), a.device()));
 }
 
+Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
+  CommonDevice("masked_fill", {&t, &mask});
+  if (mask.dtype() != DType::kBool) {
+    ThrowOpError("masked_fill", "the mask must be bool, got ", Describe(mask));
+  }
+  absl::StatusOr<Shape> shape = BroadcastShapes(mask.shape(), t.shape());
+  if (!shape.ok() || *shape != t.shape()) {
+    ThrowOpError("masked_fill", "mask ", Describe(mask), " does not broadcast to ", Describe(t));
+  }
+  return where(mask, value, t);
+}
+
 bool IsComparison(OpKind op) {
   switch (op) {
     case OpKind::kEq:

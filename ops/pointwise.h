@@ -72,6 +72,8 @@ Tensor ge(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, double a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, double b);
+// t with `value` where the kBool mask (broadcast to t's shape) is true.
+Tensor masked_fill(const Tensor& t, const Tensor& mask, double value);
 
 // A scalar on either side takes the tensor's dtype (see PromoteWithScalar).
 Tensor add(const Tensor& a, double b);

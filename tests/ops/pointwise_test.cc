@@ -332,3 +332,26 @@ TEST(PointwiseAdditionsTest, ClampWhereAndComparisonsWithScalars) {
 
 }  // namespace
 }  // namespace tessel
+
+namespace tessel {
+namespace {
+
+TEST(PointwiseAdditionsTest, MaskedFillBroadcastsTheMask) {
+  Tensor scores = from_vector({1, 2, 3, 4, 5, 6}, {2, 3}, DType::kBF16, Device::kCPU);
+  Tensor mask = from_vector(std::vector<bool>{false, true, true}, {3}, DType::kBool, Device::kCPU);
+  Tensor y = masked_fill(scores, mask, -1e9);
+  EXPECT_EQ(y.dtype(), DType::kBF16);
+  const std::vector<float> v = y.to_vector<float>();
+  EXPECT_EQ(v[0], 1);
+  EXPECT_EQ(v[3], 4);
+  EXPECT_LT(v[1], -9e8);
+  EXPECT_LT(v[5], -9e8);
+  testing::ExpectError([&] { masked_fill(scores, scores, 0); },
+                       {"tessel::masked_fill:", "bool", "bf16[2,3]"});
+  Tensor wide = from_vector(std::vector<bool>(12, true), {2, 2, 3}, DType::kBool, Device::kCPU);
+  testing::ExpectError([&] { masked_fill(scores, wide, 0); },
+                       {"tessel::masked_fill:", "bool[2,2,3]", "bf16[2,3]"});
+}
+
+}  // namespace
+}  // namespace tessel

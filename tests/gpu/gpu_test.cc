@@ -271,7 +271,8 @@ TEST_F(GpuTest, ElementwiseAdditions) {
                                  fmod(i, j),
                                  atan2(x, y),
                                  clamp(x, -1, 2.5),
-                                 where(eq(i, 0.0), 3.0, x)};
+                                 where(eq(i, 0.0), 3.0, x),
+                                 masked_fill(x, gt(y, 1.0), -7)};
     });
   }
 }

@@ -66,10 +66,13 @@ std::string Round(DType dtype, const std::string& expr) {
 
 // What a reduction of no elements yields in the compute type of `dtype`: 0, or NaN for a
 // float mean.
-std::string NothingCombined(bool mean, DType dtype) {
+// The value of a reduction of nothing (an empty sum or matmul 0, an empty product 1, an
+// empty mean NaN).
+std::string NothingCombined(OpKind op, DType dtype) {
+  if (op == OpKind::kProd) return IsFloating(dtype) ? "1.0f" : "1";
   if (dtype == DType::kBool) return "false";
   if (!IsFloating(dtype)) return "0";
-  return mean ? "__int_as_float(0x7fc00000)" : "0.0f";
+  return op == OpKind::kMean ? "__int_as_float(0x7fc00000)" : "0.0f";
 }
 
 std::string ConvertExpr(const std::string& e, DType from, DType to) {
@@ -306,8 +309,8 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   if (info.category == OpCategory::kView) {
     return Get(&node->input(0), ThroughView(*node, idx));
   }
-  if (CombinesNothing(*node)) {  // an empty sum or matmul is 0, an empty mean NaN
-    return Value{NothingCombined(node->op() == OpKind::kMean, dtype), false};
+  if (CombinesNothing(*node)) {
+    return Value{NothingCombined(node->op(), dtype), false};
   }
   if (IsDegenerateReduction(*node)) {  // the input at the same linear position, converted
     const Node& in = node->input(0);

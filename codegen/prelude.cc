@@ -208,6 +208,12 @@ struct tessel_sum_op {
 struct tessel_isum_op {
   __device__ int operator()(int a, int b) const { return tessel_iadd(a, b); }
 };
+struct tessel_prod_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a * b; }
+};
+struct tessel_iprod_op {
+  __device__ int operator()(int a, int b) const { return tessel_imul(a, b); }
+};
 struct tessel_max_op {
   template <typename T> __device__ T operator()(T a, T b) const { return tessel_max(a, b); }
 };

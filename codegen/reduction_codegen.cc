@@ -84,13 +84,15 @@ struct Accumulator {
   const Node* reduction;
   std::string name;  // acc0, acc1, ...: its register
   bool floating;     // float registers, else int (integer and bool inputs)
-  OpKind combine;    // kSum (also for mean), kMax or kMin
+  OpKind combine;    // kSum (also for mean), kProd, kMax or kMin
 
   const char* type() const { return floating ? "float" : "int"; }
   std::string Identity() const {
     switch (combine) {
       case OpKind::kSum:
         return floating ? "0.0f" : "0";
+      case OpKind::kProd:
+        return floating ? "1.0f" : "1";
       case OpKind::kMax:
         return floating ? "__int_as_float(0xff800000)" : "(-2147483647 - 1)";
       default:
@@ -100,11 +102,15 @@ struct Accumulator {
   // The functor tessel_block_reduce takes.
   std::string Functor() const {
     if (combine == OpKind::kSum) return floating ? "tessel_sum_op()" : "tessel_isum_op()";
+    if (combine == OpKind::kProd) return floating ? "tessel_prod_op()" : "tessel_iprod_op()";
     return combine == OpKind::kMax ? "tessel_max_op()" : "tessel_min_op()";
   }
   std::string Combine(const std::string& a, const std::string& b) const {
     if (combine == OpKind::kSum) {
       return floating ? absl::StrCat(a, " + ", b) : absl::StrCat("tessel_iadd(", a, ", ", b, ")");
+    }
+    if (combine == OpKind::kProd) {
+      return floating ? absl::StrCat(a, " * ", b) : absl::StrCat("tessel_imul(", a, ", ", b, ")");
     }
     return absl::StrCat(combine == OpKind::kMax ? "tessel_max(" : "tessel_min(", a, ", ", b, ")");
   }

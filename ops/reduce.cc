@@ -18,7 +18,7 @@ Tensor Reduce(OpKind op, const Tensor& x, const std::vector<int>& axes, bool kee
   const Device device = CommonDevice(name, {&x});
   std::vector<int64_t> reduced = CheckedAxes(name, x, axes);
   DType out = x.dtype();
-  if (op == OpKind::kSum && out == DType::kBool) out = DType::kI32;
+  if ((op == OpKind::kSum || op == OpKind::kProd) && out == DType::kBool) out = DType::kI32;
   if (op == OpKind::kMean && !IsFloating(out)) {
     ThrowOpError(name, "needs a floating operand, got ", Describe(x), "; cast first");
   }
@@ -53,6 +53,9 @@ Tensor max(const Tensor& x, std::vector<int> axes, bool keepdim) {
 }
 Tensor min(const Tensor& x, std::vector<int> axes, bool keepdim) {
   return Reduce(OpKind::kMin, x, axes, keepdim);
+}
+Tensor prod(const Tensor& x, std::vector<int> axes, bool keepdim) {
+  return Reduce(OpKind::kProd, x, axes, keepdim);
 }
 
 namespace {

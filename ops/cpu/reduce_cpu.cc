@@ -41,6 +41,17 @@ std::vector<C> LoadRows(const Node& node, const Buffer& in, int64_t* rows, int64
   return values;
 }
 
+// Integers multiply with wrapping (two's complement, as the GPU's i32 arithmetic: the low
+// 32 bits agree), floats as they are.
+template <typename C>
+C Multiply(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    return static_cast<C>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+
 template <typename C>
 absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
   int64_t rows, cols;
@@ -53,6 +64,13 @@ absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
       break;
     case OpKind::kMean:
       out = m.rowwise().sum() / static_cast<C>(cols);
+      break;
+    case OpKind::kProd:
+      for (int64_t r = 0; r < rows; ++r) {
+        C p = 1;
+        for (int64_t c = 0; c < cols; ++c) p = Multiply(p, m(r, c));
+        out[r] = p;
+      }
       break;
     case OpKind::kMax:
       for (int64_t r = 0; r < rows; ++r) out[r] = m.row(r).template maxCoeff<Eigen::PropagateNaN>();

@@ -290,6 +290,7 @@ TEST_F(GpuTest, ReductionAdditions) {
             out.push_back(logsumexp(x - 100.0, axes));
             out.push_back(any(gt(x, 102.9), axes));
             out.push_back(all(lt(x, 102.9), axes, true));
+            out.push_back(prod(x * 0.01, axes));  // factors near 1: no overflow
           }
           return out;
         },

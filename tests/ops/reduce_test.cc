@@ -228,3 +228,28 @@ TEST(ReduceAdditionsTest, Errors) {
 
 }  // namespace
 }  // namespace tessel
+
+namespace tessel {
+namespace {
+
+TEST(ReduceAdditionsTest, ProdAgainstReference) {
+  const std::vector<float> v = testing::RandomValues(4 * 3 * 5, 8, 0.5f, 1.5f);
+  Tensor x = from_vector(v, {4, 3, 5}, DType::kF32, Device::kCPU);
+  std::vector<double> want(3, 1.0);
+  for (int64_t e = 0; e < 60; ++e) want[(e / 5) % 3] *= v[e];
+  testing::ExpectClose(prod(x, {0, 2}).to_vector<float>(), want, 1e-6);
+  EXPECT_EQ(prod(x, {1}, true).shape(), Shape({4, 1, 5}));
+  EXPECT_EQ(prod(zeros({2, 0}, DType::kF32, Device::kCPU), {1}).to_vector<float>(),
+            (std::vector<float>{1, 1}));  // the empty product
+  // Integers wrap as i32 arithmetic: 65536 * 65536 = 2^32 is 0, 3 * 2^31 wraps to -2^31.
+  Tensor i = from_vector(std::vector<int32_t>{65536, 65536, 3, -2147483647 - 1}, {2, 2},
+                         DType::kI32, Device::kCPU);
+  EXPECT_EQ(prod(i, {1}).to_vector<int32_t>(), (std::vector<int32_t>{0, -2147483647 - 1}));
+  Tensor b = from_vector(std::vector<bool>{true, true, false}, {3}, DType::kBool, Device::kCPU);
+  EXPECT_EQ(prod(b).dtype(), DType::kI32);
+  EXPECT_EQ(prod(b).to_vector<int32_t>(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(prod(from_vector({2, 3}, {2}, DType::kBF16, Device::kCPU)).dtype(), DType::kBF16);
+}
+
+}  // namespace
+}  // namespace tessel

@@ -287,9 +287,10 @@ class Generator {
         &all,
         &logsumexp,
         [](const Tensor& t, std::vector<int> a, bool k) { return var(t, a, k, 1); },
-        [](const Tensor& t, std::vector<int> a, bool k) { return std(t, a, k, 0); }};
+        [](const Tensor& t, std::vector<int> a, bool k) { return std(t, a, k, 0); },
+        &prod};
     const size_t which = rng_.Below(static_cast<int64_t>(fns.size()));
-    const bool floating_only = which == 1 || which >= 6;  // mean, logsumexp, var, std
+    const bool floating_only = which == 1 || (which >= 6 && which <= 8);  // mean, lse, var, std
     if (floating_only && !IsFloating(x.dtype())) x = cast(Use(x), RandomFloat());
     Add(fns[which](Use(x), axes, keepdim));
   }

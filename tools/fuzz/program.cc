@@ -210,12 +210,14 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
     case OpKind::kSum:
     case OpKind::kMean:
     case OpKind::kMax:
-    case OpKind::kMin: {
+    case OpKind::kMin:
+    case OpKind::kProd: {
       // Reducing nothing (axes=[]) happens only to rank-0 values, where "all axes" agrees.
       const bool keepdim = !ints.empty() && l.shape.rank() == in[0].rank();
       auto reduce = l.op == OpKind::kSum    ? &sum
                     : l.op == OpKind::kMean ? &mean
                     : l.op == OpKind::kMax  ? &max
+                    : l.op == OpKind::kProd ? &prod
                                             : &min;
       return reduce(in[0], Ints(ints), keepdim);
     }

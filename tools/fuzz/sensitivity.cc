@@ -176,6 +176,10 @@ class PerturbedReplay {
         count = static_cast<double>(in[0].value.numel()) / std::max<int64_t>(1, y.numel());
         break;
       }
+      case OpKind::kProd:  // each factor's rounding: a relative error that grows with their count
+        magnitude = magnitude + abs(y32) * (4 * static_cast<double>(in[0].value.numel()) /
+                                            std::max<double>(1, y.numel()) * 0x1p-23);
+        break;
       case OpKind::kMatmul: {
         terms = ApplyLine(line, {abs(F32(in[0].value)), abs(F32(in[1].value))}, Device::kCPU);
         const Shape& a = in[0].value.shape();
@@ -275,6 +279,17 @@ class PerturbedReplay {
           of_terms.dtype = DType::kF32;
           const Tensor terms = ApplyLine(of_terms, {abs(F32(in[0].value))}, Device::kCPU);
           t = Or(t, ge(terms, Scalar(0x1p127)), shape);
+        }
+        if (line.op == OpKind::kProd && IsFloating(in[0].value.dtype())) {
+          // Partial products in f32 (the GPU) may overflow or underflow where the CPU's double
+          // does not: where the factors above 1 could reach 2^127 or those below 1 2^-126.
+          GraphLine of_logs = line;
+          of_logs.op = OpKind::kSum;
+          of_logs.dtype = DType::kF32;
+          const Tensor l = log(abs(F32(in[0].value)));
+          const Tensor up = ApplyLine(of_logs, {maximum(l, 0.0)}, Device::kCPU);
+          const Tensor down = ApplyLine(of_logs, {minimum(l, 0.0)}, Device::kCPU);
+          t = Or(t, maximum(ge(up, Scalar(126 * M_LN2)), le(down, Scalar(-125 * M_LN2))), shape);
         }
         return t;
       }

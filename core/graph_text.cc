@@ -187,7 +187,7 @@ absl::StatusOr<ParsedGraph> ParseGraph(absl::string_view text, Device device) {
     }
     absl::StatusOr<GraphLine> parsed = ParseGraphLine(line);
     if (!parsed.ok()) return LineError(line_no, parsed.status().message());
-    std::vector<NodePtr> inputs;
+    NodeInputs inputs;
     for (const std::string& operand : parsed->operands) {
       auto it = values.find(operand);
       if (it == values.end()) return LineError(line_no, absl::StrCat("unknown %", operand));

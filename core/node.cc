@@ -71,7 +71,7 @@ class NodeTable {
                    n.op_ == OpKind::kInput ? n.id_ : 0};
   }
 
-  NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, std::vector<NodePtr> inputs,
+  NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, NodeInputs inputs,
                  BufferPtr buffer) {
     const size_t hash = Hash()(key);  // outside the lock
     std::lock_guard<std::mutex> lock(mu_);
@@ -97,7 +97,7 @@ class NodeTable {
 
   // Frees a chain of nodes without recursion: a deep graph (a 100,000-op loop) must not
   // overflow the stack when its last handle goes away.
-  void ReleaseInputs(std::vector<NodePtr> inputs) {
+  void ReleaseInputs(NodeInputs inputs) {
     while (!inputs.empty()) {
       NodePtr p = std::move(inputs.back());
       inputs.pop_back();
@@ -133,7 +133,7 @@ class NodeTable {
 };
 
 Node::Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index,
-           Shape shape, Attrs attrs, std::vector<NodePtr> inputs, BufferPtr buffer)
+           Shape shape, Attrs attrs, NodeInputs inputs, BufferPtr buffer)
     : id_(id),
       op_(op),
       dtype_(dtype),
@@ -162,7 +162,7 @@ void Node::SetRealized(BufferPtr buffer) {
   inputs_.clear();
 }
 
-NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
+NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
                  Attrs attrs) {
   absl::InlinedVector<uint64_t, 4> ids;
   for (const NodePtr& in : inputs) ids.push_back(in->id());

@@ -35,13 +35,15 @@ struct Attrs {
 
 class Node;
 using NodePtr = std::shared_ptr<Node>;
+// A node's operands: held inline (no heap allocation per recorded operation for up to 3).
+using NodeInputs = absl::InlinedVector<NodePtr, 3>;
 
 class Node : public std::enable_shared_from_this<Node> {
   struct PassKey {};  // only NodeTable constructs nodes (through make_shared: one allocation)
 
  public:
   Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index, Shape shape,
-       Attrs attrs, std::vector<NodePtr> inputs, BufferPtr buffer);
+       Attrs attrs, NodeInputs inputs, BufferPtr buffer);
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -56,7 +58,7 @@ class Node : public std::enable_shared_from_this<Node> {
   const Attrs& attrs() const { return attrs_; }
 
   // The producers; empty once the node is realized.
-  const std::vector<NodePtr>& inputs() const { return inputs_; }
+  const NodeInputs& inputs() const { return inputs_; }
   const Node& input(int i) const { return *inputs_[i]; }
 
   // A realized node holds its value and acts as a leaf of any graph that uses it. Another
@@ -83,7 +85,7 @@ class Node : public std::enable_shared_from_this<Node> {
   const Attrs attrs_;
   // Ids of the inputs at recording time: the hash-consing key outlives `inputs_`.
   absl::InlinedVector<uint64_t, 3> input_ids_;
-  std::vector<NodePtr> inputs_;
+  NodeInputs inputs_;
   BufferPtr buffer_;
   std::atomic<bool> realized_;
   // The hash of the node's hash-consing key, kept: the table asks for it again when it
@@ -93,7 +95,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
 // Records an operation: returns the live node equal to it, or a new one. No checks: ops/
 // validates shapes and dtypes before calling this.
-NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
+NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
                  Attrs attrs = {});
 
 // A new leaf that holds `buffer` (never merged with another). A null buffer makes a

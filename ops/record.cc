@@ -61,8 +61,7 @@ Tensor ScalarTensor(double value, DType dtype, Device device) {
   return Tensor(MakeNode(OpKind::kFull, dtype, device, Shape{}, {}, std::move(attrs)));
 }
 
-Tensor Record(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
-              Attrs attrs) {
+Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs, Attrs attrs) {
   return Tensor(MakeNode(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs)));
 }
 

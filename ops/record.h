@@ -31,7 +31,7 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
 // Records (or finds, see core/node.h) the operation `op` with the given result type.
-Tensor Record(OpKind op, DType dtype, Device device, Shape shape, std::vector<NodePtr> inputs,
+Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
               Attrs attrs = {});
 
 }  // namespace tessel::ops_internal

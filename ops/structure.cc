@@ -131,7 +131,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
   Shape shape = first.shape();
   shape[a] = 0;
   DType dtype = first.dtype();
-  std::vector<NodePtr> inputs;
+  NodeInputs inputs;
   for (const Tensor& x : xs) {
     CommonDevice("concat", {&first, &x});
     bool match = x.rank() == first.rank();

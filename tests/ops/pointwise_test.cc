@@ -236,11 +236,6 @@ TEST(PointwiseTest, SpecialValuesPropagate) {
   EXPECT_TRUE(std::isnan(minimum(zeros({5}, DType::kF32, Device::kCPU), x).to_vector<float>()[0]));
 }
 
-}  // namespace
-}  // namespace tessel
-
-namespace tessel {
-namespace {
 
 Tensor F(std::vector<float> v, DType dtype = DType::kF32) {
   const int64_t n = static_cast<int64_t>(v.size());
@@ -330,11 +325,6 @@ TEST(PointwiseAdditionsTest, ClampWhereAndComparisonsWithScalars) {
   testing::ExpectError([] { floor(F({1}, DType::kBool)); }, {"tessel::floor:", "bool"});
 }
 
-}  // namespace
-}  // namespace tessel
-
-namespace tessel {
-namespace {
 
 TEST(PointwiseAdditionsTest, MaskedFillBroadcastsTheMask) {
   Tensor scores = from_vector({1, 2, 3, 4, 5, 6}, {2, 3}, DType::kBF16, Device::kCPU);

@@ -143,11 +143,6 @@ TEST(ReduceTest, ReducesViews) {
             (std::vector<float>{3, 11, 19, 27, 35, 43}));
 }
 
-}  // namespace
-}  // namespace tessel
-
-namespace tessel {
-namespace {
 
 // Reference statistics of each row of a [rows, cols] matrix given row-major.
 struct RowStats {
@@ -226,11 +221,6 @@ TEST(ReduceAdditionsTest, Errors) {
   testing::ExpectError([&] { std(Tensor()); }, {"tessel::std"});
 }
 
-}  // namespace
-}  // namespace tessel
-
-namespace tessel {
-namespace {
 
 TEST(ReduceAdditionsTest, ProdAgainstReference) {
   const std::vector<float> v = testing::RandomValues(4 * 3 * 5, 8, 0.5f, 1.5f);

@@ -16,20 +16,23 @@ const NodePtr& CheckedNode(const Tensor& t, absl::string_view op) {
   return t.node_ptr();
 }
 
+const void* HostData(const Tensor& t, std::vector<uint8_t>* storage) {
+  const Node& n = t.node();
+  if (!n.realized()) realize({t});
+  const BufferPtr& buffer = n.buffer();
+  if (buffer->device() == Device::kCPU) return buffer->data();
+  storage->resize(buffer->bytes());
+  absl::StatusOr<Backend*> backend = GetBackend(buffer->device());
+  ThrowIfError(backend.status());
+  ThrowIfError((*backend)->Download(*buffer, storage->data()));
+  return storage->data();
+}
+
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
   const Node& n = node();
-  if (!n.realized()) realize({*this});
-  const BufferPtr& buffer = n.buffer();
   std::vector<uint8_t> host;
-  const void* data = buffer->data();
-  if (buffer->device() != Device::kCPU) {
-    host.resize(buffer->bytes());
-    absl::StatusOr<Backend*> backend = GetBackend(buffer->device());
-    ThrowIfError(backend.status());
-    ThrowIfError((*backend)->Download(*buffer, host.data()));
-    data = host.data();
-  }
+  const void* data = HostData(*this, &host);
   std::vector<T> out(n.shape().numel());
   VisitDType(n.dtype(), [&](auto zero) {
     using S = decltype(zero);

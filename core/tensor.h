@@ -40,6 +40,10 @@ class Tensor {
   NodePtr node_;
 };
 
+// Realizes `t` and returns its elements' bytes in host memory: the buffer itself on the CPU,
+// else a copy downloaded into `storage`.
+const void* HostData(const Tensor& t, std::vector<uint8_t>* storage);
+
 // The values, as to_string (core/tensor_format.h) writes them; realizes if needed.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 

@@ -62,23 +62,17 @@ const void* data_ptr(const Tensor& t) { return RealizedBuffer(t, "data_ptr").dat
 Tensor to(const Tensor& t, Device device) {
   const Buffer& buffer = RealizedBuffer(t, "to");
   if (t.device() == device) return t;
-  std::vector<uint8_t> host(buffer.bytes());
-  if (buffer.device() == Device::kCPU) {
-    std::memcpy(host.data(), buffer.data(), host.size());
-  } else {
-    absl::StatusOr<Backend*> from = GetBackend(buffer.device());
-    ThrowIfError(from.status());
-    ThrowIfError((*from)->Download(buffer, host.data()));
-  }
+  std::vector<uint8_t> storage;
+  const void* host = HostData(t, &storage);
   BufferPtr moved;
   if (device == Device::kCPU) {
     auto copy = NewHostBuffer(t.dtype(), t.numel());
-    std::memcpy(copy->data(), host.data(), host.size());
+    std::memcpy(copy->data(), host, buffer.bytes());
     moved = std::move(copy);
   } else {
     absl::StatusOr<Backend*> onto = GetBackend(device);
     if (!onto.ok()) ThrowOpError("to", Describe(t), ": ", onto.status().message());
-    absl::StatusOr<BufferPtr> uploaded = (*onto)->Upload(t.dtype(), t.numel(), host.data());
+    absl::StatusOr<BufferPtr> uploaded = (*onto)->Upload(t.dtype(), t.numel(), host);
     ThrowIfError(uploaded.status());
     moved = *std::move(uploaded);
   }

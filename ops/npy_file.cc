@@ -50,24 +50,16 @@ std::string ShapeTuple(const Shape& shape) {
   return absl::StrCat("(", absl::StrJoin(shape.dims(), ", "), ")");
 }
 
-// The element bytes of `t`, little-endian, in the dtype Descr names.
+// The element bytes of `t`, little-endian, in the dtype Descr names: its buffer's own bytes,
+// except bf16, widened to f32 (exactly).
 std::string ElementBytes(const Tensor& t) {
-  auto bytes_of = [](const auto& v) {
-    return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
-  };
-  switch (t.dtype()) {
-    case DType::kF16: {
-      std::vector<Eigen::half> h;
-      for (float v : t.to_vector<float>()) h.push_back(Eigen::half(v));
-      return bytes_of(h);
-    }
-    case DType::kI32:
-      return bytes_of(t.to_vector<int32_t>());
-    case DType::kBool:
-      return bytes_of(t.to_vector<uint8_t>());
-    default:
-      return bytes_of(t.to_vector<float>());
+  if (t.dtype() == DType::kBF16) {
+    const std::vector<float> v = t.to_vector<float>();
+    return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
   }
+  std::vector<uint8_t> storage;
+  const void* data = HostData(t, &storage);
+  return std::string(static_cast<const char*>(data), t.numel() * DTypeSize(t.dtype()));
 }
 
 [[noreturn]] void Malformed(const std::string& path, absl::string_view what) {

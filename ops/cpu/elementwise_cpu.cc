@@ -239,9 +239,10 @@ absl::Status Binary(OpKind op, const ConstMap<C>& a, const ConstMap<C>& b, OutMa
 }
 
 // Operand i as n compute values: the buffer itself when it already holds them in order,
-// else a converted, broadcast copy kept in `scratch`.
+// else a converted, broadcast copy kept in `scratch`. `operand` is the dtype the operation
+// reads its operands in (ElementwiseOperandDType).
 template <typename C>
-const C* OperandValues(const Node& node, const InputBuffers& inputs, size_t i,
+const C* OperandValues(const Node& node, DType operand, const InputBuffers& inputs, size_t i,
                        std::vector<std::vector<C>>* scratch) {
   const Buffer& in = *inputs[i];
   const bool same_layout = node.input(i).shape() == node.shape();
@@ -252,31 +253,26 @@ const C* OperandValues(const Node& node, const InputBuffers& inputs, size_t i,
   std::vector<C>& values = scratch->back();
   // An integer operand of a 16-bit float operation is converted to that dtype first, as the
   // GPU and PyTorch do: 1275 is 1272 in bf16, an even exponent for pow.
-  const DType a = node.input(0).dtype();
-  const DType b = node.inputs().size() > 1 ? node.input(1).dtype() : a;
-  const DType operand = ElementwiseOperandDType(node.op(), node.dtype(), a, b);
   const bool condition = node.op() == OpKind::kWhere && i == 0;
-  if constexpr (std::is_same_v<C, float>) {
-    if (IsHalfFloat(operand) && !IsFloating(in.dtype()) && !condition) {
-      VisitDType(operand, [&](auto zero) {
-        using T = decltype(zero);
-        if constexpr (!std::is_arithmetic_v<T>) {
-          for (C& v : values) v = static_cast<float>(T(v));
-        }
-      });
-    }
+  if (IsHalfFloat(operand) && !IsFloating(in.dtype()) && !condition) {
+    VisitDType(operand, [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_same_v<C, float> && !std::is_arithmetic_v<T>) {
+        for (C& v : values) v = static_cast<float>(T(v));
+      }
+    });
   }
   return values.data();
 }
 
 template <typename C>
-absl::StatusOr<BufferPtr> Compute(const Node& node, const InputBuffers& inputs) {
+absl::StatusOr<BufferPtr> Compute(const Node& node, DType operand, const InputBuffers& inputs) {
   const int64_t n = node.shape().numel();
   std::vector<std::vector<C>> scratch;
   scratch.reserve(inputs.size());
   std::vector<ConstMap<C>> operands;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    operands.emplace_back(OperandValues<C>(node, inputs, i, &scratch), n);
+    operands.emplace_back(OperandValues<C>(node, operand, inputs, i, &scratch), n);
   }
   // Results in the compute type are written straight into the output buffer.
   const bool direct = std::is_same_v<C, float> && node.dtype() == DType::kF32;
@@ -311,10 +307,9 @@ absl::StatusOr<BufferPtr> RunElementwise(const Node& node, const InputBuffers& i
   if (node.op() == OpKind::kCast) return Cast(node, *inputs[0]);
   const DType a = node.input(0).dtype();
   const DType b = node.inputs().size() > 1 ? node.input(1).dtype() : a;
-  if (IsFloating(ElementwiseOperandDType(node.op(), node.dtype(), a, b))) {
-    return Compute<float>(node, inputs);
-  }
-  return Compute<int64_t>(node, inputs);
+  const DType operand = ElementwiseOperandDType(node.op(), node.dtype(), a, b);
+  if (IsFloating(operand)) return Compute<float>(node, operand, inputs);
+  return Compute<int64_t>(node, operand, inputs);
 }
 
 }  // namespace tessel::cpu

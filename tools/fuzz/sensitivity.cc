@@ -96,6 +96,14 @@ Tensor Or(const Tensor& a, const Tensor& b, const Shape& shape) {
   return maximum(broadcast_to(a, shape), broadcast_to(b, shape));
 }
 
+// An f32 sum of `x` over the axes that reduction `line` reduces, kept as it keeps them.
+Tensor SumAlike(const GraphLine& line, const Tensor& x) {
+  GraphLine sum = line;
+  sum.op = OpKind::kSum;
+  sum.dtype = DType::kF32;
+  return ApplyLine(sum, {x}, Device::kCPU);
+}
+
 Tensor TaintOrFalse(const Traced& t) {
   return t.taint.defined() ? t.taint : zeros(t.value.shape(), DType::kBool, Device::kCPU);
 }
@@ -274,21 +282,15 @@ class PerturbedReplay {
         // powers: seed 728136).
         const bool sum = line.op == OpKind::kSum || line.op == OpKind::kMean;
         if (sum && IsFloating(in[0].value.dtype())) {
-          GraphLine of_terms = line;
-          of_terms.op = OpKind::kSum;
-          of_terms.dtype = DType::kF32;
-          const Tensor terms = ApplyLine(of_terms, {abs(F32(in[0].value))}, Device::kCPU);
+          const Tensor terms = SumAlike(line, abs(F32(in[0].value)));
           t = Or(t, ge(terms, Scalar(0x1p127)), shape);
         }
         if (line.op == OpKind::kProd && IsFloating(in[0].value.dtype())) {
           // Partial products in f32 (the GPU) may overflow or underflow where the CPU's double
           // does not: where the factors above 1 could reach 2^127 or those below 1 2^-126.
-          GraphLine of_logs = line;
-          of_logs.op = OpKind::kSum;
-          of_logs.dtype = DType::kF32;
           const Tensor l = log(abs(F32(in[0].value)));
-          const Tensor up = ApplyLine(of_logs, {maximum(l, 0.0)}, Device::kCPU);
-          const Tensor down = ApplyLine(of_logs, {minimum(l, 0.0)}, Device::kCPU);
+          const Tensor up = SumAlike(line, maximum(l, 0.0));
+          const Tensor down = SumAlike(line, minimum(l, 0.0));
           t = Or(t, maximum(ge(up, Scalar(126 * M_LN2)), le(down, Scalar(-125 * M_LN2))), shape);
         }
         return t;

@@ -133,15 +133,18 @@ void BM_SixtyFourUpdates(benchmark::State& state) {
 }
 BENCHMARK(BM_SixtyFourUpdates)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// The 10-op chain of the host-cost benchmarks.
+Tensor TenOpChain(const Tensor& x) {
+  Tensor t = relu(tanh(x * 1.5 + 0.25) * x - 0.5);
+  return t / (abs(x) + 1.0) * 2.0;
+}
+
 // Host cost of recording and realizing a 10-op chain on 1K elements, warm caches.
 void BM_HostRecordRealize10Ops(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   Tensor x = randn({1024}, 1, DType::kF32);
   realize({x});
-  auto body = [&] {
-    Tensor t = relu(tanh(x * 1.5 + 0.25) * x - 0.5);
-    realize({t / (abs(x) + 1.0) * 2.0});
-  };
+  auto body = [&] { realize({TenOpChain(x)}); };
   body();
   int64_t n = 0;
   for (auto _ : state) {
@@ -155,6 +158,21 @@ void BM_HostRecordRealize10Ops(benchmark::State& state) {
   synchronize();
 }
 BENCHMARK(BM_HostRecordRealize10Ops)->Unit(benchmark::kMicrosecond);
+
+// The same chain waited for each time: the wall time of one step of a loop that reads its
+// result (host work, launch latency and the kernel, nothing overlapped).
+void BM_HostRecordRealizeSync10Ops(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  Tensor x = randn({1024}, 1, DType::kF32);
+  realize({x});
+  auto body = [&] {
+    realize({TenOpChain(x)});
+    synchronize();
+  };
+  body();
+  for (auto _ : state) body();
+}
+BENCHMARK(BM_HostRecordRealizeSync10Ops)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tessel

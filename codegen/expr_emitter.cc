@@ -25,6 +25,10 @@ const char* StorageType(DType dtype) {
       return "int";
     case DType::kBool:
       return "bool_t";
+    case DType::kI64:  // not generated yet: recording them on CUDA is an Error (ops/record.h)
+      return "long long";
+    case DType::kF64:
+      return "double";
   }
   return "?";
 }

@@ -16,12 +16,16 @@ absl::string_view DTypeName(DType dtype) {
       return "i32";
     case DType::kBool:
       return "bool";
+    case DType::kI64:
+      return "i64";
+    case DType::kF64:
+      return "f64";
   }
   return "?";
 }
 
 bool ParseDType(absl::string_view name, DType* dtype) {
-  for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kI32, DType::kBool}) {
+  for (DType d : kAllDTypes) {
     if (DTypeName(d) == name) {
       *dtype = d;
       return true;
@@ -34,6 +38,9 @@ absl::string_view DeviceName(Device device) { return device == Device::kCPU ? "c
 
 int64_t DTypeSize(DType dtype) {
   switch (dtype) {
+    case DType::kF64:
+    case DType::kI64:
+      return 8;
     case DType::kF32:
     case DType::kI32:
       return 4;
@@ -47,7 +54,8 @@ int64_t DTypeSize(DType dtype) {
 }
 
 bool IsFloating(DType dtype) {
-  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16;
+  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16 ||
+         dtype == DType::kF64;
 }
 
 bool IsHalfFloat(DType dtype) { return dtype == DType::kF16 || dtype == DType::kBF16; }
@@ -59,11 +67,15 @@ int Rank(DType d) {
       return 0;
     case DType::kI32:
       return 1;
+    case DType::kI64:
+      return 2;
     case DType::kF16:
     case DType::kBF16:
-      return 2;
-    case DType::kF32:
       return 3;
+    case DType::kF32:
+      return 4;
+    case DType::kF64:
+      return 5;
   }
   return 0;
 }

@@ -14,13 +14,19 @@ double LoadAsDouble(DType dtype, const void* data, int64_t i) {
 void StoreFromDouble(DType dtype, void* data, int64_t i, double v) {
   VisitDType(dtype, [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      static_cast<T*>(data)[i] = v != 0;
-    } else if constexpr (std::is_arithmetic_v<T>) {
-      static_cast<T*>(data)[i] = ConvertElement<T>(v);
-    } else {
-      static_cast<T*>(data)[i] = T(static_cast<float>(v));
-    }
+    static_cast<T*>(data)[i] = ToStorage<T>(v);
+  });
+}
+
+void ConvertElements(DType from, const void* src, DType to, void* dst, int64_t n) {
+  VisitDType(from, [&](auto from_zero) {
+    using S = decltype(from_zero);
+    VisitDType(to, [&](auto to_zero) {
+      using T = decltype(to_zero);
+      const S* in = static_cast<const S*>(src);
+      T* out = static_cast<T*>(dst);
+      for (int64_t i = 0; i < n; ++i) out[i] = ToStorage<T>(in[i]);
+    });
   });
 }
 

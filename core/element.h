@@ -13,7 +13,7 @@
 namespace tessel {
 
 // Calls f(T{}) with T the storage type of `dtype` (float, Eigen::half, Eigen::bfloat16,
-// int32_t, uint8_t for bool): one switch for all dispatch.
+// int32_t, uint8_t for bool, int64_t, double): one switch for all dispatch.
 template <typename F>
 decltype(auto) VisitDType(DType dtype, F&& f) {
   switch (dtype) {
@@ -25,13 +25,17 @@ decltype(auto) VisitDType(DType dtype, F&& f) {
       return f(Eigen::bfloat16{});
     case DType::kI32:
       return f(int32_t{});
+    case DType::kI64:
+      return f(int64_t{});
+    case DType::kF64:
+      return f(double{});
     case DType::kBool:
       break;
   }
   return f(uint8_t{});
 }
 
-// Exact conversion of any storage type to double.
+// Conversion of any storage type to double (exact but for i64 past 2^53).
 template <typename S>
 double ToDouble(S s) {
   if constexpr (std::is_arithmetic_v<S>) {
@@ -41,14 +45,17 @@ double ToDouble(S s) {
   }
 }
 
-// Element conversion without undefined behaviour: NaN reads as 0 and out-of-range values
-// saturate when the target is an integer.
+// Element conversion without undefined behaviour, as the GPU converts: integers to narrower
+// integers wrap (two's complement), NaN reads as 0 and out-of-range floats saturate when the
+// target is an integer, and any value is exact where the target holds it.
 template <typename T, typename S>
 T ConvertElement(S s) {
-  const double v = ToDouble(s);
   if constexpr (std::is_same_v<T, bool>) {
-    return v != 0;
+    return ToDouble(s) != 0;
+  } else if constexpr (std::is_integral_v<T> && std::is_integral_v<S>) {
+    return static_cast<T>(s);
   } else if constexpr (std::is_integral_v<T>) {
+    const double v = ToDouble(s);
     if (!(v == v)) return 0;
     if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
       return std::numeric_limits<T>::lowest();
@@ -57,14 +64,32 @@ T ConvertElement(S s) {
       return std::numeric_limits<T>::max();
     }
     return static_cast<T>(v);
+  } else if constexpr (std::is_arithmetic_v<S>) {
+    return static_cast<T>(s);
   } else {
-    return static_cast<T>(v);
+    return static_cast<T>(static_cast<float>(s));
   }
 }
 
+// ConvertElement into storage type T, whatever it is: uint8_t is bool (nonzero is true), the
+// 16-bit floats round from float.
+template <typename T, typename S>
+T ToStorage(S s) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    return ConvertElement<bool>(s);
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return ConvertElement<T>(s);
+  } else {
+    return T(ConvertElement<float>(s));
+  }
+}
+
+// Converts n elements of `from` at src into `to` at dst.
+void ConvertElements(DType from, const void* src, DType to, void* dst, int64_t n);
+
 // Reads element i of host memory of `dtype` as double (exact for every dtype).
 double LoadAsDouble(DType dtype, const void* data, int64_t i);
-// Writes v, rounded to `dtype` (bool: nonzero is true; i32: truncates toward zero).
+// Writes v, rounded to `dtype` (bool: nonzero is true; integers: truncate toward zero).
 void StoreFromDouble(DType dtype, void* data, int64_t i, double v);
 
 }  // namespace tessel

@@ -26,12 +26,11 @@ std::string Special(double v) {
   return v > 0 ? "inf" : "-inf";
 }
 
+// A floating or bool element (integers print exactly from int64, Printer::Text).
 std::string Element(double v, const Notation& n) {
   switch (n.kind) {
     case Notation::kBool:
       return v != 0 ? "True" : "False";
-    case Notation::kInteger:
-      return absl::StrFormat("%.0f", v);
     default:
       break;
   }
@@ -65,7 +64,6 @@ Notation ChooseNotation(DType dtype, const std::vector<double>& shown) {
       n.kind = Notation::kScientific;
     }
   }
-  for (double v : shown) n.width = std::max(n.width, static_cast<int>(Element(v, n).size()));
   return n;
 }
 
@@ -84,10 +82,28 @@ std::vector<int64_t> ShownEntries(int64_t extent, bool summarize) {
 
 class Printer {
  public:
-  Printer(const Shape& shape, const std::vector<double>& values, bool summarize, size_t indent)
-      : shape_(shape), values_(values), summarize_(summarize), indent_(indent) {}
+  // `integers`: the same values exactly, for integer dtypes (i64 past 2^53); else empty.
+  Printer(const Shape& shape, const std::vector<double>& values,
+          const std::vector<int64_t>& integers, bool summarize, size_t indent)
+      : shape_(shape),
+        values_(values),
+        integers_(integers),
+        summarize_(summarize),
+        indent_(indent) {}
 
-  void set_notation(const Notation& n) { notation_ = n; }
+  // Sets the notation, and the column width from the elements that print.
+  void set_notation(const Notation& n) {
+    notation_ = n;
+    notation_.width = 0;
+    Visit(0, 0, [&](int64_t i) {
+      notation_.width = std::max(notation_.width, static_cast<int>(Text(i).size()));
+    });
+  }
+
+  std::string Text(int64_t i) const {
+    if (notation_.kind == Notation::kInteger) return absl::StrCat(integers_[i]);
+    return Element(values_[i], notation_);
+  }
 
   // Calls f(linear index) for every element that prints.
   template <typename F>
@@ -103,7 +119,7 @@ class Printer {
 
   std::string Format(int axis, int64_t offset) const {
     if (axis == shape_.rank()) {
-      const std::string e = Element(values_[offset], notation_);
+      const std::string e = Text(offset);
       return std::string(notation_.width - e.size(), ' ') + e;
     }
     const bool last = axis + 1 == shape_.rank();
@@ -126,6 +142,7 @@ class Printer {
  private:
   const Shape& shape_;
   const std::vector<double>& values_;
+  const std::vector<int64_t>& integers_;
   bool summarize_;
   size_t indent_;
   Notation notation_{Notation::kFixed};
@@ -146,10 +163,12 @@ std::string to_string(const Tensor& t, int max_elements) {
   if (shape.numel() == 0) {
     return absl::StrCat("tensor([], shape=", shape.ToString(), Suffix(t), ")");
   }
-  const std::vector<double> values = t.to_vector<double>();  // exact for every dtype
+  const std::vector<double> values = t.to_vector<double>();
+  const bool integral = !IsFloating(t.dtype()) && t.dtype() != DType::kBool;
+  const std::vector<int64_t> integers = integral ? t.to_vector<int64_t>() : std::vector<int64_t>{};
   const bool summarize = shape.numel() > max_elements;
   constexpr absl::string_view kOpen = "tensor(";
-  Printer printer(shape, values, summarize, kOpen.size());
+  Printer printer(shape, values, integers, summarize, kOpen.size());
   std::vector<double> shown;
   printer.Visit(0, 0, [&](int64_t i) { shown.push_back(values[i]); });
   printer.set_notation(ChooseNotation(t.dtype(), shown));

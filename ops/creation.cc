@@ -21,14 +21,17 @@ template <typename T>
 Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& shape, DType dtype,
                 Device device) {
   CheckShape(op, shape);
+  ops_internal::CheckDeviceHasDType(op, dtype, device);
   if (static_cast<int64_t>(data.size()) != shape.numel()) {
     ThrowOpError(op, data.size(), " values do not fill shape ", shape.ToString(), " (",
                  shape.numel(), " elements)");
   }
   auto host = NewHostBuffer(dtype, shape.numel());
-  for (size_t i = 0; i < data.size(); ++i) {
-    StoreFromDouble(dtype, host->data(), i, static_cast<double>(data[i]));
-  }
+  VisitDType(dtype, [&](auto zero) {
+    using S = decltype(zero);
+    S* dst = host->template as<S>();
+    for (size_t i = 0; i < data.size(); ++i) dst[i] = ToStorage<S>(static_cast<T>(data[i]));
+  });
   BufferPtr buffer = host;
   if (device != Device::kCPU) {
     absl::StatusOr<Backend*> backend = GetBackend(device);
@@ -64,6 +67,14 @@ Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype, D
 }
 
 Tensor from_vector(const std::vector<bool>& data, Shape shape, DType dtype, Device device) {
+  return FromHost("from_vector", data, shape, dtype, device);
+}
+
+Tensor from_vector(const std::vector<int64_t>& data, Shape shape, DType dtype, Device device) {
+  return FromHost("from_vector", data, shape, dtype, device);
+}
+
+Tensor from_vector(const std::vector<double>& data, Shape shape, DType dtype, Device device) {
   return FromHost("from_vector", data, shape, dtype, device);
 }
 

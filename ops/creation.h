@@ -22,6 +22,10 @@ Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype = 
                    Device device = default_device());
 Tensor from_vector(const std::vector<bool>& data, Shape shape, DType dtype = DType::kBool,
                    Device device = default_device());
+Tensor from_vector(const std::vector<int64_t>& data, Shape shape, DType dtype = DType::kI64,
+                   Device device = default_device());
+Tensor from_vector(const std::vector<double>& data, Shape shape, DType dtype = DType::kF64,
+                   Device device = default_device());
 
 Tensor full(Shape shape, double value, DType dtype = DType::kF32, Device device = default_device());
 Tensor zeros(Shape shape, DType dtype = DType::kF32, Device device = default_device());

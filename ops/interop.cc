@@ -60,6 +60,8 @@ Tensor from_blob(void* data, Shape shape, DType dtype, Device device,
 const void* data_ptr(const Tensor& t) { return RealizedBuffer(t, "data_ptr").data(); }
 
 Tensor to(const Tensor& t, Device device) {
+  CheckedNode(t, "to");
+  ops_internal::CheckDeviceHasDType("to", t.dtype(), device);
   const Buffer& buffer = RealizedBuffer(t, "to");
   if (t.device() == device) return t;
   std::vector<uint8_t> storage;

@@ -38,6 +38,10 @@ absl::string_view Descr(DType dtype) {
       return "<f2";
     case DType::kI32:
       return "<i4";
+    case DType::kI64:
+      return "<i8";
+    case DType::kF64:
+      return "<f8";
     case DType::kBool:
       return "|b1";
     default:
@@ -87,8 +91,11 @@ Format ParseDescr(const std::string& path, absl::string_view value, bool* swap) 
   if (kind == "f2") return {DType::kF16, 2};
   if (kind == "i4") return {DType::kI32, 4};
   if (kind == "b1") return {DType::kBool, 1};
+  if (kind == "i8") return {DType::kI64, 8};
+  if (kind == "f8") return {DType::kF64, 8};
   ThrowOpError("load", path, ": dtype '", descr,
-               "' is not one tessel has yet (it reads <f4, <f2, <i4 and |b1, either byte order)");
+               "' is not one tessel has yet (it reads f2, f4, f8, i4, i8 and b1, either byte "
+               "order)");
 }
 
 Shape ParseShape(const std::string& path, absl::string_view value) {
@@ -135,6 +142,10 @@ Tensor FromItems(const Format& f, const char* data, const Shape& shape, bool swa
     }
     case DType::kI32:
       return from_vector(Items<int32_t>(data, n, swap), shape, DType::kI32, device);
+    case DType::kI64:
+      return from_vector(Items<int64_t>(data, n, swap), shape, DType::kI64, device);
+    case DType::kF64:
+      return from_vector(Items<double>(data, n, swap), shape, DType::kF64, device);
     case DType::kBool: {
       const std::vector<uint8_t> bytes = Items<uint8_t>(data, n, false);
       return from_vector(std::vector<bool>(bytes.begin(), bytes.end()), shape, DType::kBool,

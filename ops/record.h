@@ -30,6 +30,9 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 // A rank-0 constant for a scalar operand.
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
+// Throws Error naming `op` where `device` cannot hold `dtype` yet (i64 and f64 on CUDA).
+void CheckDeviceHasDType(absl::string_view op, DType dtype, Device device);
+
 // Records (or finds, see core/node.h) the operation `op` with the given result type.
 Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
               Attrs attrs = {});

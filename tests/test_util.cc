@@ -52,6 +52,8 @@ std::vector<double> ReferenceBinary(const std::vector<double>& a, const Shape& s
 
 double Tolerance(DType dtype) {
   switch (dtype) {
+    case DType::kF64:
+      return 1e-13;
     case DType::kF32:
       return 2e-6;
     case DType::kF16:
@@ -64,6 +66,11 @@ double Tolerance(DType dtype) {
 }
 
 void ExpectClose(const std::vector<float>& got, const std::vector<double>& want, double rtol,
+                 double atol) {
+  ExpectClose(std::vector<double>(got.begin(), got.end()), want, rtol, atol);
+}
+
+void ExpectClose(const std::vector<double>& got, const std::vector<double>& want, double rtol,
                  double atol) {
   ASSERT_EQ(got.size(), want.size());
   int reported = 0;

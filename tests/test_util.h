@@ -38,6 +38,8 @@ double Tolerance(DType dtype);
 // |got - want| <= atol + rtol * |want| elementwise (NaN matches NaN, inf matches inf).
 void ExpectClose(const std::vector<float>& got, const std::vector<double>& want, double rtol,
                  double atol = 0);
+void ExpectClose(const std::vector<double>& got, const std::vector<double>& want, double rtol,
+                 double atol = 0);
 
 // Runs `f` and checks it throws tessel::Error whose message contains every piece.
 void ExpectError(const std::function<void()>& f, const std::vector<std::string>& pieces);

@@ -1,6 +1,7 @@
-// Elementwise kernels: inputs are broadcast into compute arrays (float for floating
-// results, int64 for integers, so that i32 arithmetic wraps without undefined behaviour),
-// combined with Eigen array expressions, and rounded to the result dtype once.
+// Elementwise kernels: inputs are broadcast into compute arrays (double for f64, float for the
+// other floats, int64 for integers), combined with Eigen array expressions, and rounded to the
+// result dtype once. Integer arithmetic wraps as two's complement (computed unsigned, without
+// undefined behaviour): i64 wraps in int64, i32 in the low 32 bits that the store keeps.
 #include <cmath>
 #include <limits>
 
@@ -28,15 +29,26 @@ C NanOr(C a, C b, C value) {
   return value;
 }
 
-// Integer power by squaring, wrapping like i32 arithmetic; negative exponents truncate
-// toward zero as integer division would (only 1 and -1 keep a nonzero result).
+// Wrapping integer arithmetic (the GPU's): two's complement, computed unsigned.
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+int64_t WrapMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+// Integer power by squaring, wrapping; negative exponents truncate toward zero as integer
+// division would (only 1 and -1 keep a nonzero result).
 int64_t IntPow(int64_t base, int64_t exponent) {
   if (exponent < 0) return base == 1 ? 1 : base == -1 ? (exponent % 2 ? -1 : 1) : 0;
-  uint32_t result = 1, b = static_cast<uint32_t>(base);
-  for (; exponent > 0; exponent >>= 1, b *= b) {
-    if (exponent & 1) result *= b;
+  int64_t result = 1;
+  for (; exponent > 0; exponent >>= 1, base = WrapMul(base, base)) {
+    if (exponent & 1) result = WrapMul(result, base);
   }
-  return static_cast<int32_t>(result);
+  return result;
 }
 
 // C's fmod: the sign of x. An integer y of 0 gives 0 (the GPU's prelude does the same).
@@ -45,7 +57,7 @@ C Fmod(C x, C y) {
   if constexpr (std::is_floating_point_v<C>) {
     return std::fmod(x, y);
   } else {
-    return y == 0 ? 0 : x % y;  // int64: INT32_MIN % -1 is defined
+    return y == 0 || y == -1 ? 0 : x % y;  // INT64_MIN % -1 is undefined
   }
 }
 
@@ -60,10 +72,18 @@ template <typename C>
 absl::Status Unary(OpKind op, const ConstMap<C>& a, OutMap<C> out) {
   switch (op) {
     case OpKind::kNeg:  // not Eigen's -a: its AVX negation is 0 - x, which makes -0 +0
-      out = a.unaryExpr([](C v) { return -v; });
+      if constexpr (std::is_integral_v<C>) {
+        out = a.unaryExpr([](C v) { return WrapSub(0, v); });
+      } else {
+        out = a.unaryExpr([](C v) { return -v; });
+      }
       return absl::OkStatus();
     case OpKind::kAbs:
-      out = a.abs();
+      if constexpr (std::is_integral_v<C>) {
+        out = a.unaryExpr([](C v) { return v < 0 ? WrapSub(0, v) : v; });
+      } else {
+        out = a.abs();
+      }
       return absl::OkStatus();
     case OpKind::kRelu:
       out = a.unaryExpr([](C v) { return v < 0 ? C(0) : v; });
@@ -168,13 +188,25 @@ template <typename C>
 absl::Status Binary(OpKind op, const ConstMap<C>& a, const ConstMap<C>& b, OutMap<C> out) {
   switch (op) {
     case OpKind::kAdd:
-      out = a + b;
+      if constexpr (std::is_integral_v<C>) {
+        out = a.binaryExpr(b, [](C x, C y) { return WrapAdd(x, y); });
+      } else {
+        out = a + b;
+      }
       return absl::OkStatus();
     case OpKind::kSub:
-      out = a - b;
+      if constexpr (std::is_integral_v<C>) {
+        out = a.binaryExpr(b, [](C x, C y) { return WrapSub(x, y); });
+      } else {
+        out = a - b;
+      }
       return absl::OkStatus();
     case OpKind::kMul:
-      out = a * b;
+      if constexpr (std::is_integral_v<C>) {
+        out = a.binaryExpr(b, [](C x, C y) { return WrapMul(x, y); });
+      } else {
+        out = a * b;
+      }
       return absl::OkStatus();
     case OpKind::kDiv:
       out = a / b;
@@ -295,9 +327,7 @@ absl::StatusOr<BufferPtr> Compute(const Node& node, DType operand, const InputBu
 // Conversion between any two dtypes, element by element.
 BufferPtr Cast(const Node& node, const Buffer& in) {
   auto out = NewHostBuffer(node.dtype(), node.shape().numel());
-  for (int64_t i = 0; i < in.numel(); ++i) {
-    StoreFromDouble(node.dtype(), out->data(), i, LoadAsDouble(in.dtype(), in.data(), i));
-  }
+  ConvertElements(in.dtype(), in.data(), node.dtype(), out->data(), in.numel());
   return out;
 }
 
@@ -308,6 +338,7 @@ absl::StatusOr<BufferPtr> RunElementwise(const Node& node, const InputBuffers& i
   const DType a = node.input(0).dtype();
   const DType b = node.inputs().size() > 1 ? node.input(1).dtype() : a;
   const DType operand = ElementwiseOperandDType(node.op(), node.dtype(), a, b);
+  if (operand == DType::kF64) return Compute<double>(node, operand, inputs);
   if (IsFloating(operand)) return Compute<float>(node, operand, inputs);
   return Compute<int64_t>(node, operand, inputs);
 }

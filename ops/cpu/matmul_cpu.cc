@@ -1,5 +1,6 @@
 // Matmul through Eigen's GEMM, one call per batch entry; operands are converted to float
-// once (f16/bf16 accumulate in float) and broadcast batch entries are shared, not copied.
+// once (f16/bf16 accumulate in float; f64 in double) and broadcast batch entries are shared,
+// not copied.
 #include <cmath>
 #include <cstdint>
 
@@ -10,7 +11,8 @@
 namespace tessel::cpu {
 namespace {
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename C>
+using RowMatrix = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 Shape BatchOf(const Shape& s) {
   return Shape(absl::MakeConstSpan(s.dims()).subspan(0, s.rank() - 2));
@@ -34,29 +36,37 @@ float RoundToTf32(float x) {
   return absl::bit_cast<float>(bits);
 }
 
-}  // namespace
-
-absl::StatusOr<BufferPtr> RunMatmul(const Node& node, const InputBuffers& inputs) {
+template <typename C>
+BufferPtr Multiply(const Node& node, const InputBuffers& inputs) {
   const Shape& sa = node.input(0).shape();
   const Shape& sb = node.input(1).shape();
   const int64_t m = sa[sa.rank() - 2], k = sa[sa.rank() - 1], n = sb[sb.rank() - 1];
-  std::vector<float> a = LoadBroadcast<float>(*inputs[0], sa, sa);
-  std::vector<float> b = LoadBroadcast<float>(*inputs[1], sb, sb);
-  if (IsTf32Matmul(node)) {
-    for (std::vector<float>* v : {&a, &b}) {
-      for (float& x : *v) x = RoundToTf32(x);
+  std::vector<C> a = LoadBroadcast<C>(*inputs[0], sa, sa);
+  std::vector<C> b = LoadBroadcast<C>(*inputs[1], sb, sb);
+  if constexpr (std::is_same_v<C, float>) {
+    if (IsTf32Matmul(node)) {
+      for (std::vector<float>* v : {&a, &b}) {
+        for (float& x : *v) x = RoundToTf32(x);
+      }
     }
   }
   const std::vector<int64_t> ia = BatchIndices(sa, node.shape());
   const std::vector<int64_t> ib = BatchIndices(sb, node.shape());
-  std::vector<float> c(node.shape().numel());
+  std::vector<C> c(node.shape().numel());
   for (size_t batch = 0; batch < ia.size(); ++batch) {
-    Eigen::Map<const RowMatrix> ma(a.data() + ia[batch] * m * k, m, k);
-    Eigen::Map<const RowMatrix> mb(b.data() + ib[batch] * k * n, k, n);
-    Eigen::Map<RowMatrix> mc(c.data() + batch * m * n, m, n);
+    Eigen::Map<const RowMatrix<C>> ma(a.data() + ia[batch] * m * k, m, k);
+    Eigen::Map<const RowMatrix<C>> mb(b.data() + ib[batch] * k * n, k, n);
+    Eigen::Map<RowMatrix<C>> mc(c.data() + batch * m * n, m, n);
     mc.noalias() = ma * mb;
   }
-  return StoreAs<float>(node.dtype(), c.data(), static_cast<int64_t>(c.size()));
+  return StoreAs<C>(node.dtype(), c.data(), static_cast<int64_t>(c.size()));
+}
+
+}  // namespace
+
+absl::StatusOr<BufferPtr> RunMatmul(const Node& node, const InputBuffers& inputs) {
+  if (node.dtype() == DType::kF64) return Multiply<double>(node, inputs);
+  return Multiply<float>(node, inputs);
 }
 
 }  // namespace tessel::cpu

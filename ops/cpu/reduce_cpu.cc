@@ -1,6 +1,6 @@
 // Reductions: the input is read transposed to (kept axes, reduced axes) so that each output
-// is one contiguous row, then reduced with Eigen. Sums accumulate in double (int64 for
-// integers); max and min propagate NaN as PyTorch does.
+// is one contiguous row, then reduced with Eigen. Floats accumulate in double, integers in
+// int64 (wrapping); max and min propagate NaN as PyTorch does.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -41,8 +41,17 @@ std::vector<C> LoadRows(const Node& node, const Buffer& in, int64_t* rows, int64
   return values;
 }
 
-// Integers multiply with wrapping (two's complement, as the GPU's i32 arithmetic: the low
-// 32 bits agree), floats as they are.
+// Integers add and multiply with wrapping (two's complement, as the GPU's integer arithmetic:
+// i64 wraps in int64, and the low 32 bits agree for i32), floats as they are.
+template <typename C>
+C Add(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    return static_cast<C>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+
 template <typename C>
 C Multiply(C a, C b) {
   if constexpr (std::is_integral_v<C>) {
@@ -50,6 +59,13 @@ C Multiply(C a, C b) {
   } else {
     return a * b;
   }
+}
+
+// The row's elements combined by `f` from `start`, in order.
+template <typename C, typename F>
+C Fold(const Eigen::Map<const RowMatrix<C>>& m, int64_t r, C start, F f) {
+  for (int64_t c = 0; c < m.cols(); ++c) start = f(start, m(r, c));
+  return start;
 }
 
 template <typename C>
@@ -60,17 +76,17 @@ absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
   Eigen::Matrix<C, Eigen::Dynamic, 1> out(rows);
   switch (node.op()) {
     case OpKind::kSum:
-      out = m.rowwise().sum();
+      if constexpr (std::is_integral_v<C>) {
+        for (int64_t r = 0; r < rows; ++r) out[r] = Fold(m, r, C(0), Add<C>);
+      } else {
+        out = m.rowwise().sum();
+      }
       break;
     case OpKind::kMean:
       out = m.rowwise().sum() / static_cast<C>(cols);
       break;
     case OpKind::kProd:
-      for (int64_t r = 0; r < rows; ++r) {
-        C p = 1;
-        for (int64_t c = 0; c < cols; ++c) p = Multiply(p, m(r, c));
-        out[r] = p;
-      }
+      for (int64_t r = 0; r < rows; ++r) out[r] = Fold(m, r, C(1), Multiply<C>);
       break;
     case OpKind::kMax:
       for (int64_t r = 0; r < rows; ++r) out[r] = m.row(r).template maxCoeff<Eigen::PropagateNaN>();
@@ -89,10 +105,7 @@ absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
 absl::StatusOr<BufferPtr> RunReduce(const Node& node, const InputBuffers& inputs) {
   const DType in = node.input(0).dtype();
   if (!IsFloating(in)) return Reduce<int64_t>(node, *inputs[0]);
-  // Max and min are exact in the input's precision; sums want the headroom of double.
-  if (node.op() == OpKind::kMax || node.op() == OpKind::kMin) {
-    return Reduce<float>(node, *inputs[0]);
-  }
+  // Max and min are exact in double too; sums want its headroom.
   return Reduce<double>(node, *inputs[0]);
 }
 

@@ -71,25 +71,15 @@ std::vector<C> LoadBroadcast(const Buffer& buffer, const Shape& in_shape, const 
   return out;
 }
 
-// Writes n compute values into a new buffer of `dtype` (bool: nonzero is true; i32 from
-// int64 wraps around as two's complement does).
+// Writes n compute values into a new buffer of `dtype` (bool: nonzero is true; integers from
+// int64 wrap around as two's complement does).
 template <typename C>
 BufferPtr StoreAs(DType dtype, const C* values, int64_t n) {
   auto out = NewHostBuffer(dtype, n);
   VisitDType(dtype, [&](auto zero) {
     using T = decltype(zero);
     T* dst = out->template as<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_same_v<T, uint8_t>) {
-        dst[i] = values[i] != 0;
-      } else if constexpr (std::is_same_v<T, int32_t> && std::is_integral_v<C>) {
-        dst[i] = static_cast<int32_t>(static_cast<uint32_t>(values[i]));
-      } else if constexpr (std::is_arithmetic_v<T>) {
-        dst[i] = ConvertElement<T>(values[i]);
-      } else {
-        dst[i] = T(static_cast<float>(values[i]));
-      }
-    }
+    for (int64_t i = 0; i < n; ++i) dst[i] = ToStorage<T>(values[i]);
   });
   return out;
 }

@@ -29,8 +29,15 @@ BufferPtr Concat(const Node& node, const std::vector<BufferPtr>& inputs) {
     const Buffer& in = *inputs[k];
     const Shape& in_shape = node.input(k).shape();
     // Walk the input in order, writing where its elements land in the output.
-    ForEachStrided(in_shape, out_strides, start * out_strides[axis], [&](int64_t i, int64_t o) {
-      StoreFromDouble(node.dtype(), out->data(), o, LoadAsDouble(in.dtype(), in.data(), i));
+    VisitDType(in.dtype(), [&](auto in_zero) {
+      VisitDType(node.dtype(), [&](auto out_zero) {
+        using S = decltype(in_zero);
+        using T = decltype(out_zero);
+        const S* src = static_cast<const S*>(in.data());
+        T* dst = out->template as<T>();
+        ForEachStrided(in_shape, out_strides, start * out_strides[axis],
+                       [&](int64_t i, int64_t o) { dst[o] = ToStorage<T>(src[i]); });
+      });
     });
     start += in_shape[axis];
   }

@@ -5,18 +5,21 @@
 namespace tessel {
 namespace {
 
-constexpr DType kAll[] = {DType::kBool, DType::kI32, DType::kF16, DType::kBF16, DType::kF32};
+constexpr DType kAll[] = {DType::kBool, DType::kI32, DType::kI64, DType::kF16,
+                          DType::kBF16, DType::kF32, DType::kF64};
 
 TEST(DTypeTest, PromotionTableMatchesPyTorch) {
   // Rows and columns in kAll's order.
-  const DType F32 = DType::kF32, F16 = DType::kF16, BF = DType::kBF16, I32 = DType::kI32,
-              B = DType::kBool;
-  const DType want[5][5] = {
-      {B, I32, F16, BF, F32}, {I32, I32, F16, BF, F32},  {F16, F16, F16, F32, F32},
-      {BF, BF, F32, BF, F32}, {F32, F32, F32, F32, F32},
+  const DType F64 = DType::kF64, F32 = DType::kF32, F16 = DType::kF16, BF = DType::kBF16,
+              I64 = DType::kI64, I32 = DType::kI32, B = DType::kBool;
+  const DType want[7][7] = {
+      {B, I32, I64, F16, BF, F32, F64},    {I32, I32, I64, F16, BF, F32, F64},
+      {I64, I64, I64, F16, BF, F32, F64},  {F16, F16, F16, F16, F32, F32, F64},
+      {BF, BF, BF, F32, BF, F32, F64},     {F32, F32, F32, F32, F32, F32, F64},
+      {F64, F64, F64, F64, F64, F64, F64},
   };
-  for (int i = 0; i < 5; ++i) {
-    for (int j = 0; j < 5; ++j) {
+  for (int i = 0; i < 7; ++i) {
+    for (int j = 0; j < 7; ++j) {
       EXPECT_EQ(Promote(kAll[i], kAll[j]), want[i][j]) << kAll[i] << " with " << kAll[j];
     }
   }
@@ -29,6 +32,9 @@ TEST(DTypeTest, ScalarsTakeTheTensorsDtype) {
   EXPECT_EQ(PromoteWithScalar(DType::kI32, 0.5), DType::kF32);
   EXPECT_EQ(PromoteWithScalar(DType::kBool, 1), DType::kI32);
   EXPECT_EQ(PromoteWithScalar(DType::kBool, 0.5), DType::kF32);
+  EXPECT_EQ(PromoteWithScalar(DType::kI64, 3), DType::kI64);
+  EXPECT_EQ(PromoteWithScalar(DType::kI64, 0.5), DType::kF32);
+  EXPECT_EQ(PromoteWithScalar(DType::kF64, 0.1), DType::kF64);
 }
 
 TEST(DTypeTest, NamesRoundTripAndSizes) {
@@ -42,6 +48,10 @@ TEST(DTypeTest, NamesRoundTripAndSizes) {
   EXPECT_EQ(DTypeSize(DType::kBF16), 2);
   EXPECT_EQ(DTypeSize(DType::kF32), 4);
   EXPECT_EQ(DTypeSize(DType::kBool), 1);
+  EXPECT_EQ(DTypeSize(DType::kI64), 8);
+  EXPECT_EQ(DTypeSize(DType::kF64), 8);
+  EXPECT_TRUE(IsFloating(DType::kF64));
+  EXPECT_FALSE(IsFloating(DType::kI64));
   EXPECT_TRUE(IsFloating(DType::kF16));
   EXPECT_FALSE(IsFloating(DType::kI32));
 }

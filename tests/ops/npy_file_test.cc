@@ -55,7 +55,7 @@ TEST(NpyFileTest, WritesNumPysHeaderAndLittleEndianData) {
 
 TEST(NpyFileTest, RoundTripsEveryDtype) {
   const std::vector<float> v = {0.5f, -1.25f, 3, 65504, -0.0f, 1e-3f};
-  for (DType d : {DType::kF32, DType::kF16, DType::kI32, DType::kBool}) {
+  for (DType d : {DType::kF32, DType::kF16, DType::kI32, DType::kBool, DType::kI64, DType::kF64}) {
     SCOPED_TRACE(DTypeName(d));
     Tensor t = cast(from_vector(v, {3, 2}, DType::kF32, Device::kCPU), d);
     save(Path("r.npy"), t);
@@ -111,9 +111,9 @@ TEST(NpyFileTest, BadFilesAreErrorsNamingThePathAndTheProblem) {
   ExpectLoadError("short.npy", std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17), "truncated");
   ExpectLoadError("data.npy", Header(ok) + std::string(7, '\0'), "truncated");
   ExpectLoadError(
-      "f8.npy",
-      Header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }") + std::string(16, '\0'),
-      "'<f8' is not one tessel has yet");
+      "c8.npy",
+      Header("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }") + std::string(16, '\0'),
+      "'<c8' is not one tessel has yet");
   ExpectLoadError("noshape.npy", Header("{'descr': '<f4', 'fortran_order': False, }"),
                   "no 'shape'");
   ExpectLoadError("extent.npy",

@@ -16,10 +16,10 @@ using testing::RandomTensor;
 using testing::ReferenceBinary;
 using testing::Tolerance;
 
-constexpr DType kFloats[] = {DType::kF32, DType::kF16, DType::kBF16};
+constexpr DType kFloats[] = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64};
 
-// Math in float registers differs from double by a few float ulps.
-double MathTolerance(DType d) { return std::max(Tolerance(d), 1e-5); }
+// Math in float registers differs from double by a few float ulps; f64's by a few of its own.
+double MathTolerance(DType d) { return std::max(Tolerance(d), d == DType::kF64 ? 1e-13 : 1e-5); }
 
 struct UnaryCase {
   const char* name;
@@ -60,7 +60,7 @@ TEST(PointwiseTest, UnaryOpsMatchReferenceMath) {
       EXPECT_EQ(y.dtype(), dtype);
       std::vector<double> want;
       for (double v : x.values) want.push_back(c.ref(v));
-      ExpectClose(y.to_vector<float>(), want, MathTolerance(dtype), 1e-6);
+      ExpectClose(y.to_vector<double>(), want, MathTolerance(dtype), 1e-6);
     }
   }
 }
@@ -105,7 +105,7 @@ TEST(PointwiseTest, BinaryOpsBroadcastAndMatchReference) {
         auto b = RandomTensor(sb, dtype, 2, 0.5f, 3);
         Tensor y = c.op(a.tensor, b.tensor);
         EXPECT_EQ(y.shape(), *BroadcastShapes(sa, sb));
-        ExpectClose(y.to_vector<float>(), ReferenceBinary(a.values, sa, b.values, sb, c.ref),
+        ExpectClose(y.to_vector<double>(), ReferenceBinary(a.values, sa, b.values, sb, c.ref),
                     MathTolerance(dtype));
       }
     }
@@ -236,7 +236,6 @@ TEST(PointwiseTest, SpecialValuesPropagate) {
   EXPECT_TRUE(std::isnan(minimum(zeros({5}, DType::kF32, Device::kCPU), x).to_vector<float>()[0]));
 }
 
-
 Tensor F(std::vector<float> v, DType dtype = DType::kF32) {
   const int64_t n = static_cast<int64_t>(v.size());
   return from_vector(v, {n}, dtype, Device::kCPU);
@@ -324,7 +323,6 @@ TEST(PointwiseAdditionsTest, ClampWhereAndComparisonsWithScalars) {
   EXPECT_EQ(eq(F({2, 3}), 3.0).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 1}));
   testing::ExpectError([] { floor(F({1}, DType::kBool)); }, {"tessel::floor:", "bool"});
 }
-
 
 TEST(PointwiseAdditionsTest, MaskedFillBroadcastsTheMask) {
   Tensor scores = from_vector({1, 2, 3, 4, 5, 6}, {2, 3}, DType::kBF16, Device::kCPU);

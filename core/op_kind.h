@@ -21,6 +21,9 @@ enum class OpCategory {
   kView,         // moves or repeats elements without arithmetic
   kConcat,
   kMatmul,
+  kScan,   // running sums or products along one axis
+  kSort,   // the order of the elements along one axis (indices)
+  kIndex,  // elements picked or accumulated at positions held in an index tensor
 };
 
 struct OpInfo {

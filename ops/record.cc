@@ -63,6 +63,14 @@ void CheckDeviceHasDType(absl::string_view op, DType dtype, Device device) {
   }
 }
 
+void CheckDeviceHasOp(absl::string_view op, Device device) {
+  if (device == Device::kCUDA) {
+    ThrowOpError(op,
+                 "on CUDA is not built yet (the CPU backend has it: to(t, Device::kCPU) moves "
+                 "the operands)");
+  }
+}
+
 Tensor ScalarTensor(double value, DType dtype, Device device) {
   Attrs attrs;
   attrs.value = value;

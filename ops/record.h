@@ -32,6 +32,9 @@ Tensor ScalarTensor(double value, DType dtype, Device device);
 
 // Throws Error naming `op` where `device` cannot hold `dtype` yet (i64 and f64 on CUDA).
 void CheckDeviceHasDType(absl::string_view op, DType dtype, Device device);
+// Throws Error naming `op` where the operation has no kernels on `device` yet (CUDA: scans,
+// sorting, indexing and the arg-reductions are built on the CPU backend first).
+void CheckDeviceHasOp(absl::string_view op, Device device);
 
 // Records (or finds, see core/node.h) the operation `op` with the given result type.
 Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,

@@ -4,6 +4,7 @@
 
 #include "ops/pointwise.h"
 #include "ops/record.h"
+#include "ops/structure.h"
 
 namespace tessel {
 namespace {
@@ -17,15 +18,19 @@ Tensor Reduce(OpKind op, const Tensor& x, const std::vector<int>& axes, bool kee
   const absl::string_view name = OpName(op);
   const Device device = CommonDevice(name, {&x});
   std::vector<int64_t> reduced = CheckedAxes(name, x, axes);
-  DType out = x.dtype();
+  const bool arg = op == OpKind::kArgmax || op == OpKind::kArgmin;
+  DType out = arg ? DType::kI64 : x.dtype();
   if ((op == OpKind::kSum || op == OpKind::kProd) && out == DType::kBool) out = DType::kI32;
   if (op == OpKind::kMean && !IsFloating(out)) {
     ThrowOpError(name, "needs a floating operand, got ", Describe(x), "; cast first");
   }
+  if (arg && x.dtype() == DType::kBool) {
+    ThrowOpError(name, "does not take bool operands (", Describe(x), "); cast first");
+  }
   Shape::Dims dims;
   for (int i = 0; i < x.rank(); ++i) {
     const bool is_reduced = std::binary_search(reduced.begin(), reduced.end(), i);
-    if (is_reduced && x.shape()[i] == 0 && (op == OpKind::kMax || op == OpKind::kMin)) {
+    if (is_reduced && x.shape()[i] == 0 && (op == OpKind::kMax || op == OpKind::kMin || arg)) {
       ThrowOpError(name, "reduces the empty axis ", i, " of ", Describe(x),
                    ", which has no identity");
     }
@@ -56,6 +61,17 @@ Tensor min(const Tensor& x, std::vector<int> axes, bool keepdim) {
 }
 Tensor prod(const Tensor& x, std::vector<int> axes, bool keepdim) {
   return Reduce(OpKind::kProd, x, axes, keepdim);
+}
+
+Tensor argmax(const Tensor& x, int axis, bool keepdim) {
+  ops_internal::CheckDeviceHasOp("argmax", CommonDevice("argmax", {&x}));
+  if (x.rank() == 0) return argmax(reshape(x, {1}), axis == -1 ? 0 : axis, false);
+  return Reduce(OpKind::kArgmax, x, {axis}, keepdim);
+}
+Tensor argmin(const Tensor& x, int axis, bool keepdim) {
+  ops_internal::CheckDeviceHasOp("argmin", CommonDevice("argmin", {&x}));
+  if (x.rank() == 0) return argmin(reshape(x, {1}), axis == -1 ? 0 : axis, false);
+  return Reduce(OpKind::kArgmin, x, {axis}, keepdim);
 }
 
 namespace {

@@ -16,6 +16,11 @@ Tensor min(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 // The product (1 over nothing); bool gives i32, and integers wrap as i32 arithmetic does.
 Tensor prod(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 
+// The index (kI64) of the first largest / smallest element along `axis` (NaN counts as the
+// largest and the smallest, as in PyTorch); the axis must not be empty.
+Tensor argmax(const Tensor& x, int axis, bool keepdim = false);
+Tensor argmin(const Tensor& x, int axis, bool keepdim = false);
+
 // Composed of the above (so they fuse like them). any/all: kBool, whether some/every element
 // is nonzero (false/true over nothing).
 Tensor any(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);

@@ -27,6 +27,12 @@ absl::StatusOr<BufferPtr> Evaluate(const Node& node, const std::vector<BufferPtr
       return RunStructure(node, inputs);
     case OpCategory::kMatmul:
       return RunMatmul(node, raw);
+    case OpCategory::kScan:
+      return RunScan(node, raw);
+    case OpCategory::kSort:
+      return RunSort(node, raw);
+    case OpCategory::kIndex:
+      return RunIndex(node, raw);
   }
   return absl::InternalError("unknown op category");
 }

@@ -19,6 +19,10 @@ absl::StatusOr<BufferPtr> RunReduce(const Node& node, const InputBuffers& inputs
 // Views and concat; reshape shares its input's buffer (buffers are never written twice).
 absl::StatusOr<BufferPtr> RunStructure(const Node& node, const std::vector<BufferPtr>& inputs);
 absl::StatusOr<BufferPtr> RunMatmul(const Node& node, const InputBuffers& inputs);
+absl::StatusOr<BufferPtr> RunScan(const Node& node, const InputBuffers& inputs);
+absl::StatusOr<BufferPtr> RunSort(const Node& node, const InputBuffers& inputs);
+// Gather and scatter_add; an index out of range is an OutOfRange status naming the caller.
+absl::StatusOr<BufferPtr> RunIndex(const Node& node, const InputBuffers& inputs);
 
 }  // namespace tessel::cpu
 

@@ -41,6 +41,20 @@ void ForEachStrided(const Shape& shape, absl::Span<const int64_t> strides, int64
   }
 }
 
+// A contiguous shape seen as [outer, along, inner] around one axis: the lines along the axis
+// start at o * along * inner + i and step by inner.
+struct LineExtents {
+  int64_t outer = 1, along = 1, inner = 1;
+};
+
+inline LineExtents ExtentsAround(const Shape& shape, int axis) {
+  LineExtents e;
+  for (int d = 0; d < shape.rank(); ++d) {
+    (d < axis ? e.outer : d == axis ? e.along : e.inner) *= shape[d];
+  }
+  return e;
+}
+
 // Storage value -> compute type C (float, double or int64_t).
 template <typename C, typename S>
 C ToCompute(S s) {

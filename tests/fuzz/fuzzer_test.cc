@@ -51,9 +51,13 @@ TEST(FuzzerTest, ProgramsCoverTheApi) {
           several_outputs || (absl::StartsWith(line, "return ") && absl::StrContains(line, ","));
     }
   }
-  for (int op = 0; op <= static_cast<int>(OpKind::kMatmul); ++op) {
-    EXPECT_EQ(ops.count(std::string(OpName(static_cast<OpKind>(op)))), 1u)
-        << OpName(static_cast<OpKind>(op));
+  // CPU-only so far (recording them on CUDA is an Error), so the diff mode cannot run them.
+  const std::set<OpKind> cpu_only = {OpKind::kArgmax,  OpKind::kArgmin, OpKind::kCumsum,
+                                     OpKind::kCumprod, OpKind::kArgsort, OpKind::kGather,
+                                     OpKind::kScatterAdd};
+  for (int op = 0; op <= static_cast<int>(OpKind::kScatterAdd); ++op) {
+    const OpKind kind = static_cast<OpKind>(op);
+    EXPECT_EQ(ops.count(std::string(OpName(kind))), cpu_only.count(kind) ? 0u : 1u) << kind;
   }
   EXPECT_TRUE(realize && rank0 && size0 && size1 && several_outputs);
 }

@@ -221,6 +221,24 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
                                             : &min;
       return reduce(in[0], Ints(ints), keepdim);
     }
+    case OpKind::kArgmax:
+    case OpKind::kArgmin: {
+      const bool keepdim = l.shape.rank() == in[0].rank();
+      const int axis = static_cast<int>(int_at(0));
+      return l.op == OpKind::kArgmax ? argmax(in[0], axis, keepdim) : argmin(in[0], axis, keepdim);
+    }
+    case OpKind::kCumsum:
+      return cumsum(in[0], static_cast<int>(int_at(0)));
+    case OpKind::kCumprod:
+      return cumprod(in[0], static_cast<int>(int_at(0)));
+    case OpKind::kArgsort: {
+      const int axis = static_cast<int>(int_at(0));
+      return topk(in[0], int_at(2), axis, /*largest=*/int_at(1) != 0).second;
+    }
+    case OpKind::kGather:
+      return gather(in[0], static_cast<int>(int_at(0)), in[1]);
+    case OpKind::kScatterAdd:
+      return scatter_add(in[0], static_cast<int>(int_at(0)), in[1], in[2]);
     case OpKind::kReshape:
       return reshape(in[0], l.shape);
     case OpKind::kPermute:

@@ -303,6 +303,14 @@ class PerturbedReplay {
         if (b.taint.defined() && b.value.numel() > 0) t = Or(t, max(b.taint, {-2}, true), shape);
         return t;
       }
+      case OpCategory::kScan:
+      case OpCategory::kSort:
+      case OpCategory::kIndex: {
+        // Not generated yet: any fragile operand makes every result fragile.
+        bool any = false;
+        for (const Traced& x : in) any = any || x.taint.defined();
+        return any ? full(shape, 1, DType::kBool, Device::kCPU) : Tensor();
+      }
       case OpCategory::kElementwise:
         break;
     }

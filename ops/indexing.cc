@@ -1,0 +1,135 @@
+#include "ops/indexing.h"
+
+#include "absl/strings/str_join.h"
+#include "ops/creation.h"
+#include "ops/pointwise.h"
+#include "ops/record.h"
+#include "ops/structure.h"
+
+namespace tessel {
+namespace {
+
+using ops_internal::CheckedAxis;
+using ops_internal::CommonDevice;
+using ops_internal::Describe;
+using ops_internal::IndexCaller;
+using ops_internal::IndexCallerName;
+using ops_internal::Record;
+
+void CheckIndexDType(absl::string_view op, const Tensor& index) {
+  if (index.dtype() != DType::kI32 && index.dtype() != DType::kI64) {
+    ThrowOpError(op, "the index must be i32 or i64, got ", Describe(index));
+  }
+}
+
+// kGather for `caller` (which names it in out-of-range errors: IndexCaller).
+Tensor Gather(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
+  const absl::string_view op = IndexCallerName(caller);
+  const Device device = CommonDevice(op, {&x, &index});
+  ops_internal::CheckDeviceHasOp(op, device);
+  CheckIndexDType(op, index);
+  if (x.rank() == 0 && index.rank() == 0) {  // a scalar is one entry along axis 0
+    CheckedAxis(op, reshape(x, {1}), axis);
+    return reshape(Gather(caller, reshape(x, {1}), 0, reshape(index, {1})), {});
+  }
+  const int a = CheckedAxis(op, x, axis);
+  bool fits = index.rank() == x.rank();
+  for (int d = 0; fits && d < x.rank(); ++d) fits = d == a || index.shape()[d] <= x.shape()[d];
+  if (!fits) {
+    ThrowOpError(op, "index ", Describe(index), " does not fit ", Describe(x), " along axis ", a,
+                 " (same rank, no larger on the other axes)");
+  }
+  Attrs attrs;
+  attrs.ints = {a, static_cast<int64_t>(caller)};
+  return Record(OpKind::kGather, x.dtype(), device, index.shape(), {x.node_ptr(), index.node_ptr()},
+                std::move(attrs));
+}
+
+// x's entries along `axis` at the positions of the 1-D `index`: a broadcast gather.
+Tensor Select(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
+  const absl::string_view op = IndexCallerName(caller);
+  CommonDevice(op, {&x, &index});
+  CheckIndexDType(op, index);
+  if (index.rank() > 1) ThrowOpError(op, "the index must be 1-D, got ", Describe(index));
+  if (x.rank() == 0) ThrowOpError(op, "needs an operand of rank 1 or more, got ", Describe(x));
+  const int a = CheckedAxis(op, x, axis);
+  Shape::Dims along(x.rank(), 1), out = x.shape().dims();
+  along[a] = out[a] = index.numel();
+  return Gather(caller, x, a, broadcast_to(reshape(index, Shape(along)), Shape(out)));
+}
+
+}  // namespace
+
+absl::string_view ops_internal::IndexCallerName(IndexCaller caller) {
+  switch (caller) {
+    case IndexCaller::kIndexSelect:
+      return "index_select";
+    case IndexCaller::kEmbedding:
+      return "embedding";
+    case IndexCaller::kOneHot:
+      return "one_hot";
+    case IndexCaller::kGather:
+      break;
+  }
+  return "gather";
+}
+
+Tensor gather(const Tensor& x, int axis, const Tensor& index) {
+  return Gather(IndexCaller::kGather, x, axis, index);
+}
+
+Tensor index_select(const Tensor& x, int axis, const Tensor& index) {
+  return Select(IndexCaller::kIndexSelect, x, axis, index);
+}
+
+Tensor embedding(const Tensor& table, const Tensor& ids) {
+  CommonDevice("embedding", {&table, &ids});
+  if (table.rank() != 2) {
+    ThrowOpError("embedding", "the table must be [rows, width], got ", Describe(table));
+  }
+  CheckIndexDType("embedding", ids);
+  Shape::Dims out = ids.shape().dims();
+  out.push_back(table.shape()[1]);
+  return reshape(Select(IndexCaller::kEmbedding, table, 0, reshape(ids, {-1})), Shape(out));
+}
+
+Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src) {
+  const Device device = CommonDevice("scatter_add", {&x, &index, &src});
+  ops_internal::CheckDeviceHasOp("scatter_add", device);
+  CheckIndexDType("scatter_add", index);
+  if (src.dtype() != x.dtype()) {
+    ThrowOpError("scatter_add", "src ", Describe(src), " must have the dtype of ", Describe(x));
+  }
+  if (x.dtype() == DType::kBool) ThrowOpError("scatter_add", "does not add bool ", Describe(x));
+  const int a = x.rank() == 0 ? CheckedAxis("scatter_add", reshape(x, {1}), axis)
+                              : CheckedAxis("scatter_add", x, axis);
+  bool fits = index.rank() == x.rank() && src.rank() == x.rank();
+  for (int d = 0; fits && d < x.rank(); ++d) {
+    fits = index.shape()[d] <= src.shape()[d] && (d == a || index.shape()[d] <= x.shape()[d]);
+  }
+  if (!fits) {
+    ThrowOpError("scatter_add", "index ", Describe(index), " does not fit src ", Describe(src),
+                 " and ", Describe(x), " along axis ", a,
+                 " (same rank, no larger than src, nor than x on the other axes)");
+  }
+  Attrs attrs;
+  attrs.ints = {a};
+  return Record(OpKind::kScatterAdd, x.dtype(), device, x.shape(),
+                {x.node_ptr(), index.node_ptr(), src.node_ptr()}, std::move(attrs));
+}
+
+Tensor one_hot(const Tensor& ids, int64_t classes) {
+  const Device device = CommonDevice("one_hot", {&ids});
+  CheckIndexDType("one_hot", ids);
+  if (classes < 1) ThrowOpError("one_hot", "classes must be positive, got ", classes);
+  Shape::Dims column = ids.shape().dims();
+  column.push_back(1);
+  const Tensor id = reshape(ids, Shape(column));
+  const Tensor hot = cast(eq(id, arange(classes, ids.dtype(), device)), DType::kF32);
+  // Gathering a zero per id checks every id against the classes (and adds nothing).
+  const Tensor checked =
+      Select(IndexCaller::kOneHot, zeros({classes}, DType::kF32, device), 0, reshape(ids, {-1}));
+  return hot + reshape(checked, Shape(column));
+}
+
+}  // namespace tessel

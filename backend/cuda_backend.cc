@@ -127,6 +127,31 @@ class CudaBackend : public Backend {
     return BufferPtr(buffer);
   }
 
+  absl::StatusOr<BufferPtr> WrapMemory(void* data, DType dtype, int64_t numel,
+                                       std::function<void(void*)> release) override {
+    const int index = current_device();
+    TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(index));
+    runtime::DeviceContext& device = *slot->context;
+    // A host pointer read by a kernel would fault and poison the context: check first.
+    const CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(data);
+    unsigned int type = 0, managed = 0;
+    const runtime::Driver& driver = *device.driver();
+    const bool on_device = driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                        ptr) == CUDA_SUCCESS &&
+                           (type == CU_MEMORYTYPE_DEVICE ||
+                            (driver.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                                          ptr) == CUDA_SUCCESS &&
+                             managed != 0));
+    if (!on_device && numel > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "0x", absl::Hex(ptr), " is not device memory (cudaMalloc, cuMemAlloc or managed)"));
+    }
+    TESSEL_ASSIGN_OR_RETURN(const CUstream stream,
+                            StreamOf(device, CurrentStreamId(Device::kCUDA, index)));
+    return BufferPtr(std::make_shared<runtime::DeviceBuffer>(
+        dtype, numel, index, &device.allocator(), ptr, stream, std::move(release)));
+  }
+
   absl::Status Download(const Buffer& buffer, void* host) override {
     TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(buffer.device_index()));
     const auto& b = static_cast<const runtime::DeviceBuffer&>(buffer);

@@ -29,6 +29,11 @@ absl::StatusOr<int64_t> Backend::CreateStream(int) {
 
 absl::Status Backend::SynchronizeStream(int, int64_t) { return Synchronize(); }
 
+absl::StatusOr<BufferPtr> Backend::WrapMemory(void*, DType, int64_t, std::function<void(void*)>) {
+  return absl::UnimplementedError(
+      absl::StrCat("wrapping ", DeviceName(device()), " memory is not built yet"));
+}
+
 absl::StatusOr<void*> Backend::NativeStream(int, int64_t) { return nullptr; }
 
 void RegisterBackend(std::unique_ptr<Backend> backend) {

@@ -4,6 +4,7 @@
 #ifndef TESSEL_CORE_BACKEND_H_
 #define TESSEL_CORE_BACKEND_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ class Backend {
   // Host bytes (numel * DTypeSize) to and from this device's memory.
   virtual absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) = 0;
   virtual absl::Status Download(const Buffer& buffer, void* host) = 0;
+  // A buffer over memory of the current device that tessel does not own (from_blob); `release`
+  // (if set) runs once the work queued on it has finished and the buffer is dropped.
+  virtual absl::StatusOr<BufferPtr> WrapMemory(void* data, DType dtype, int64_t numel,
+                                               std::function<void(void*)> release);
   // Waits for queued work on every device and stream (device backends run asynchronously).
   virtual absl::Status Synchronize() { return absl::OkStatus(); }
 

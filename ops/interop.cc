@@ -1,9 +1,12 @@
 #include "ops/interop.h"
 
+#include <cstdint>
 #include <cstring>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "core/backend.h"
 #include "core/buffer.h"
 #include "core/realize.h"
 #include "ops/record.h"
@@ -12,21 +15,6 @@ namespace tessel {
 namespace {
 
 using ops_internal::Describe;
-
-// Host memory that tessel does not own.
-class ExternalHostBuffer : public Buffer {
- public:
-  ExternalHostBuffer(void* data, DType dtype, int64_t numel, std::function<void(void*)> deleter)
-      : Buffer(Device::kCPU, dtype, numel), data_(data), deleter_(std::move(deleter)) {}
-  ~ExternalHostBuffer() override {
-    if (deleter_) deleter_(data_);
-  }
-  void* data() override { return data_; }
-
- private:
-  void* data_;
-  std::function<void(void*)> deleter_;
-};
 
 const Buffer& RealizedBuffer(const Tensor& t, absl::string_view op) {
   CheckedNode(t, op);
@@ -47,14 +35,24 @@ Tensor from_blob(void* data, Shape shape, DType dtype, Device device,
   if (data == nullptr && shape.numel() > 0) {
     ThrowOpError("from_blob", "null data for ", DTypeName(dtype), shape.ToString());
   }
-  if (device != Device::kCPU) {
-    ThrowOpError("from_blob", "wrapping device memory is not built yet (", DTypeName(dtype),
-                 shape.ToString(), " on ", DeviceName(device),
-                 "): copy it in with from_vector, or wrap host memory");
+  ops_internal::CheckDeviceHasDType("from_blob", dtype, device);
+  // Kernels read up to 16 bytes at a time from where a buffer starts (and TMA needs it).
+  if (device != Device::kCPU && reinterpret_cast<uintptr_t>(data) % 16 != 0) {
+    ThrowOpError("from_blob", "device memory at 0x", absl::Hex(reinterpret_cast<uintptr_t>(data)),
+                 " for ", DTypeName(dtype), shape.ToString(),
+                 " is not 16-byte aligned (tessel's kernels read 16 bytes at a time)");
   }
-  auto buffer =
-      std::make_shared<ExternalHostBuffer>(data, dtype, shape.numel(), std::move(deleter));
-  return Tensor(MakeInputNode(dtype, device, shape, std::move(buffer)));
+  absl::StatusOr<Backend*> backend = GetBackend(device);
+  if (!backend.ok()) {
+    ThrowOpError("from_blob", DTypeName(dtype), shape.ToString(), ": ", backend.status().message());
+  }
+  absl::StatusOr<BufferPtr> buffer =
+      (*backend)->WrapMemory(data, dtype, shape.numel(), std::move(deleter));
+  if (!buffer.ok()) {
+    ThrowOpError("from_blob", DTypeName(dtype), shape.ToString(), " on ", DeviceName(device), ": ",
+                 buffer.status().message());
+  }
+  return Tensor(MakeInputNode(dtype, device, shape, *std::move(buffer)));
 }
 
 const void* data_ptr(const Tensor& t) { return RealizedBuffer(t, "data_ptr").data(); }

@@ -11,9 +11,11 @@
 namespace tessel {
 
 // A tensor over `data` (row-major, contiguous, `shape` and `dtype`) without a copy; `deleter`
-// runs when tessel no longer needs the memory. The memory must hold its values while tensors
-// computed from it are still to be realized (they read it then). Host memory only so far:
-// device memory is a tessel::Error saying so.
+// runs when tessel no longer needs the memory (on the GPU, after the work queued on it has
+// finished). The memory must hold its values while tensors computed from it are still to be
+// realized (they read it then). Device memory (cudaMalloc, cuMemAlloc or managed, of the
+// current device, 16-byte aligned) is read on tessel's current stream: values written on
+// another stream must be finished (or that stream ordered before it) when realize runs.
 Tensor from_blob(void* data, Shape shape, DType dtype, Device device,
                  std::function<void(void*)> deleter = {});
 

@@ -45,7 +45,8 @@ namespace tessel::runtime {
   X(cuMemHostAlloc, "cuMemHostAlloc")                     \
   X(cuCtxPushCurrent, "cuCtxPushCurrent_v2")              \
   X(cuCtxPopCurrent, "cuCtxPopCurrent_v2")                \
-  X(cuCtxGetCurrent, "cuCtxGetCurrent")
+  X(cuCtxGetCurrent, "cuCtxGetCurrent")                   \
+  X(cuPointerGetAttribute, "cuPointerGetAttribute")
 
 struct Driver {
 #define TESSEL_DECLARE(name, symbol) decltype(&::name) name = nullptr;

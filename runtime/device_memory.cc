@@ -113,7 +113,20 @@ void DeviceBuffer::AddReader(CUstream stream) {
   }
 }
 
-DeviceBuffer::~DeviceBuffer() { allocator_->Free(ptr_, bytes(), stream_, readers_); }
+void DeviceAllocator::WaitForStreams(CUstream stream, absl::Span<const CUstream> readers) {
+  ScopedContext scope(driver_, context_);
+  driver_->cuStreamSynchronize(stream);
+  for (CUstream reader : readers) driver_->cuStreamSynchronize(reader);
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (!external_) {
+    allocator_->Free(ptr_, bytes(), stream_, readers_);
+  } else if (release_) {
+    allocator_->WaitForStreams(stream_, readers_);
+    release_(data());
+  }
+}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> NewDeviceBuffer(DeviceAllocator& allocator,
                                                               int device_index, DType dtype,

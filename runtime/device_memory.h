@@ -13,6 +13,7 @@
 #ifndef TESSEL_RUNTIME_DEVICE_MEMORY_H_
 #define TESSEL_RUNTIME_DEVICE_MEMORY_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,9 @@ class DeviceAllocator {
   absl::StatusOr<CUdeviceptr> Allocate(int64_t bytes, CUstream stream);
   // Returns a block; `readers`: other streams whose queued work may still read it.
   void Free(CUdeviceptr ptr, int64_t bytes, CUstream stream, absl::Span<const CUstream> readers);
+  // Waits for the work queued on `stream` and `readers` (before memory tessel does not own
+  // goes back to its owner).
+  void WaitForStreams(CUstream stream, absl::Span<const CUstream> readers);
   // Synchronizes the device and returns every cached block to the driver.
   absl::Status EmptyCache();
 
@@ -66,6 +70,14 @@ class DeviceBuffer : public Buffer {
         allocator_(allocator),
         ptr_(ptr),
         stream_(stream) {}
+  // Memory tessel does not own (from_blob): never returned to the allocator; `release`, if
+  // set, runs with the pointer once the queued work using the buffer has finished.
+  DeviceBuffer(DType dtype, int64_t numel, int device_index, DeviceAllocator* allocator,
+               CUdeviceptr ptr, CUstream stream, std::function<void(void*)> release)
+      : DeviceBuffer(dtype, numel, device_index, allocator, ptr, stream) {
+    external_ = true;
+    release_ = std::move(release);
+  }
   ~DeviceBuffer() override;
   void* data() override { return reinterpret_cast<void*>(ptr_); }
   CUdeviceptr ptr() const { return ptr_; }
@@ -79,6 +91,8 @@ class DeviceBuffer : public Buffer {
   CUdeviceptr ptr_;
   CUstream stream_;
   absl::InlinedVector<CUstream, 1> readers_;  // other streams
+  bool external_ = false;
+  std::function<void(void*)> release_;
 };
 
 // A buffer of `numel` elements of `dtype` for work on `stream`.

@@ -37,6 +37,21 @@ absl::StatusOr<BufferPtr> Evaluate(const Node& node, const std::vector<BufferPtr
   return absl::InternalError("unknown op category");
 }
 
+// Host memory that tessel does not own (from_blob).
+class ExternalHostBuffer : public Buffer {
+ public:
+  ExternalHostBuffer(void* data, DType dtype, int64_t numel, std::function<void(void*)> release)
+      : Buffer(Device::kCPU, dtype, numel), data_(data), release_(std::move(release)) {}
+  ~ExternalHostBuffer() override {
+    if (release_) release_(data_);
+  }
+  void* data() override { return data_; }
+
+ private:
+  void* data_;
+  std::function<void(void*)> release_;
+};
+
 class CpuBackend : public Backend {
  public:
   Device device() const override { return Device::kCPU; }
@@ -78,6 +93,11 @@ class CpuBackend : public Backend {
     auto buffer = NewHostBuffer(dtype, numel);
     std::memcpy(buffer->data(), host, buffer->bytes());
     return BufferPtr(buffer);
+  }
+
+  absl::StatusOr<BufferPtr> WrapMemory(void* data, DType dtype, int64_t numel,
+                                       std::function<void(void*)> release) override {
+    return BufferPtr(std::make_shared<ExternalHostBuffer>(data, dtype, numel, std::move(release)));
   }
 
   absl::Status Download(const Buffer& buffer, void* host) override {

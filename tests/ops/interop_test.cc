@@ -56,8 +56,12 @@ TEST(InteropTest, BadCalls) {
               {"tessel::from_blob:", "negative"});
   ExpectError([&] { from_blob(nullptr, {2}, DType::kF32, Device::kCPU); },
               {"tessel::from_blob:", "null data", "f32[2]"});
-  ExpectError([&] { from_blob(&one, {1}, DType::kF32, Device::kCUDA); },
-              {"tessel::from_blob:", "not built yet", "f32[1]"});
+  // Host memory as device memory: refused (without a GPU: the device is unavailable).
+  alignas(16) float four[4] = {};
+  ExpectError([&] { from_blob(four, {4}, DType::kF32, Device::kCUDA); },
+              {"tessel::from_blob:", "f32[4]"});
+  ExpectError([&] { from_blob(four + 1, {3}, DType::kF32, Device::kCUDA); },
+              {"tessel::from_blob:", "not 16-byte aligned", "f32[3]"});
   ExpectError([] { data_ptr(Tensor()); }, {"tessel::data_ptr"});
   ExpectError([] { to(Tensor(), Device::kCPU); }, {"tessel::to"});
 }

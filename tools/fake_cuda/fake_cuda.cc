@@ -4,14 +4,17 @@
 // machine without a GPU:
 //
 //   bazel build //tools/fake_cuda:libcuda.so.1 //bench:gpu_bench
-//   LD_LIBRARY_PATH=bazel-bin/tools/fake_cuda valgrind --tool=callgrind \
-//     bazel-bin/bench/gpu_bench --benchmark_filter=BM_HostRecordRealize10Ops
+//   export LD_LIBRARY_PATH=bazel-bin/tools/fake_cuda
+//   valgrind --tool=callgrind bazel-bin/bench/gpu_bench --benchmark_filter=HostRecord
 //
 // Values computed under it are meaningless (kernels never run); only host timings are.
 #include <cuda.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <mutex>
 
 namespace {
 
@@ -25,6 +28,10 @@ thread_local CUcontext current_context = nullptr;
 CUcontext primary_context = nullptr;
 
 constexpr int kSmCount = 132;  // an H100 SXM: the kernels' grids are sized from it
+
+// cuMemAlloc's blocks, start -> bytes (cuPointerGetAttribute tells device memory by them).
+std::mutex allocations_mu;
+std::map<CUdeviceptr, size_t> allocations;
 
 }  // namespace
 
@@ -119,11 +126,34 @@ CUresult cuMemAlloc(CUdeviceptr* pointer, size_t bytes) {
   void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   *pointer = reinterpret_cast<CUdeviceptr>(p);
+  std::lock_guard<std::mutex> lock(allocations_mu);
+  allocations[*pointer] = bytes;
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemFree(CUdeviceptr pointer) {
+  {
+    std::lock_guard<std::mutex> lock(allocations_mu);
+    allocations.erase(pointer);
+  }
   std::free(reinterpret_cast<void*>(pointer));
+  return CUDA_SUCCESS;
+}
+
+// Device memory is what cuMemAlloc handed out and has not been freed.
+CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr pointer) {
+  std::lock_guard<std::mutex> lock(allocations_mu);
+  auto it = allocations.upper_bound(pointer);
+  const bool device =
+      it != allocations.begin() && pointer < std::prev(it)->first + std::prev(it)->second;
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  if (attribute == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+    *static_cast<unsigned int*>(data) = CU_MEMORYTYPE_DEVICE;
+  } else if (attribute == CU_POINTER_ATTRIBUTE_IS_MANAGED) {
+    *static_cast<unsigned int*>(data) = 0;
+  } else {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   return CUDA_SUCCESS;
 }
 

@@ -14,6 +14,7 @@
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "core/tensor_format.h"
+#include "ops/assign.h"
 #include "ops/composite.h"
 #include "ops/creation.h"
 #include "ops/indexing.h"

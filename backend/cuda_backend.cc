@@ -127,6 +127,22 @@ class CudaBackend : public Backend {
     return BufferPtr(buffer);
   }
 
+  absl::StatusOr<bool> CopyInPlace(Buffer& destination, const Buffer& source,
+                                   int64_t stream_id) override {
+    auto& to = static_cast<runtime::DeviceBuffer&>(destination);
+    const auto& from = static_cast<const runtime::DeviceBuffer&>(source);
+    TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(from.device_index()));
+    runtime::DeviceContext& device = *slot->context;
+    TESSEL_ASSIGN_OR_RETURN(const CUstream stream, StreamOf(device, stream_id));
+    // The old value's writer must be this stream (its free list and later readers follow it).
+    if (to.stream() != stream || from.stream() != stream) return false;
+    for (CUstream reader : to.readers()) {  // work elsewhere still reading the old value
+      TESSEL_RETURN_IF_ERROR(device.WaitFor(stream, reader));
+    }
+    TESSEL_RETURN_IF_ERROR(device.CopyOnDevice(to.ptr(), from.ptr(), from.bytes(), stream));
+    return true;
+  }
+
   absl::StatusOr<BufferPtr> WrapMemory(void* data, DType dtype, int64_t numel,
                                        std::function<void(void*)> release) override {
     const int index = current_device();

@@ -29,6 +29,8 @@ absl::StatusOr<int64_t> Backend::CreateStream(int) {
 
 absl::Status Backend::SynchronizeStream(int, int64_t) { return Synchronize(); }
 
+absl::StatusOr<bool> Backend::CopyInPlace(Buffer&, const Buffer&, int64_t) { return false; }
+
 absl::StatusOr<BufferPtr> Backend::WrapMemory(void*, DType, int64_t, std::function<void(void*)>) {
   return absl::UnimplementedError(
       absl::StrCat("wrapping ", DeviceName(device()), " memory is not built yet"));

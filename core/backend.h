@@ -45,6 +45,11 @@ class Backend {
   // (if set) runs once the work queued on it has finished and the buffer is dropped.
   virtual absl::StatusOr<BufferPtr> WrapMemory(void* data, DType dtype, int64_t numel,
                                                std::function<void(void*)> release);
+  // Copies `source` over `destination` (same device, dtype and size), ordered after the work
+  // on stream `stream` so far and before what follows there; false where it cannot do that
+  // in order (assign() then keeps `source`).
+  virtual absl::StatusOr<bool> CopyInPlace(Buffer& destination, const Buffer& source,
+                                           int64_t stream);
   // Waits for queued work on every device and stream (device backends run asynchronously).
   virtual absl::Status Synchronize() { return absl::OkStatus(); }
 

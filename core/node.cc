@@ -162,8 +162,10 @@ void Node::SetRealized(BufferPtr buffer) {
   inputs_.clear();
 }
 
-NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
-                 Attrs attrs) {
+namespace {
+
+NodePtr Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs, Attrs attrs,
+               uint64_t unique) {
   absl::InlinedVector<uint64_t, 4> ids;
   for (const NodePtr& in : inputs) ids.push_back(in->id());
   // Sources live on the current device; everything else where its operands are (ops/
@@ -177,9 +179,22 @@ NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs 
                     attrs.ints,
                     absl::bit_cast<uint64_t>(attrs.value),
                     ids,
-                    0};
+                    unique};
   return NodeTable::Get().Intern(key, std::move(shape), std::move(attrs), std::move(inputs),
                                  nullptr);
+}
+
+}  // namespace
+
+NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
+                 Attrs attrs) {
+  return Record(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs), 0);
+}
+
+NodePtr MakeUniqueNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
+                       Attrs attrs) {
+  return Record(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs),
+                next_id++);
 }
 
 NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer) {

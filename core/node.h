@@ -73,6 +73,13 @@ class Node : public std::enable_shared_from_this<Node> {
   // under its lock.
   void SetRealized(BufferPtr buffer);
 
+  // assign(): a buffer the value should end up in (the assigned tensor's own), set once when
+  // the node is recorded; realize() takes it and, where nothing else holds it, copies the
+  // value in and ReplaceBuffer()s (under its lock).
+  void SetDestination(BufferPtr buffer) { destination_ = std::move(buffer); }
+  BufferPtr TakeDestination() { return std::move(destination_); }
+  void ReplaceBuffer(BufferPtr buffer) { buffer_ = std::move(buffer); }
+
  private:
   friend class NodeTable;
 
@@ -87,6 +94,7 @@ class Node : public std::enable_shared_from_this<Node> {
   absl::InlinedVector<uint64_t, 3> input_ids_;
   NodeInputs inputs_;
   BufferPtr buffer_;
+  BufferPtr destination_;
   std::atomic<bool> realized_;
   // The hash of the node's hash-consing key, kept: the table asks for it again when it
   // grows and when the node leaves it.
@@ -97,6 +105,11 @@ class Node : public std::enable_shared_from_this<Node> {
 // validates shapes and dtypes before calling this.
 NodePtr MakeNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
                  Attrs attrs = {});
+
+// Records an operation as a node of its own, never merged with an equal one (assign()'s
+// copies, which carry a destination).
+NodePtr MakeUniqueNode(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
+                       Attrs attrs = {});
 
 // A new leaf that holds `buffer` (never merged with another). A null buffer makes a
 // placeholder without data (graphs parsed from text): realizing what needs it fails.

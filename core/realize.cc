@@ -28,6 +28,22 @@ std::shared_mutex& GraphMutex() {
   return *mu;
 }
 
+// assign(): the value goes into the assigned tensor's own buffer, where nothing else holds
+// that buffer any more (the node realized, its producers dropped: the old value's readers are
+// gone). Otherwise the node keeps its new buffer, and whoever still holds the old one keeps
+// seeing the old value.
+void MoveIntoDestination(Backend& backend, int64_t stream, Node* node, BufferPtr destination) {
+  const Buffer& value = *node->buffer();
+  if (destination.use_count() != 1 || destination->device() != value.device() ||
+      destination->device_index() != value.device_index() ||
+      destination->dtype() != value.dtype() || destination->numel() != value.numel()) {
+    return;
+  }
+  absl::StatusOr<bool> copied = backend.CopyInPlace(*destination, value, stream);
+  ThrowIfError(copied.status());
+  if (*copied) node->ReplaceBuffer(std::move(destination));
+}
+
 void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);
   if (program.outputs.empty()) return;
@@ -39,7 +55,11 @@ void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& o
   ThrowIfError(buffers.status());
   TESSEL_CHECK(buffers->size() == program.outputs.size());
   for (size_t i = 0; i < program.outputs.size(); ++i) {
-    const_cast<Node*>(program.outputs[i])->SetRealized(std::move((*buffers)[i]));
+    Node* node = const_cast<Node*>(program.outputs[i]);
+    node->SetRealized(std::move((*buffers)[i]));
+    if (BufferPtr destination = node->TakeDestination()) {
+      MoveIntoDestination(**backend, program.stream, node, std::move(destination));
+    }
   }
 }
 

@@ -118,6 +118,11 @@ absl::StatusOr<void*> DeviceContext::StagingBlock(int64_t bytes, CUevent* done) 
   return s.host;
 }
 
+absl::Status DeviceContext::CopyOnDevice(CUdeviceptr dst, CUdeviceptr src, int64_t bytes,
+                                         CUstream stream) {
+  return CheckCu(driver_->cuMemcpyDtoDAsync(dst, src, bytes, stream), "copy on the GPU");
+}
+
 absl::Status DeviceContext::CopyToDevice(CUdeviceptr dst, const void* src, int64_t bytes,
                                          CUstream stream) {
   std::lock_guard<std::mutex> lock(staging_mu_);

@@ -85,6 +85,7 @@ class DeviceBuffer : public Buffer {
   CUstream stream() const { return stream_; }
   // Notes that work on `stream` reads the buffer (for the allocator's reuse rule).
   void AddReader(CUstream stream);
+  absl::Span<const CUstream> readers() const { return readers_; }
 
  private:
   DeviceAllocator* allocator_;

@@ -95,6 +95,11 @@ class CpuBackend : public Backend {
     return BufferPtr(buffer);
   }
 
+  absl::StatusOr<bool> CopyInPlace(Buffer& destination, const Buffer& source, int64_t) override {
+    std::memcpy(destination.data(), source.data(), source.bytes());
+    return true;
+  }
+
   absl::StatusOr<BufferPtr> WrapMemory(void* data, DType dtype, int64_t numel,
                                        std::function<void(void*)> release) override {
     return BufferPtr(std::make_shared<ExternalHostBuffer>(data, dtype, numel, std::move(release)));

@@ -348,3 +348,32 @@ TEST_F(GpuTest, PrintsAndFilesOfCudaTensors) {
 
 }  // namespace
 }  // namespace tessel
+
+namespace tessel {
+namespace {
+
+// assign() on the GPU: 64 parameters updated together stay in their own buffers (their
+// addresses and the memory in use unchanged after the step), with the CPU's values.
+TEST_F(GpuTest, AssignUpdatesParametersInPlace) {
+  Compare([](Device d) {
+    std::vector<Tensor> params, grads;
+    for (int i = 0; i < 64; ++i) {
+      params.push_back(Data({1000 + i}, 40 + i, DType::kF32, d));
+      grads.push_back(Data({1000 + i}, 140 + i, DType::kF32, d));
+    }
+    realize(params);
+    std::vector<const void*> where;
+    for (const Tensor& p : params) where.push_back(data_ptr(p));
+    const int64_t in_use = memory_stats().in_use;
+    for (int step = 0; step < 3; ++step) {
+      for (int i = 0; i < 64; ++i) assign(params[i], params[i] - grads[i] * 0.01);
+      realize(params);
+    }
+    for (int i = 0; i < 64; ++i) EXPECT_EQ(data_ptr(params[i]), where[i]) << i;
+    if (d == Device::kCUDA) EXPECT_EQ(memory_stats().in_use, in_use);
+    return params;
+  });
+}
+
+}  // namespace
+}  // namespace tessel

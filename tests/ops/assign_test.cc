@@ -1,0 +1,91 @@
+// assign(): values, the target's own buffer reused when nothing else holds it, old values kept
+// for whoever still holds them, broadcasting and casting, and its errors.
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tessel.h"
+#include "tests/test_util.h"
+
+namespace tessel {
+namespace {
+
+constexpr Device kCpu = Device::kCPU;
+
+Tensor Values(std::vector<float> v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  return from_vector(v, {n}, DType::kF32, kCpu);
+}
+
+TEST(AssignTest, AnUpdateReusesTheTargetsBuffer) {
+  Tensor p = Values({1, 2, 3});
+  const Tensor g = Values({10, 20, 30});
+  const void* before = data_ptr(p);
+  for (int step = 0; step < 3; ++step) {
+    assign(p, p - g * 0.5);  // reads the old value and replaces it
+    realize({p});
+    EXPECT_EQ(data_ptr(p), before) << step;
+  }
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{-14, -28, -42}));
+}
+
+TEST(AssignTest, WhoeverHoldsTheOldValueKeepsIt) {
+  Tensor p = Values({1, 2, 3});
+  realize({p});
+  const Tensor old = p;
+  const Tensor view = reshape(p, {3, 1});
+  realize({view});  // on the CPU a reshape shares its input's buffer
+  assign(p, p * 2.0);
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(old.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(view.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  EXPECT_NE(data_ptr(p), data_ptr(old));
+}
+
+TEST(AssignTest, BroadcastsCastsAndWritesIntoWrappedMemory) {
+  std::vector<float> memory = {0, 0, 0, 0, 0, 0};
+  Tensor t = from_blob(memory.data(), {2, 3}, DType::kF32, kCpu);
+  assign(t, from_vector(std::vector<int32_t>{7, 8, 9}, {3}, DType::kI32, kCpu));
+  realize({t});
+  EXPECT_EQ(memory, (std::vector<float>{7, 8, 9, 7, 8, 9}));  // the caller's own memory
+  Tensor lazy = zeros({2}, DType::kBF16, kCpu) + 1.0;         // not realized: nothing to reuse
+  assign(lazy, Values({0.5f, 3}));
+  EXPECT_EQ(lazy.dtype(), DType::kBF16);
+  EXPECT_EQ(lazy.to_vector<float>(), (std::vector<float>{0.5f, 3}));
+}
+
+TEST(AssignTest, ManyParametersRealizedTogether) {
+  std::vector<Tensor> params, grads;
+  std::vector<const void*> where;
+  for (int i = 0; i < 8; ++i) {
+    params.push_back(Values({float(i), float(i + 1)}));
+    grads.push_back(Values({1, 1}));
+    where.push_back(data_ptr(params.back()));
+  }
+  for (int i = 0; i < 8; ++i) assign(params[i], params[i] - grads[i] * (0.5 * i));
+  realize(params);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(data_ptr(params[i]), where[i]);
+    EXPECT_EQ(params[i].to_vector<float>(), (std::vector<float>{i - 0.5f * i, i + 1 - 0.5f * i}));
+  }
+}
+
+TEST(AssignTest, BadCallsAreErrors) {
+  Tensor p = Values({1, 2, 3});
+  testing::ExpectError(
+      [&] {
+        assign(p, Values({1, 2}));
+      },
+      {"assign", "f32[2] does not broadcast to the target f32[3]"});
+  testing::ExpectError(
+      [&] {
+        assign(p, zeros({2, 3}, DType::kF32, kCpu));
+      },
+      {"assign", "f32[2,3]"});
+  Tensor none;
+  testing::ExpectError([&] { assign(none, p); }, {"assign"});
+  testing::ExpectError([&] { assign(p, zeros({3}, DType::kF32, Device::kCUDA)); },
+                       {"assign", "different devices"});
+}
+
+}  // namespace
+}  // namespace tessel

@@ -82,10 +82,12 @@ std::string NothingCombined(OpKind op, DType dtype) {
 std::string ConvertExpr(const std::string& e, DType from, DType to) {
   const std::string f = CudaComputeType(from), t = CudaComputeType(to);
   if (f == t) return Round(to, e);
-  if (t == "bool") return absl::StrCat("(", e, f == "float" ? " != 0.0f)" : " != 0)");
-  if (t == "int")
-    return f == "float" ? absl::StrCat("tessel_float_to_int(", e, ")") : absl::StrCat("(int)", e);
-  return Round(to, absl::StrCat("(float)", e));
+  if (to == DType::kBool) return absl::StrCat("(", e, f == "float" ? " != 0.0f)" : " != 0)");
+  if (!IsFloating(to) && IsFloating(from)) {  // saturating, NaN to 0
+    if (f == "float" && t == "int") return absl::StrCat("tessel_float_to_int(", e, ")");
+    return absl::StrCat("tessel_saturate<", t, ">(", e, ")");
+  }
+  return Round(to, absl::StrCat("(", t, ")", e));
 }
 
 }  // namespace
@@ -265,7 +267,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     case OpKind::kRand:
     case OpKind::kRandn: {
       return Define(
-          name, "float", idx.PerLane(),
+          name, CudaComputeType(dtype), idx.PerLane(),
           Round(dtype, absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand(" : "tessel_randn(",
                                     ScalarName(kernel_, node), ", (unsigned long long)",
                                     LinearOffset(idx, node->shape()), ")")));
@@ -338,7 +340,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   }
   if (std::optional<Value> pairs = ComputePairs(node, operand, values)) return *pairs;
   // Dividing many lanes by one value: one reciprocal, then multiplies (within an ulp).
-  if (node->op() == OpKind::kDiv && per_lane && !values[1].per_lane) {
+  if (node->op() == OpKind::kDiv && per_lane && !values[1].per_lane && operand != DType::kF64) {
     const Value rcp = Define("rcp", "float", false, absl::StrCat("__frcp_rn(", args[1], ")"));
     return Define(name, "float", true,
                   Round(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_common.h"
+#include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
 namespace {
@@ -121,7 +122,8 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
                         : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
                                                            : "";
     e.Bind(p.matmul, idx,
-           e.Define("mm", "float", true, absl::StrCat(round, "(", site.matmul_value, ")")));
+           e.Define("mm", CudaComputeType(p.matmul->dtype()), true,
+                    absl::StrCat(round, "(", site.matmul_value, ")")));
   }
   // Inputs read element for element (a residual) are loaded first, so that their trips to
   // memory overlap the arithmetic instead of following it.

@@ -7,6 +7,7 @@
 #include "codegen/gemm_common.h"
 #include "codegen/generate.h"
 #include "codegen/kernel_common.h"
+#include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
 namespace {
@@ -29,6 +30,9 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
   const int64_t n = p.n, k = p.k;
   const std::string& m = p.m_expr;
   const DType ta = p.a.buffer->dtype(), tb = p.b.buffer->dtype();
+  // float for every matmul but f64's, which stages, multiplies and accumulates in double.
+  const std::string type = CudaComputeType(p.matmul->dtype());
+  const char* fma = p.matmul->dtype() == DType::kF64 ? "fma" : "fmaf";
   CodeWriter w;
   BeginSource(w, kernel, rows);
   {
@@ -37,8 +41,8 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
     w.Line("// [", m, " x ", k, "] x [", k, " x ", n, "], batch of ", p.batch.numel(),
            p.a.transposed ? ", A read transposed" : "",
            p.b.transposed ? ", B read transposed" : "");
-    w.Line("__shared__ float As[", kStep, "][", kTile + 4, "];");
-    w.Line("__shared__ float Bs[", kStep, "][", kTile + 4, "];");
+    w.Line("__shared__ ", type, " As[", kStep, "][", kTile + 4, "];");
+    w.Line("__shared__ ", type, " Bs[", kStep, "][", kTile + 4, "];");
     // One block per tile, columns fastest, then rows, then batch entries: grid.x alone,
     // which has room for any batch (grid.y and grid.z stop at 65535).
     const int64_t tiles_n = CeilDiv(n, kTile);
@@ -60,7 +64,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
            p.rows_argument ? absl::StrCat("rows * ", k) : absl::StrCat(p.m * k), ";");
     w.Line("const ", StorageType(tb), "* B = ", PointerName(ks, p.b.buffer), " + (index_t)",
            OperandMatrixIndex(p.b, p.batch, "batch"), " * ", k * n, ";");
-    w.Line("float acc[16] = {};");
+    w.Line(type, " acc[16] = {};");
     {
       auto loop = w.Block("for (int k0 = 0; k0 < ", k, "; k0 += ", kStep, ")");
       {
@@ -83,7 +87,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
       w.Line("#pragma unroll");
       {
         auto inner = w.Block("for (int kk = 0; kk < ", kStep, "; ++kk)");
-        w.Line("float av[4], bv[4];");
+        w.Line(type, " av[4], bv[4];");
         w.Line("#pragma unroll");
         w.Line("for (int i = 0; i < 4; ++i) av[i] = As[kk][ty * 4 + i];");
         w.Line("#pragma unroll");
@@ -91,7 +95,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
         w.Line("#pragma unroll");
         // An explicit FMA: kernels compile without contraction (each graph node rounds),
         // but a matmul's accumulation is its own, and FFMA is twice the throughput.
-        w.Line("for (int t = 0; t < 16; ++t) acc[t] = fmaf(av[t / 4], bv[t % 4], acc[t]);");
+        w.Line("for (int t = 0; t < 16; ++t) acc[t] = ", fma, "(av[t / 4], bv[t % 4], acc[t]);");
       }
       w.Line("__syncthreads();");
     }

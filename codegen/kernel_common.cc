@@ -11,6 +11,7 @@
 #include "codegen/prelude.h"
 #include "core/element.h"
 #include "core/stable_hash.h"
+#include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
 
@@ -18,7 +19,7 @@ namespace {
 
 const char* ScalarType(const Node& n) {
   if (n.op() != OpKind::kFull) return "unsigned long long";  // a seed
-  return IsFloating(n.dtype()) ? "float" : "int";
+  return n.dtype() == DType::kBool ? "int" : CudaComputeType(n.dtype());
 }
 
 int IndexOf(const std::vector<const Node*>& nodes, const Node* node) {
@@ -49,6 +50,14 @@ uint64_t ScalarArgument(const Node& node) {
   uint64_t stored = 0;
   StoreFromDouble(node.dtype(), &stored, 0, node.attrs().value);
   const double v = LoadAsDouble(node.dtype(), &stored, 0);
+  switch (node.dtype()) {
+    case DType::kF64:
+      return absl::bit_cast<uint64_t>(v);
+    case DType::kI64:
+      return static_cast<uint64_t>(static_cast<int64_t>(v));
+    default:
+      break;
+  }
   if (IsFloating(node.dtype())) return absl::bit_cast<uint32_t>(static_cast<float>(v));
   return static_cast<uint32_t>(static_cast<int32_t>(v));
 }

@@ -35,6 +35,10 @@ int VectorWidth(const FusedKernel& kernel, const std::vector<const Node*>& outpu
     ops += GetOpInfo(n->op()).category == OpCategory::kElementwise ? 1 : 0;
   }
   const bool light = ops <= 3 * static_cast<int>(kernel.outputs.size());
+  // Double math (exp, tanh: long inline sequences) over even two lanes defeats unrolling, and
+  // the lanes' arrays go to local memory (ptxas spills sigmoid's): one 8-byte element per
+  // step. Not measured on the GPU yet; a warp still reads 256 contiguous bytes per access.
+  if (widest == 8) return 1;
   const int64_t bytes = light ? 32 : 16;
   return static_cast<int>(std::min<int64_t>(16, bytes / widest));
 }

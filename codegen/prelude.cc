@@ -123,6 +123,15 @@ __device__ __forceinline__ int tessel_float_to_int(float f) {
   if (f <= -2147483648.0f) return (-2147483647 - 1);
   return (int)f;
 }
+// Any float or double to an integer type, saturating, NaN to 0 (the CPU backend's rule).
+template <typename T, typename F>
+__device__ __forceinline__ T tessel_saturate(F f) {
+  const T lowest = (T)(1ull << (sizeof(T) * 8 - 1)), highest = ~lowest;
+  if (f != f) return 0;
+  if (f >= (F)highest) return highest;
+  if (f <= (F)lowest) return lowest;
+  return (T)f;
+}
 // NaN-propagating maximum and minimum (fmaxf drops NaN).
 __device__ __forceinline__ float tessel_max(float a, float b) {
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
@@ -130,26 +139,50 @@ __device__ __forceinline__ float tessel_max(float a, float b) {
 __device__ __forceinline__ float tessel_min(float a, float b) {
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
 }
+__device__ __forceinline__ double tessel_max(double a, double b) {
+  return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmax(a, b);
+}
+__device__ __forceinline__ double tessel_min(double a, double b) {
+  return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmin(a, b);
+}
 __device__ __forceinline__ int tessel_max(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ int tessel_min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ long long tessel_max(long long a, long long b) { return a > b ? a : b; }
+__device__ __forceinline__ long long tessel_min(long long a, long long b) { return a < b ? a : b; }
 __device__ __forceinline__ bool tessel_max(bool a, bool b) { return a || b; }
 __device__ __forceinline__ bool tessel_min(bool a, bool b) { return a && b; }
-__device__ __forceinline__ int tessel_ipow(int base, int e) {
+// Integer power by squaring, wrapping (int in 32 bits, long long in 64).
+template <typename T, typename U>
+__device__ __forceinline__ T tessel_ipow_wrapping(T base, T e) {
   if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
-  unsigned r = 1u, b = (unsigned)base;
+  U r = 1, b = (U)base;
   for (; e > 0; e >>= 1, b *= b) {
     if (e & 1) r *= b;
   }
-  return (int)r;
+  return (T)r;
+}
+__device__ __forceinline__ int tessel_ipow(int base, int e) {
+  return tessel_ipow_wrapping<int, unsigned>(base, e);
+}
+__device__ __forceinline__ long long tessel_ipow(long long base, long long e) {
+  return tessel_ipow_wrapping<long long, unsigned long long>(base, e);
 }
 // sign (NaN stays NaN), C's fmod and Python's remainder; an integer divisor of 0 gives 0, as
 // in ops/cpu (and -1 gives 0 without INT_MIN % -1, which traps).
 __device__ __forceinline__ float tessel_sign(float a) {
   return a != a ? a : (float)((0.0f < a) - (a < 0.0f));
 }
+__device__ __forceinline__ double tessel_sign(double a) {
+  return a != a ? a : (double)((0.0 < a) - (a < 0.0));
+}
 __device__ __forceinline__ int tessel_sign(int a) { return (0 < a) - (a < 0); }
+__device__ __forceinline__ long long tessel_sign(long long a) { return (0 < a) - (a < 0); }
 __device__ __forceinline__ float tessel_fmod(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ double tessel_fmod(double a, double b) { return fmod(a, b); }
 __device__ __forceinline__ int tessel_fmod(int a, int b) { return b == 0 || b == -1 ? 0 : a % b; }
+__device__ __forceinline__ long long tessel_fmod(long long a, long long b) {
+  return b == 0 || b == -1 ? 0 : a % b;
+}
 template <typename T>
 __device__ __forceinline__ T tessel_remainder(T a, T b) {
   const T r = tessel_fmod(a, b);
@@ -158,6 +191,16 @@ __device__ __forceinline__ T tessel_remainder(T a, T b) {
 __device__ __forceinline__ int tessel_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 __device__ __forceinline__ int tessel_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 __device__ __forceinline__ int tessel_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+typedef unsigned long long tessel_u64;
+__device__ __forceinline__ long long tessel_iadd(long long a, long long b) {
+  return (long long)((tessel_u64)a + (tessel_u64)b);
+}
+__device__ __forceinline__ long long tessel_isub(long long a, long long b) {
+  return (long long)((tessel_u64)a - (tessel_u64)b);
+}
+__device__ __forceinline__ long long tessel_imul(long long a, long long b) {
+  return (long long)((tessel_u64)a * (tessel_u64)b);
+}
 
 // Philox-4x32-10 for rand/randn: ops/philox.h is the specification.
 __device__ __forceinline__ uint4 tessel_philox(unsigned long long seed, unsigned long long i) {
@@ -206,13 +249,13 @@ struct tessel_sum_op {
   template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
 };
 struct tessel_isum_op {
-  __device__ int operator()(int a, int b) const { return tessel_iadd(a, b); }
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_iadd(a, b); }
 };
 struct tessel_prod_op {
   template <typename T> __device__ T operator()(T a, T b) const { return a * b; }
 };
 struct tessel_iprod_op {
-  __device__ int operator()(int a, int b) const { return tessel_imul(a, b); }
+  template <typename T> __device__ T operator()(T a, T b) const { return tessel_imul(a, b); }
 };
 struct tessel_max_op {
   template <typename T> __device__ T operator()(T a, T b) const { return tessel_max(a, b); }

@@ -83,49 +83,66 @@ IndexExpr ReducedIndex(const RowLayout& l, const Shape& shape, const std::string
 struct Accumulator {
   const Node* reduction;
   std::string name;  // acc0, acc1, ...: its register
-  bool floating;     // float registers, else int (integer and bool inputs)
+  DType acc;         // what it holds: f32 (also for f16/bf16), f64, i32 (also for bool) or i64
   OpKind combine;    // kSum (also for mean), kProd, kMax or kMin
 
-  const char* type() const { return floating ? "float" : "int"; }
+  bool floating() const { return IsFloating(acc); }
+  bool wide() const { return DTypeSize(acc) == 8; }
+  const char* type() const { return CudaComputeType(acc); }
   std::string Identity() const {
     switch (combine) {
       case OpKind::kSum:
-        return floating ? "0.0f" : "0";
+        return acc == DType::kF64 ? "0.0" : acc == DType::kF32 ? "0.0f" : "0";
       case OpKind::kProd:
-        return floating ? "1.0f" : "1";
+        return acc == DType::kF64 ? "1.0" : acc == DType::kF32 ? "1.0f" : "1";
       case OpKind::kMax:
-        return floating ? "__int_as_float(0xff800000)" : "(-2147483647 - 1)";
+        return acc == DType::kF64   ? "__longlong_as_double(0xfff0000000000000ll)"
+               : acc == DType::kI64 ? "(-9223372036854775807ll - 1)"
+               : acc == DType::kF32 ? "__int_as_float(0xff800000)"
+                                    : "(-2147483647 - 1)";
       default:
-        return floating ? "__int_as_float(0x7f800000)" : "2147483647";
+        return acc == DType::kF64   ? "__longlong_as_double(0x7ff0000000000000ll)"
+               : acc == DType::kI64 ? "9223372036854775807ll"
+               : acc == DType::kF32 ? "__int_as_float(0x7f800000)"
+                                    : "2147483647";
     }
   }
   // The functor tessel_block_reduce takes.
   std::string Functor() const {
-    if (combine == OpKind::kSum) return floating ? "tessel_sum_op()" : "tessel_isum_op()";
-    if (combine == OpKind::kProd) return floating ? "tessel_prod_op()" : "tessel_iprod_op()";
+    if (combine == OpKind::kSum) return floating() ? "tessel_sum_op()" : "tessel_isum_op()";
+    if (combine == OpKind::kProd) return floating() ? "tessel_prod_op()" : "tessel_iprod_op()";
     return combine == OpKind::kMax ? "tessel_max_op()" : "tessel_min_op()";
   }
   std::string Combine(const std::string& a, const std::string& b) const {
     if (combine == OpKind::kSum) {
-      return floating ? absl::StrCat(a, " + ", b) : absl::StrCat("tessel_iadd(", a, ", ", b, ")");
+      return floating() ? absl::StrCat(a, " + ", b) : absl::StrCat("tessel_iadd(", a, ", ", b, ")");
     }
     if (combine == OpKind::kProd) {
-      return floating ? absl::StrCat(a, " * ", b) : absl::StrCat("tessel_imul(", a, ", ", b, ")");
+      return floating() ? absl::StrCat(a, " * ", b) : absl::StrCat("tessel_imul(", a, ", ", b, ")");
     }
     return absl::StrCat(combine == OpKind::kMax ? "tessel_max(" : "tessel_min(", a, ", ", b, ")");
   }
+  // Its block-reduction scratch array in shared memory.
+  std::string Scratch() const { return absl::StrCat("scratch_", DTypeName(acc)); }
 };
 
 Accumulator AccumulatorOf(const Node* r) {
   const OpKind combine = r->op() == OpKind::kMean ? OpKind::kSum : r->op();
-  return Accumulator{r, "", IsFloating(r->input(0).dtype()), combine};
+  const DType in = r->input(0).dtype();
+  const DType acc = in == DType::kF64 || in == DType::kI64 ? in
+                    : IsFloating(in)                       ? DType::kF32
+                                                           : DType::kI32;
+  return Accumulator{r, "", acc, combine};
 }
 
 // Converts a finished accumulator to the reduction's value (mean divides; halves round).
 std::string Finish(const Accumulator& a, const std::string& acc, int64_t length) {
   const Node* r = a.reduction;
   std::string v = acc;
-  if (r->op() == OpKind::kMean) v = absl::StrCat("(", acc, " / ", length, ".0f)");
+  if (r->op() == OpKind::kMean) {
+    v = a.wide() ? absl::StrCat("(", acc, " / (double)", length, ")")
+                 : absl::StrCat("(", acc, " / ", length, ".0f)");
+  }
   if (r->dtype() == DType::kBool) return absl::StrCat("(", v, " != 0)");
   if (r->dtype() == DType::kBF16) return absl::StrCat("tessel_round_bf16(", v, ")");
   if (r->dtype() == DType::kF16) return absl::StrCat("tessel_round_f16(", v, ")");
@@ -158,10 +175,12 @@ int VectorWidthFor(const FusedKernel& k, const RowLayout& l) {
 }
 
 void DeclareScratch(CodeWriter& w, const std::vector<Accumulator>& accs) {
-  bool f = false, i = false;
-  for (const Accumulator& a : accs) (a.floating ? f : i) = true;
-  if (f) w.Line("__shared__ float scratch_f[32];");
-  if (i) w.Line("__shared__ int scratch_i[32];");
+  std::vector<std::string> declared;
+  for (const Accumulator& a : accs) {
+    if (std::find(declared.begin(), declared.end(), a.Scratch()) != declared.end()) continue;
+    declared.push_back(a.Scratch());
+    w.Line("__shared__ ", a.type(), " ", a.Scratch(), "[32];");
+  }
 }
 
 // acc = op(acc, v[k]) over the lanes that pass `guard` (all when it is empty).
@@ -174,8 +193,17 @@ void Accumulate(CodeWriter& w, const Accumulator& a, const Value& v, int lanes,
 }
 
 std::string BlockReduce(const Accumulator& a, const std::string& v) {
-  return absl::StrCat("tessel_block_reduce(", v, ", ", a.Functor(), ", ", a.floating ? "" : "(int)",
-                      a.Identity(), ", ", a.floating ? "scratch_f" : "scratch_i", ")");
+  // Integer identities are int literals: cast to the accumulator's type (long long too).
+  const std::string cast = a.floating() ? "" : absl::StrCat("(", a.type(), ")");
+  return absl::StrCat("tessel_block_reduce(", v, ", ", a.Functor(), ", ", cast, a.Identity(), ", ",
+                      a.Scratch(), ")");
+}
+
+// Workspace entry `index` of accumulator a: 8-byte slots when any accumulator is 8 bytes wide,
+// so that every accumulator's range stays its own.
+std::string WorkspaceEntry(const Accumulator& a, const std::string& index, bool wide_slots) {
+  if (!wide_slots || a.wide()) return absl::StrCat("((", a.type(), "*)ws)[", index, "]");
+  return absl::StrCat("(*(", a.type(), "*)((char*)ws + (", index, ") * 8))");
 }
 
 // Stores outputs of the reduced space (one value per row, written by thread 0).
@@ -254,7 +282,9 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   const int64_t chunk = ((l.length + parts - 1) / parts + vec - 1) / vec * vec;
   const std::vector<Accumulator> accs = Accumulators(k);
   const int64_t slots = static_cast<int64_t>(accs.size()) * l.rows * parts;
-  ks.workspace_bytes = slots * 4;
+  const bool wide_slots =
+      std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
+  ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
   CodeWriter w;
   BeginSource(w, k);
   {
@@ -281,8 +311,11 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       const std::string& acc = a.name;
       w.Line("{");
       w.Line("  const ", a.type(), " total = ", BlockReduce(a, acc), ";");
-      w.Line("  if (threadIdx.x == 0) ((", a.type(), "*)ws)[(", i, " * ", l.rows, " + row) * ",
-             parts, " + blockIdx.y] = total;");
+      w.Line("  if (threadIdx.x == 0) ",
+             WorkspaceEntry(
+                 a, absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + blockIdx.y"),
+                 wide_slots),
+             " = total;");
       w.Line("}");
     }
   }
@@ -298,8 +331,9 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       const std::string& acc = a.name;
       w.Line(a.type(), " ", acc, " = ", a.Identity(), ";");
       w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc, " = ",
-             a.Combine(acc, absl::StrCat("((const ", a.type(), "*)ws)[(", i, " * ", l.rows,
-                                         " + row) * ", parts, " + p]")),
+             a.Combine(acc, WorkspaceEntry(
+                                a, absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + p"),
+                                wide_slots)),
              ";");
       const Value r =
           e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),

@@ -5,7 +5,7 @@
 // the loss and the time.
 //
 //   bazel run //examples:lm                   # on the CPU backend
-//   bazel run //examples:lm -- cuda           # on the GPU (indexing there is not built yet)
+//   bazel run //examples:lm -- cuda           # on the GPU (once indexing is built there)
 #include <chrono>
 #include <cmath>
 #include <cstdint>

@@ -13,7 +13,6 @@ void assign(Tensor& target, const Tensor& value) {
     ThrowOpError("assign", "value ", Describe(value), " does not broadcast to the target ",
                  Describe(target));
   }
-  ops_internal::CheckDeviceHasDType("assign", target.dtype(), device);
   const Tensor v = value.shape() == target.shape() ? value : broadcast_to(value, target.shape());
   // A copy of its own (never merged with an equal expression), carrying where it goes.
   NodePtr copy =

@@ -14,8 +14,11 @@ using ops_internal::CheckedAxis;
 using ops_internal::CommonDevice;
 using ops_internal::Describe;
 
-// Integer inputs become f32 and half inputs compute in f32; ToOutput undoes the latter.
-Tensor ToCompute(const Tensor& x) { return x.dtype() == DType::kF32 ? x : cast(x, DType::kF32); }
+// Integer inputs become f32 and half inputs compute in f32 (f64 in f64); ToOutput undoes the
+// latter.
+Tensor ToCompute(const Tensor& x) {
+  return x.dtype() == DType::kF32 || x.dtype() == DType::kF64 ? x : cast(x, DType::kF32);
+}
 Tensor ToOutput(const Tensor& y, DType input) { return IsFloating(input) ? cast(y, input) : y; }
 
 Tensor CheckedFloating(absl::string_view op, const Tensor& x) {

@@ -21,7 +21,6 @@ template <typename T>
 Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& shape, DType dtype,
                 Device device) {
   CheckShape(op, shape);
-  ops_internal::CheckDeviceHasDType(op, dtype, device);
   if (static_cast<int64_t>(data.size()) != shape.numel()) {
     ThrowOpError(op, data.size(), " values do not fill shape ", shape.ToString(), " (",
                  shape.numel(), " elements)");

@@ -7,57 +7,78 @@
 namespace tessel {
 
 const char* CudaComputeType(DType dtype) {
-  if (IsFloating(dtype)) return "float";
-  return dtype == DType::kI32 ? "int" : "bool";
+  switch (dtype) {
+    case DType::kF64:
+      return "double";
+    case DType::kI64:
+      return "long long";
+    case DType::kI32:
+      return "int";
+    case DType::kBool:
+      return "bool";
+    default:
+      return "float";  // f32, and f16/bf16 computed in float
+  }
 }
 
 std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::string>& args) {
   const bool fp = IsFloating(operand);
+  const bool f64 = operand == DType::kF64;
   auto a = [&] { return args.at(0); };
   auto b = [&] { return args.at(1); };
   auto call = [&](const char* f) { return absl::StrCat(f, "(", absl::StrJoin(args, ", "), ")"); };
+  // The C math function of the operand's precision: expf for float, exp for double.
+  auto math = [&](const char* float_name) {
+    absl::string_view name(float_name);
+    return call(std::string(f64 ? name.substr(0, name.size() - 1) : name).c_str());
+  };
+  const std::string zero = absl::StrCat("(", CudaComputeType(operand), ")0");
   auto infix = [&](const char* o) { return absl::StrCat("(", a(), " ", o, " ", b(), ")"); };
   switch (op) {
     case OpKind::kNeg:
-      return fp ? absl::StrCat("(-", a(), ")") : absl::StrCat("tessel_isub(0, ", a(), ")");
+      return fp ? absl::StrCat("(-", a(), ")") : absl::StrCat("tessel_isub(", zero, ", ", a(), ")");
     case OpKind::kAbs:
-      return fp ? call("fabsf")
-                : absl::StrCat("(", a(), " < 0 ? tessel_isub(0, ", a(), ") : ", a(), ")");
+      return fp ? math("fabsf")
+                : absl::StrCat("(", a(), " < 0 ? tessel_isub(", zero, ", ", a(), ") : ", a(), ")");
     case OpKind::kExp:
-      return call("expf");
+      return math("expf");
     case OpKind::kLog:
-      return call("logf");
+      return math("logf");
     case OpKind::kSqrt:
-      return call("sqrtf");
+      return math("sqrtf");
     case OpKind::kRsqrt:
+      // 1.0 / sqrt(x), as the CPU computes it: __drcp_rn is that division, correctly rounded,
+      // without the divide's slow path (which spills registers).
+      if (f64) return absl::StrCat("__drcp_rn(sqrt(", a(), "))");
       return absl::StrCat("__frsqrt_rn(", a(), ")");  // correctly rounded (rsqrtf is 2 ulp)
     case OpKind::kSin:
-      return call("sinf");
+      return math("sinf");
     case OpKind::kCos:
-      return call("cosf");
+      return math("cosf");
     case OpKind::kTanh:
-      return call("tanhf");
+      return math("tanhf");
     case OpKind::kErf:
-      return call("erff");
+      return math("erff");
     case OpKind::kSigmoid:
       // The approximate reciprocal (1 ulp) instead of a divide: sigmoid is in hot chains.
+      if (f64) return absl::StrCat("__drcp_rn(1.0 + exp(-", a(), "))");  // = 1.0 / (...)
       return absl::StrCat("tessel_rcp(1.0f + expf(-", a(), "))");
     case OpKind::kRelu:
       return absl::StrCat("(", a(), " < 0 ? 0 : ", a(), ")");
     case OpKind::kFloor:
-      return fp ? call("floorf") : a();
+      return fp ? math("floorf") : a();
     case OpKind::kCeil:
-      return fp ? call("ceilf") : a();
+      return fp ? math("ceilf") : a();
     case OpKind::kRound:
-      return fp ? call("rintf") : a();  // half to even
+      return fp ? math("rintf") : a();  // half to even
     case OpKind::kTrunc:
-      return fp ? call("truncf") : a();
+      return fp ? math("truncf") : a();
     case OpKind::kSign:
       return call("tessel_sign");
     case OpKind::kLog1p:
-      return call("log1pf");
+      return math("log1pf");
     case OpKind::kExpm1:
-      return call("expm1f");
+      return math("expm1f");
     case OpKind::kIsNan:
       return fp ? absl::StrCat("(", a(), " != ", a(), ")") : "false";
     case OpKind::kIsInf:
@@ -71,7 +92,7 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
     case OpKind::kFmod:
       return call("tessel_fmod");
     case OpKind::kAtan2:
-      return call("atan2f");
+      return math("atan2f");
     case OpKind::kLogicalAnd:
       return absl::StrCat("((", a(), " != 0) && (", b(), " != 0))");
     case OpKind::kLogicalOr:
@@ -87,7 +108,7 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
     case OpKind::kDiv:
       return infix("/");
     case OpKind::kPow:
-      return fp ? call("powf") : call("tessel_ipow");
+      return fp ? math("powf") : call("tessel_ipow");
     case OpKind::kMaximum:
       return call("tessel_max");
     case OpKind::kMinimum:

@@ -35,7 +35,6 @@ Tensor from_blob(void* data, Shape shape, DType dtype, Device device,
   if (data == nullptr && shape.numel() > 0) {
     ThrowOpError("from_blob", "null data for ", DTypeName(dtype), shape.ToString());
   }
-  ops_internal::CheckDeviceHasDType("from_blob", dtype, device);
   // Kernels read up to 16 bytes at a time from where a buffer starts (and TMA needs it).
   if (device != Device::kCPU && reinterpret_cast<uintptr_t>(data) % 16 != 0) {
     ThrowOpError("from_blob", "device memory at 0x", absl::Hex(reinterpret_cast<uintptr_t>(data)),
@@ -59,7 +58,6 @@ const void* data_ptr(const Tensor& t) { return RealizedBuffer(t, "data_ptr").dat
 
 Tensor to(const Tensor& t, Device device) {
   CheckedNode(t, "to");
-  ops_internal::CheckDeviceHasDType("to", t.dtype(), device);
   const Buffer& buffer = RealizedBuffer(t, "to");
   if (t.device() == device) return t;
   std::vector<uint8_t> storage;

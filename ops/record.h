@@ -30,8 +30,6 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 // A rank-0 constant for a scalar operand.
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
-// Throws Error naming `op` where `device` cannot hold `dtype` yet (i64 and f64 on CUDA).
-void CheckDeviceHasDType(absl::string_view op, DType dtype, Device device);
 // Throws Error naming `op` where the operation has no kernels on `device` yet (CUDA: scans,
 // sorting, indexing and the arg-reductions are built on the CPU backend first).
 void CheckDeviceHasOp(absl::string_view op, Device device);

@@ -84,6 +84,34 @@ std::vector<CorpusCase> Corpus() {
   }
   c.push_back({"updates", updates});
   c.push_back({"shared", {sum(tanh(exp(sin(x))), {0}), sum(tanh(exp(sin(x))), {1}), x * 2.0}});
+  // f64 and i64: double math, every reduction kind next to f32 ones (block and two-stage),
+  // the SIMT matmul in double with an epilogue, wrapping 64-bit integers, casts between them.
+  const Tensor d = In({64, 96}, DType::kF64), l = cast(i, DType::kI64),
+               dbig = In({1 << 20}, DType::kF64);
+  c.push_back({"wide_dtypes",
+               {exp(d) * sigmoid(d) + rsqrt(d) - tanh(d) / 3.0,
+                softmax(d, -1),
+                layer_norm(d, In({96}, DType::kF64), In({96}, DType::kF64)),
+                sum(d, {0}),
+                max(d - x, {1}),
+                prod(d, {1}),
+                mean(dbig) + sum(big),
+                matmul(d, In({96, 40}, DType::kF64)) + 1.0,
+                l * l + l,
+                -l,
+                abs(l),
+                pow(l, l),
+                remainder(l, l) + fmod(l, l),
+                maximum(l, i),
+                sum(l, {1}),
+                max(l),
+                prod(l),
+                cast(d, DType::kI64),
+                cast(l, DType::kF64) / d,
+                cast(x, DType::kF64),
+                cast(d, DType::kBF16),
+                floor(d) + round(d),
+                rand({99}, 3, DType::kF64)}});
   return c;
 }
 

@@ -45,6 +45,8 @@ double Bound(DType dtype) {
       return 4e-3;
     case DType::kF32:
       return 1e-5;
+    case DType::kF64:
+      return 1e-13;
     default:
       return 0;
   }
@@ -58,8 +60,12 @@ void Compare(const std::function<std::vector<Tensor>(Device)>& build, double rto
     ASSERT_EQ(gpu[i].device(), Device::kCUDA);
     ASSERT_EQ(gpu[i].shape(), cpu[i].shape());
     ASSERT_EQ(gpu[i].dtype(), cpu[i].dtype());
+    if (!IsFloating(gpu[i].dtype())) {  // integers and bool: exactly (i64 past 2^53 too)
+      EXPECT_EQ(gpu[i].to_vector<int64_t>(), cpu[i].to_vector<int64_t>());
+      continue;
+    }
     const std::vector<double> want = cpu[i].to_vector<double>();
-    const std::vector<float> got = gpu[i].to_vector<float>();
+    const std::vector<double> got = gpu[i].to_vector<double>();
     ExpectClose(got, want, rtol >= 0 ? rtol : Bound(gpu[i].dtype()), atol);
   }
 }

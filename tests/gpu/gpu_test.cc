@@ -352,6 +352,56 @@ TEST_F(GpuTest, PrintsAndFilesOfCudaTensors) {
 namespace tessel {
 namespace {
 
+// f64 and i64 on the GPU: double math, every reduction kind (block and two-stage, next to
+// f32 in one kernel), an f64 matmul with an epilogue, casts; i64 exactly, past 2^53, wrapping.
+TEST_F(GpuTest, WideDTypes) {
+  constexpr DType F64 = DType::kF64, I64 = DType::kI64;
+  Compare(
+      [](Device d) {
+        Tensor x = Data({37, 129}, 1, F64, d, 0.1f, 3), y = Data({129}, 2, F64, d, -2, 2);
+        return std::vector<Tensor>{exp(x) * y + sqrt(x) / 3.0,
+                                   tanh(x - y) + sigmoid(y) + rsqrt(x),
+                                   sum(x, {1}),
+                                   mean(x * x, {0}),
+                                   max(x - y, {1}),
+                                   prod(x * 0.9, {0}),
+                                   softmax(x, -1),
+                                   matmul(x, transpose(x)) + 1.0,
+                                   cast(x, DType::kF32) * 2.0 + cast(y, DType::kF32),
+                                   floor(x * 3.7) - remainder(x, y + 3.0)};
+      },
+      1e-12, 1e-12);
+  Compare(
+      [](Device d) {
+        Tensor x = Data({2, 1 << 20}, 3, F64, d), f = Data({2, 1 << 20}, 4, DType::kF32, d);
+        return std::vector<Tensor>{sum(x, {1}), sum(f, {1}) + 0.0f, max(x, {1})};
+      },
+      1e-9, 1e-6);
+  Compare([](Device d) {
+    std::vector<int64_t> a(300), b(300);
+    for (int i = 0; i < 300; ++i) {
+      a[i] = (int64_t{1} << 60) + int64_t{1000003} * i - 150000000;
+      b[i] = 7 * i - 1000 + (i == 0);
+    }
+    Tensor ta = from_vector(a, {300}, I64, d), tb = from_vector(b, {300}, I64, d);
+    return std::vector<Tensor>{ta + tb,
+                               ta * tb,
+                               ta - tb * 3.0,
+                               maximum(ta, tb) + minimum(ta, tb),
+                               remainder(ta, tb) + fmod(ta, tb),
+                               sum(reshape(ta, {3, 100}), {1}),
+                               max(ta) + min(tb),
+                               prod(remainder(reshape(tb, {30, 10}), 5.0), {1}),
+                               cast(ta, DType::kI32),
+                               cast(tb, F64) * 0.5,
+                               gt(ta, tb),
+                               where(gt(tb, 0.0), ta, tb),
+                               abs(tb) - neg(tb),
+                               pow(tb, full({}, 3, I64, d)),
+                               cast(cast(tb, DType::kF32) * 1.5, I64)};
+  });
+}
+
 // assign() on the GPU: 64 parameters updated together stay in their own buffers (their
 // addresses and the memory in use unchanged after the step), with the CPU's values.
 TEST_F(GpuTest, AssignUpdatesParametersInPlace) {

@@ -1,6 +1,6 @@
-// i64 and f64 on the CPU backend: exact integers past 2^53, two's complement wrapping,
-// double precision through elementwise math, reductions, matmul, views and casts, and the
-// promotion of mixed operands. (CUDA does not have them yet: an Error at record time.)
+// i64 and f64 on the CPU backend (the reference the GPU tests compare with): exact integers
+// past 2^53, two's complement wrapping, double precision through elementwise math, composites,
+// reductions, matmul, views and casts, and the promotion of mixed operands.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -111,6 +111,18 @@ TEST(WideDTypesTest, F64ReductionsAndMatmul) {
   EXPECT_EQ((F64({1}) + from_vector({1}, {1}, DType::kF32, Device::kCPU)).dtype(), DType::kF64);
 }
 
+// Composites of f64 compute in f64 (not in f32, as they do for the 16-bit floats).
+TEST(WideDTypesTest, CompositesOfF64StayInF64) {
+  Tensor x = F64({1.0, 1.0 + 1e-12, 2.0});
+  const std::vector<double> p = softmax(x).to_vector<double>();
+  EXPECT_EQ(softmax(x).dtype(), DType::kF64);
+  EXPECT_NEAR(p[1] / p[0], std::exp(1e-12), 1e-15);  // f32 would make them equal
+  const Tensor w = F64({1, 1, 1}), b = F64({0, 0, 0});
+  const std::vector<double> n = layer_norm(x, w, b, 0).to_vector<double>();
+  EXPECT_NEAR(n[1] - n[0], 1e-12 / std::sqrt(2.0 / 9 * (1 + 1e-12)), 1e-14);
+  EXPECT_LT(std::abs(gelu(F64({1e-9})).to_vector<double>()[0] - 0.5e-9), 1e-17);
+}
+
 TEST(WideDTypesTest, CastsBetweenEveryDTypeAndViewsKeepValues) {
   Tensor a = I64({kBig, -1, int64_t{1} << 40});
   EXPECT_EQ(cast(a, DType::kI32).to_vector<int32_t>(), (std::vector<int32_t>{1, -1, 0}));  // wraps
@@ -135,15 +147,6 @@ TEST(WideDTypesTest, CreationOfWideDTypes) {
   EXPECT_EQ(full({2}, 0.1, DType::kF64, Device::kCPU).to_vector<double>()[0], 0.1);
   EXPECT_EQ(randn({4}, 7, DType::kF64, Device::kCPU).dtype(), DType::kF64);
   EXPECT_EQ(to_string(I64({kBig})), "tensor([1152921504606846977], dtype=i64)");
-}
-
-// Not built on CUDA yet: an Error where the 64-bit value would be recorded or uploaded.
-TEST(WideDTypesTest, CudaSaysTheyAreNotBuiltYet) {
-  testing::ExpectError([] { full({2}, 1, DType::kI64, Device::kCUDA); },
-                       {"full", "i64 on CUDA is not built yet"});
-  testing::ExpectError([] { from_vector(std::vector<double>{1}, {1}, DType::kF64, Device::kCUDA); },
-                       {"from_vector", "f64 on CUDA is not built yet"});
-  testing::ExpectError([] { to(I64({1}), Device::kCUDA); }, {"to", "i64 on CUDA"});
 }
 
 }  // namespace

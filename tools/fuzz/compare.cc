@@ -34,6 +34,7 @@ double RelativeTolerance(DType precision) {
     case DType::kF16:
       return 0x1p-7;
     case DType::kF32:
+    case DType::kF64:
       return 0x1p-13;
     default:
       return 0;

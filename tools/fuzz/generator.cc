@@ -28,13 +28,13 @@ class Generator {
   // ---- values ----
 
   DType RandomDType() {
-    static const std::vector<DType> kinds = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
-                                             DType::kBool};
-    return kinds[rng_.Weighted({40, 20, 15, 15, 10})];
+    static const std::vector<DType> kinds = {DType::kF32,  DType::kBF16, DType::kF16, DType::kI32,
+                                             DType::kBool, DType::kI64,  DType::kF64};
+    return kinds[rng_.Weighted({40, 20, 15, 15, 10, 6, 6})];
   }
   DType RandomFloat() {
-    static const std::vector<DType> kinds = {DType::kF32, DType::kBF16, DType::kF16};
-    return kinds[rng_.Weighted({50, 30, 20})];
+    static const std::vector<DType> kinds = {DType::kF32, DType::kBF16, DType::kF16, DType::kF64};
+    return kinds[rng_.Weighted({50, 30, 20, 8})];
   }
 
   int64_t RandomExtent() {
@@ -268,8 +268,8 @@ class Generator {
   }
 
   void Cast() {
-    static const std::vector<DType> all = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
-                                           DType::kBool};
+    static const std::vector<DType> all = {DType::kF32,  DType::kBF16, DType::kF16, DType::kI32,
+                                           DType::kBool, DType::kI64,  DType::kF64};
     Add(cast(Use(Pick()), rng_.Pick(all)));
   }
 

@@ -17,7 +17,8 @@ struct Traced {
   DType precision = DType::kI32;
 };
 
-// Coarser precision first: bf16 > f16 > f32 > exact (kI32 stands for exact).
+// Coarser precision first: bf16 > f16 > f32 > exact (kI32 stands for exact). f64 counts as
+// f32: the noise model works in f32 (the GPU tests check f64 to its own precision).
 int Coarseness(DType d) {
   switch (d) {
     case DType::kBF16:
@@ -25,6 +26,7 @@ int Coarseness(DType d) {
     case DType::kF16:
       return 2;
     case DType::kF32:
+    case DType::kF64:
       return 1;
     default:
       return 0;
@@ -343,11 +345,12 @@ class PerturbedReplay {
       const Tensor x = F32(in[0].value);
       // Near zero, a computed value is mostly rounding: whether it is exactly 0 is fragile.
       if (out.value.dtype() == DType::kBool) return Or(t, le(abs(x), Scalar(0x1p-16)), shape);
-      if (out.value.dtype() == DType::kI32) {
+      if (!IsFloating(out.value.dtype())) {
         // Truncation toward zero: near an integer, or near the ends of the range.
-        const Tensor frac = abs(x - cast(cast(x, DType::kI32), DType::kF32));
+        const Tensor frac = abs(x - cast(cast(x, DType::kI64), DType::kF32));
         const Tensor near = minimum(frac, 1.0 - frac);
-        return Or(t, maximum(le(near, maximum(abs(x), 1.0) * margin), ge(abs(x), Scalar(2.1e9))),
+        const double end = out.value.dtype() == DType::kI32 ? 2.1e9 : 9.2e18;
+        return Or(t, maximum(le(near, maximum(abs(x), 1.0) * margin), ge(abs(x), Scalar(end))),
                   shape);
       }
     }

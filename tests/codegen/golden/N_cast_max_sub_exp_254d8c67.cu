@@ -1,9 +1,9 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_05eeb98c(const bf16_t* __restrict__ in0, const float* __restrict__ in1, const f16_t* __restrict__ in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2, float s0, float s1) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_254d8c67(const bf16_t* __restrict__ in0, const float* __restrict__ in1, const f16_t* __restrict__ in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2, float s0, float s1) {
   // 64 rows of 96: 32 threads x 4 lanes hold a row (4-element vectors)
-  __shared__ float scratch_f[32];
+  __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;
   const int tid = threadIdx.x;
   auto col = [tid](int k) -> index_t { return (index_t)((k / 4) * 32 + tid) * 4 + k % 4; };
@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_05eeb98c(con
   float acc0 = __int_as_float(0xff800000);
   #pragma unroll
   for (int k = 0; k < 4; ++k) if (col(k) < 96) acc0 = tessel_max(acc0, (float)in0_0[k]);
-  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
+  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f32);
   float sub0[4];
   #pragma unroll
   for (int k = 0; k < 4; ++k) sub0[k] = (in0_0[k] - max0);
@@ -28,11 +28,11 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_05eeb98c(con
   float acc1 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 4; ++k) if (col(k) < 96) acc1 = acc1 + (float)exp0[k];
-  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f);
+  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32);
   float acc2 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 4; ++k) if (col(k) < 96) acc2 = acc2 + (float)in0_0[k];
-  const float mean0 = (tessel_block_reduce(acc2, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  const float mean0 = (tessel_block_reduce(acc2, tessel_sum_op(), 0.0f, scratch_f32) / 96.0f);
   float sub1[4];
   #pragma unroll
   for (int k = 0; k < 4; ++k) sub1[k] = (in0_0[k] - mean0);
@@ -42,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_05eeb98c(con
   float acc3 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 4; ++k) if (col(k) < 96) acc3 = acc3 + (float)mul0[k];
-  const float mean1 = (tessel_block_reduce(acc3, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  const float mean1 = (tessel_block_reduce(acc3, tessel_sum_op(), 0.0f, scratch_f32) / 96.0f);
   float in2_0[4];
   #pragma unroll
   for (int k = 0; k < 4; k += 4) {
@@ -57,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_05eeb98c(con
   float acc4 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 4; ++k) if (col(k) < 96) acc4 = acc4 + (float)mul1[k];
-  const float mean2 = (tessel_block_reduce(acc4, tessel_sum_op(), 0.0f, scratch_f) / 96.0f);
+  const float mean2 = (tessel_block_reduce(acc4, tessel_sum_op(), 0.0f, scratch_f32) / 96.0f);
   const float rcp0 = __frcp_rn(sum0);
   float div0[4];
   #pragma unroll

@@ -1,9 +1,9 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_0ba50c00(const bf16_t* __restrict__ in0, bf16_t* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_4eebce36(const bf16_t* __restrict__ in0, bf16_t* __restrict__ out0) {
   // 64 rows of 128: 32 threads x 8 lanes hold a row (8-element vectors)
-  __shared__ float scratch_f[32];
+  __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;
   const int tid = threadIdx.x;
   auto col = [tid](int k) -> index_t { return (index_t)((k / 8) * 32 + tid) * 8 + k % 8; };
@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_0ba50c00(con
   float acc0 = __int_as_float(0xff800000);
   #pragma unroll
   for (int k = 0; k < 8; ++k) if (col(k) < 128) acc0 = tessel_max(acc0, (float)in0_0[k]);
-  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f);
+  const float max0 = tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f32);
   float sub0[8];
   #pragma unroll
   for (int k = 0; k < 8; ++k) sub0[k] = (in0_0[k] - max0);
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_0ba50c00(con
   float acc1 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 8; ++k) if (col(k) < 128) acc1 = acc1 + (float)exp0[k];
-  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f);
+  const float sum0 = tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32);
   const float rcp0 = __frcp_rn(sum0);
   float div0[8];
   #pragma unroll

@@ -1,6 +1,5 @@
 #include "ops/indexing.h"
 
-#include "absl/strings/str_join.h"
 #include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"

@@ -31,7 +31,7 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
 // Throws Error naming `op` where the operation has no kernels on `device` yet (CUDA: scans,
-// sorting, indexing and the arg-reductions are built on the CPU backend first).
+// sorting and indexing are built on the CPU backend first).
 void CheckDeviceHasOp(absl::string_view op, Device device);
 
 // Records (or finds, see core/node.h) the operation `op` with the given result type.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"
 #include "ops/structure.h"
@@ -18,19 +19,15 @@ Tensor Reduce(OpKind op, const Tensor& x, const std::vector<int>& axes, bool kee
   const absl::string_view name = OpName(op);
   const Device device = CommonDevice(name, {&x});
   std::vector<int64_t> reduced = CheckedAxes(name, x, axes);
-  const bool arg = op == OpKind::kArgmax || op == OpKind::kArgmin;
-  DType out = arg ? DType::kI64 : x.dtype();
+  DType out = x.dtype();
   if ((op == OpKind::kSum || op == OpKind::kProd) && out == DType::kBool) out = DType::kI32;
   if (op == OpKind::kMean && !IsFloating(out)) {
     ThrowOpError(name, "needs a floating operand, got ", Describe(x), "; cast first");
   }
-  if (arg && x.dtype() == DType::kBool) {
-    ThrowOpError(name, "does not take bool operands (", Describe(x), "); cast first");
-  }
   Shape::Dims dims;
   for (int i = 0; i < x.rank(); ++i) {
     const bool is_reduced = std::binary_search(reduced.begin(), reduced.end(), i);
-    if (is_reduced && x.shape()[i] == 0 && (op == OpKind::kMax || op == OpKind::kMin || arg)) {
+    if (is_reduced && x.shape()[i] == 0 && (op == OpKind::kMax || op == OpKind::kMin)) {
       ThrowOpError(name, "reduces the empty axis ", i, " of ", Describe(x),
                    ", which has no identity");
     }
@@ -63,17 +60,6 @@ Tensor prod(const Tensor& x, std::vector<int> axes, bool keepdim) {
   return Reduce(OpKind::kProd, x, axes, keepdim);
 }
 
-Tensor argmax(const Tensor& x, int axis, bool keepdim) {
-  ops_internal::CheckDeviceHasOp("argmax", CommonDevice("argmax", {&x}));
-  if (x.rank() == 0) return argmax(reshape(x, {1}), axis == -1 ? 0 : axis, false);
-  return Reduce(OpKind::kArgmax, x, {axis}, keepdim);
-}
-Tensor argmin(const Tensor& x, int axis, bool keepdim) {
-  ops_internal::CheckDeviceHasOp("argmin", CommonDevice("argmin", {&x}));
-  if (x.rank() == 0) return argmin(reshape(x, {1}), axis == -1 ? 0 : axis, false);
-  return Reduce(OpKind::kArgmin, x, {axis}, keepdim);
-}
-
 namespace {
 
 // How many elements each result of reducing `axes` of x combines.
@@ -95,7 +81,37 @@ Tensor Widened(absl::string_view op, const Tensor& x) {
   return IsHalfFloat(x.dtype()) ? cast(x, DType::kF32) : x;
 }
 
+// argmax/argmin compose max (or min), a comparison and a min over positions: one fused
+// reduction on the GPU, like var and logsumexp. A NaN is the extreme (max and min propagate
+// it), and the first position wins ties.
+Tensor ArgExtreme(absl::string_view op, const Tensor& x, int axis, bool keepdim, bool largest) {
+  const Device device = CommonDevice(op, {&x});
+  if (x.rank() == 0) return ArgExtreme(op, reshape(x, {1}), axis == -1 ? 0 : axis, false, largest);
+  if (x.dtype() == DType::kBool) {
+    ThrowOpError(op, "does not take bool operands (", Describe(x), "); cast first");
+  }
+  const int a = ops_internal::CheckedAxis(op, x, axis);
+  const int64_t extent = x.shape()[a];
+  if (extent == 0) {
+    ThrowOpError(op, "reduces the empty axis ", a, " of ", Describe(x), ", which has no identity");
+  }
+  const Tensor extreme = largest ? max(x, {a}, true) : min(x, {a}, true);
+  Tensor hit = eq(x, extreme);
+  if (IsFloating(x.dtype())) hit = logical_or(hit, logical_and(isnan(x), isnan(extreme)));
+  Shape::Dims along(x.rank(), 1);
+  along[a] = extent;
+  const Tensor position = reshape(arange(extent, DType::kI64, device), Shape(along));
+  return min(where(hit, position, static_cast<double>(extent)), {a}, keepdim);
+}
+
 }  // namespace
+
+Tensor argmax(const Tensor& x, int axis, bool keepdim) {
+  return ArgExtreme("argmax", x, axis, keepdim, /*largest=*/true);
+}
+Tensor argmin(const Tensor& x, int axis, bool keepdim) {
+  return ArgExtreme("argmin", x, axis, keepdim, /*largest=*/false);
+}
 
 Tensor any(const Tensor& x, std::vector<int> axes, bool keepdim) {
   CommonDevice("any", {&x});

@@ -16,11 +16,6 @@ Tensor min(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 // The product (1 over nothing); bool gives i32, and integers wrap as i32 arithmetic does.
 Tensor prod(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 
-// The index (kI64) of the first largest / smallest element along `axis` (NaN counts as the
-// largest and the smallest, as in PyTorch); the axis must not be empty.
-Tensor argmax(const Tensor& x, int axis, bool keepdim = false);
-Tensor argmin(const Tensor& x, int axis, bool keepdim = false);
-
 // Composed of the above (so they fuse like them). any/all: kBool, whether some/every element
 // is nonzero (false/true over nothing).
 Tensor any(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
@@ -34,6 +29,11 @@ Tensor std(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false,
            int64_t correction = 1);
 // log(sum(exp(x))) without overflow: the maximum is subtracted first (rows of -inf give -inf).
 Tensor logsumexp(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
+// The index (kI64) of the first largest / smallest element along `axis` (NaN counts as the
+// largest and the smallest, as in PyTorch); the axis must not be empty. The extreme, a
+// comparison and a min over positions: one reduction kernel on the GPU.
+Tensor argmax(const Tensor& x, int axis, bool keepdim = false);
+Tensor argmin(const Tensor& x, int axis, bool keepdim = false);
 
 }  // namespace tessel
 

@@ -68,29 +68,11 @@ C Fold(const Eigen::Map<const RowMatrix<C>>& m, int64_t r, C start, F f) {
   return start;
 }
 
-// The position of the row's first largest (or smallest) element; a NaN wins over numbers, the
-// first NaN over later ones (PyTorch's argmax and argmin).
-template <typename C>
-int64_t ArgExtreme(const Eigen::Map<const RowMatrix<C>>& m, int64_t r, bool largest) {
-  int64_t best = 0;
-  for (int64_t c = 1; c < m.cols(); ++c) {
-    const C b = m(r, best), v = m(r, c);
-    if (b != b) break;
-    if (v != v || (largest ? v > b : v < b)) best = c;
-  }
-  return best;
-}
-
 template <typename C>
 absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
   int64_t rows, cols;
   std::vector<C> values = LoadRows<C>(node, in, &rows, &cols);
   Eigen::Map<const RowMatrix<C>> m(values.data(), rows, cols);
-  if (node.op() == OpKind::kArgmax || node.op() == OpKind::kArgmin) {
-    std::vector<int64_t> index(rows);
-    for (int64_t r = 0; r < rows; ++r) index[r] = ArgExtreme(m, r, node.op() == OpKind::kArgmax);
-    return StoreAs<int64_t>(node.dtype(), index.data(), rows);
-  }
   Eigen::Matrix<C, Eigen::Dynamic, 1> out(rows);
   switch (node.op()) {
     case OpKind::kSum:

@@ -73,6 +73,20 @@ TEST(CodegenTest, ExplainShowsOneGemmWithTheWholeEpilogue) {
       << kernels[0].source;
 }
 
+// argmax and argmin compose max, a comparison and a min: one fused reduction kernel, also with
+// a pointwise prologue, and next to a sibling reduction of the same input.
+TEST(CodegenTest, ArgmaxIsOneFusedReduction) {
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kI32}) {
+    for (int axis : {0, 1}) {
+      const Tensor x =
+          from_vector(std::vector<float>(64 * 1000, 1.0f), {64, 1000}, dtype, Device::kCPU);
+      EXPECT_EQ(inspect({argmax(x, axis)}).size(), 1u) << DTypeName(dtype) << " axis " << axis;
+      EXPECT_EQ(inspect({argmin(x * 2.0 + 1.0, axis), sum(x, {axis})}).size(), 1u)
+          << explain({argmin(x * 2.0 + 1.0, axis), sum(x, {axis})});
+    }
+  }
+}
+
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
 // three stages in flight, and persistent launches cover every tile.
 TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {

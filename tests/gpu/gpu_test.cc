@@ -402,6 +402,24 @@ TEST_F(GpuTest, WideDTypes) {
   });
 }
 
+// argmax/argmin on the GPU (one fused reduction): ties (the first wins), NaN, every axis,
+// short and long rows, with a prologue and a sibling reduction.
+TEST_F(GpuTest, ArgmaxAndArgmin) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kI32}) {
+    Compare([dt](Device d) {
+      const Tensor x = cast(floor(Data({33, 700}, 5, DType::kF32, d, -4, 4)), dt);  // ties
+      const Tensor nan =
+          where(gt(Data({33, 700}, 6, DType::kF32, d), 1.9), NAN, zeros({}, DType::kF32, d));
+      const Tensor with_nan = cast(x, DType::kF32) + nan;
+      const Tensor long_rows = Data({3, 300000}, 7, dt, d);
+      return std::vector<Tensor>{
+          argmax(x, 1),         argmin(x, 0, true),
+          argmax(with_nan, 1),  argmin(with_nan, 0),
+          argmax(long_rows, 1), argmin(x * 2.0 - 1.0, 1) + cast(sum(x, {1}), DType::kI64)};
+    });
+  }
+}
+
 // assign() on the GPU: 64 parameters updated together stay in their own buffers (their
 // addresses and the memory in use unchanged after the step), with the CPU's values.
 TEST_F(GpuTest, AssignUpdatesParametersInPlace) {
@@ -420,7 +438,9 @@ TEST_F(GpuTest, AssignUpdatesParametersInPlace) {
       realize(params);
     }
     for (int i = 0; i < 64; ++i) EXPECT_EQ(data_ptr(params[i]), where[i]) << i;
-    if (d == Device::kCUDA) EXPECT_EQ(memory_stats().in_use, in_use);
+    if (d == Device::kCUDA) {
+      EXPECT_EQ(memory_stats().in_use, in_use);
+    }
     return params;
   });
 }

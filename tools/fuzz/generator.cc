@@ -275,8 +275,13 @@ class Generator {
 
   void Reduce() {
     Tensor x = Pick();
-    const std::vector<int> axes = RandomAxes(x.rank(), /*allow_empty=*/true);
     const bool keepdim = rng_.Chance(0.5);
+    if (rng_.Chance(0.12) && x.dtype() != DType::kBool && x.numel() > 0) {
+      const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+      Add((rng_.Chance(0.5) ? &argmax : &argmin)(Use(x), axis, keepdim));
+      return;
+    }
+    const std::vector<int> axes = RandomAxes(x.rank(), /*allow_empty=*/true);
     using Fn = Tensor (*)(const Tensor&, std::vector<int>, bool);
     static const std::vector<Fn> fns = {
         &sum,

@@ -221,12 +221,6 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
                                             : &min;
       return reduce(in[0], Ints(ints), keepdim);
     }
-    case OpKind::kArgmax:
-    case OpKind::kArgmin: {
-      const bool keepdim = l.shape.rank() == in[0].rank();
-      const int axis = static_cast<int>(int_at(0));
-      return l.op == OpKind::kArgmax ? argmax(in[0], axis, keepdim) : argmin(in[0], axis, keepdim);
-    }
     case OpKind::kCumsum:
       return cumsum(in[0], static_cast<int>(int_at(0)));
     case OpKind::kCumprod:

@@ -164,8 +164,9 @@ void Node::SetRealized(BufferPtr buffer) {
 
 namespace {
 
-NodePtr Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs, Attrs attrs,
-               uint64_t unique) {
+// By reference: the public functions' by-value operands are moved only once, into the node.
+NodePtr Record(OpKind op, DType dtype, Device device, Shape&& shape, NodeInputs&& inputs,
+               Attrs&& attrs, uint64_t unique) {
   absl::InlinedVector<uint64_t, 4> ids;
   for (const NodePtr& in : inputs) ids.push_back(in->id());
   // Sources live on the current device; everything else where its operands are (ops/

@@ -1,4 +1,4 @@
-// GPU benchmarks for fused memory-bound graphs (issue 3). Each reports GB/s counting the
+// GPU benchmarks for fused memory-bound graphs (issues 3 and 12). Each reports GB/s counting the
 // bytes the graph must move (inputs read once, outputs written once), its percentage of a
 // device-to-device copy measured in this binary, and how many kernels one realize launched.
 // Argument 1 runs the graph fused, 0 unfused (TESSEL_FUSION=0: one kernel per operation).
@@ -132,6 +132,36 @@ void BM_SixtyFourUpdates(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_SixtyFourUpdates)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// argmax over rows (issue 12): the max, a comparison and a min over positions, one fused
+// reduction reading the rows once.
+void BM_Argmax(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  Tensor x = randn({16384, 8192}, 1, DType::kBF16);
+  realize({x});
+  Measure(state, x.numel() * 2.0 + 16384 * 8.0, [&] { realize({argmax(x, 1)}); });
+}
+BENCHMARK(BM_Argmax)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Cross-entropy over a 32000-class vocabulary as user code writes it (issue 12): logsumexp
+// minus the target's logit, picked by comparing positions with the target. The goal is one
+// read of the rows (one or two kernels); rows this long plan today as a max kernel, then an
+// exp-sum kernel that reads them again, then the mean (explain() says so).
+void BM_CrossEntropy(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  constexpr int64_t kRows = 4096, kVocab = 32000;
+  Tensor logits = randn({kRows, kVocab}, 1, DType::kBF16);
+  std::vector<int64_t> ids(kRows);
+  for (int64_t i = 0; i < kRows; ++i) ids[i] = (i * 7919) % kVocab;
+  Tensor targets = from_vector(ids, {kRows, 1}, DType::kI64);
+  realize({logits, targets});
+  const Tensor classes = arange(kVocab, DType::kI64);
+  Measure(state, kRows * kVocab * 2.0 + kRows * 8.0, [&] {
+    const Tensor picked = sum(where(eq(classes, targets), logits, 0.0), {1}, true);
+    realize({mean(logsumexp(logits, {1}, true) - picked)});
+  });
+}
+BENCHMARK(BM_CrossEntropy)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // The 10-op chain of the host-cost benchmarks.
 Tensor TenOpChain(const Tensor& x) {

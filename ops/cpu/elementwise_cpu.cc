@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/kernels.h"
 #include "ops/cpu/strided.h"
+#include "ops/cpu/wrapping.h"
 #include "ops/pointwise.h"
 
 namespace tessel::cpu {
@@ -29,24 +30,13 @@ C NanOr(C a, C b, C value) {
   return value;
 }
 
-// Wrapping integer arithmetic (the GPU's): two's complement, computed unsigned.
-int64_t WrapAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-int64_t WrapSub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-int64_t WrapMul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-
 // Integer power by squaring, wrapping; negative exponents truncate toward zero as integer
 // division would (only 1 and -1 keep a nonzero result).
 int64_t IntPow(int64_t base, int64_t exponent) {
   if (exponent < 0) return base == 1 ? 1 : base == -1 ? (exponent % 2 ? -1 : 1) : 0;
   int64_t result = 1;
-  for (; exponent > 0; exponent >>= 1, base = WrapMul(base, base)) {
-    if (exponent & 1) result = WrapMul(result, base);
+  for (; exponent > 0; exponent >>= 1, base = WrapMul<int64_t>(base, base)) {
+    if (exponent & 1) result = WrapMul<int64_t>(result, base);
   }
   return result;
 }
@@ -73,14 +63,14 @@ absl::Status Unary(OpKind op, const ConstMap<C>& a, OutMap<C> out) {
   switch (op) {
     case OpKind::kNeg:  // not Eigen's -a: its AVX negation is 0 - x, which makes -0 +0
       if constexpr (std::is_integral_v<C>) {
-        out = a.unaryExpr([](C v) { return WrapSub(0, v); });
+        out = a.unaryExpr([](C v) { return WrapSub<C>(0, v); });
       } else {
         out = a.unaryExpr([](C v) { return -v; });
       }
       return absl::OkStatus();
     case OpKind::kAbs:
       if constexpr (std::is_integral_v<C>) {
-        out = a.unaryExpr([](C v) { return v < 0 ? WrapSub(0, v) : v; });
+        out = a.unaryExpr([](C v) { return v < 0 ? WrapSub<C>(0, v) : v; });
       } else {
         out = a.abs();
       }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/kernels.h"
 #include "ops/cpu/strided.h"
+#include "ops/cpu/wrapping.h"
 #include "ops/indexing.h"
 
 namespace tessel::cpu {
@@ -74,11 +75,7 @@ absl::StatusOr<BufferPtr> ScatterAdd(const Node& node, const InputBuffers& input
       return;
     }
     C& target = values[offset + v * stride];
-    if constexpr (std::is_integral_v<C>) {
-      target = static_cast<C>(static_cast<uint64_t>(target) + static_cast<uint64_t>(adds[from[i]]));
-    } else {
-      target += adds[from[i]];
-    }
+    target = WrapAdd(target, adds[from[i]]);
   });
   if (!status.ok()) return status;
   return StoreAs<C>(node.dtype(), values.data(), static_cast<int64_t>(values.size()));

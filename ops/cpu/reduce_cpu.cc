@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/kernels.h"
 #include "ops/cpu/strided.h"
+#include "ops/cpu/wrapping.h"
 
 namespace tessel::cpu {
 namespace {
@@ -41,26 +42,6 @@ std::vector<C> LoadRows(const Node& node, const Buffer& in, int64_t* rows, int64
   return values;
 }
 
-// Integers add and multiply with wrapping (two's complement, as the GPU's integer arithmetic:
-// i64 wraps in int64, and the low 32 bits agree for i32), floats as they are.
-template <typename C>
-C Add(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  } else {
-    return a + b;
-  }
-}
-
-template <typename C>
-C Multiply(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  } else {
-    return a * b;
-  }
-}
-
 // The row's elements combined by `f` from `start`, in order.
 template <typename C, typename F>
 C Fold(const Eigen::Map<const RowMatrix<C>>& m, int64_t r, C start, F f) {
@@ -77,7 +58,7 @@ absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
   switch (node.op()) {
     case OpKind::kSum:
       if constexpr (std::is_integral_v<C>) {
-        for (int64_t r = 0; r < rows; ++r) out[r] = Fold(m, r, C(0), Add<C>);
+        for (int64_t r = 0; r < rows; ++r) out[r] = Fold(m, r, C(0), WrapAdd<C>);
       } else {
         out = m.rowwise().sum();
       }
@@ -86,7 +67,7 @@ absl::StatusOr<BufferPtr> Reduce(const Node& node, const Buffer& in) {
       out = m.rowwise().sum() / static_cast<C>(cols);
       break;
     case OpKind::kProd:
-      for (int64_t r = 0; r < rows; ++r) out[r] = Fold(m, r, C(1), Multiply<C>);
+      for (int64_t r = 0; r < rows; ++r) out[r] = Fold(m, r, C(1), WrapMul<C>);
       break;
     case OpKind::kMax:
       for (int64_t r = 0; r < rows; ++r) out[r] = m.row(r).template maxCoeff<Eigen::PropagateNaN>();

@@ -2,28 +2,22 @@
 // floats (16-bit floats round each result once) and wrapping int64 for integers.
 #include "ops/cpu/kernels.h"
 #include "ops/cpu/strided.h"
+#include "ops/cpu/wrapping.h"
 
 namespace tessel::cpu {
 namespace {
 
 template <typename C>
-C Combine(OpKind op, C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    const uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
-    return static_cast<C>(op == OpKind::kCumsum ? x + y : x * y);
-  } else {
-    return op == OpKind::kCumsum ? a + b : a * b;
-  }
-}
-
-template <typename C>
 BufferPtr Scan(const Node& node, const Buffer& in, const LineExtents& l) {
   std::vector<C> values = LoadBroadcast<C>(in, node.shape(), node.shape());
+  const bool sum = node.op() == OpKind::kCumsum;
   for (int64_t o = 0; o < l.outer; ++o) {
     for (int64_t i = 0; i < l.inner; ++i) {
       C* line = values.data() + o * l.along * l.inner + i;
       for (int64_t k = 1; k < l.along; ++k) {
-        line[k * l.inner] = Combine(node.op(), line[(k - 1) * l.inner], line[k * l.inner]);
+        const C before = line[(k - 1) * l.inner];
+        C& at = line[k * l.inner];
+        at = sum ? WrapAdd(before, at) : WrapMul(before, at);
       }
     }
   }

@@ -14,40 +14,42 @@ using ops_internal::CommonDevice;
 using ops_internal::Describe;
 using ops_internal::Record;
 
-// The indices of the first k elements of x sorted along `axis` (x of rank 1 or more).
-Tensor SortedIndices(absl::string_view op, const Tensor& x, int axis, bool descending, int64_t k) {
+// The indices of the first k (all when k is empty) elements of x sorted along `axis`; a
+// scalar sorts as one element.
+Tensor SortedIndices(absl::string_view op, const Tensor& x, int axis, bool descending,
+                     std::optional<int64_t> k) {
   const Device device = CommonDevice(op, {&x});
   ops_internal::CheckDeviceHasOp(op, device);
+  if (x.rank() == 0) {
+    const Tensor indices = SortedIndices(op, reshape(x, {1}), axis, descending, k);
+    return indices.numel() == 1 ? reshape(indices, {}) : indices;
+  }
   const int a = CheckedAxis(op, x, axis);
-  if (k < 0 || k > x.shape()[a]) {
-    ThrowOpError(op, "k = ", k, " is out of range for axis ", a, " of ", Describe(x));
+  const int64_t count = k.value_or(x.shape()[a]);
+  if (count < 0 || count > x.shape()[a]) {
+    ThrowOpError(op, "k = ", count, " is out of range for axis ", a, " of ", Describe(x));
   }
   Shape::Dims dims = x.shape().dims();
-  dims[a] = k;
+  dims[a] = count;
   Attrs attrs;
-  attrs.ints = {a, descending ? 1 : 0, k};
+  attrs.ints = {a, descending ? 1 : 0, count};
   return Record(OpKind::kArgsort, DType::kI64, device, Shape(dims), {x.node_ptr()},
                 std::move(attrs));
 }
 
-// {values, indices} of the first k of x sorted along `axis`; a scalar sorts as one element.
+// {values, indices}: the indices above and x's values at them.
 std::pair<Tensor, Tensor> Sorted(absl::string_view op, const Tensor& x, int axis, bool descending,
                                  std::optional<int64_t> k) {
-  CheckedNode(x, op);
-  if (x.rank() == 0) {
-    auto [values, indices] = Sorted(op, reshape(x, {1}), axis, descending, k);
-    if (values.numel() == 1) return {reshape(values, {}), reshape(indices, {})};
-    return {values, indices};
-  }
-  const int a = CheckedAxis(op, x, axis);
-  Tensor indices = SortedIndices(op, x, a, descending, k.value_or(x.shape()[a]));
-  return {gather(x, a, indices), indices};
+  const Tensor indices = SortedIndices(op, x, axis, descending, k);
+  if (x.rank() > 0) return {gather(x, CheckedAxis(op, x, axis), indices), indices};
+  const Tensor flat = reshape(indices, {indices.numel()});
+  return {reshape(gather(reshape(x, {1}), 0, flat), indices.shape()), indices};
 }
 
 }  // namespace
 
 Tensor argsort(const Tensor& x, int axis, bool descending) {
-  return Sorted("argsort", x, axis, descending, std::nullopt).second;
+  return SortedIndices("argsort", x, axis, descending, std::nullopt);
 }
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int axis, bool descending) {

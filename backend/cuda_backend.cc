@@ -116,14 +116,12 @@ class CudaBackend : public Backend {
   }
 
   absl::StatusOr<BufferPtr> Upload(DType dtype, int64_t numel, const void* host) override {
-    const int index = current_device();
-    TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(index));
-    runtime::DeviceContext& device = *slot->context;
-    TESSEL_ASSIGN_OR_RETURN(const CUstream stream,
-                            StreamOf(device, CurrentStreamId(Device::kCUDA, index)));
+    TESSEL_ASSIGN_OR_RETURN(const Place place, CurrentPlace());
+    runtime::DeviceContext& device = *place.device;
     TESSEL_ASSIGN_OR_RETURN(
-        auto buffer, runtime::NewDeviceBuffer(device.allocator(), index, dtype, numel, stream));
-    TESSEL_RETURN_IF_ERROR(device.CopyToDevice(buffer->ptr(), host, buffer->bytes(), stream));
+        auto buffer,
+        runtime::NewDeviceBuffer(device.allocator(), device.index(), dtype, numel, place.stream));
+    TESSEL_RETURN_IF_ERROR(device.CopyToDevice(buffer->ptr(), host, buffer->bytes(), place.stream));
     return BufferPtr(buffer);
   }
 
@@ -145,27 +143,16 @@ class CudaBackend : public Backend {
 
   absl::StatusOr<BufferPtr> WrapMemory(void* data, DType dtype, int64_t numel,
                                        std::function<void(void*)> release) override {
-    const int index = current_device();
-    TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(index));
-    runtime::DeviceContext& device = *slot->context;
+    TESSEL_ASSIGN_OR_RETURN(const Place place, CurrentPlace());
+    runtime::DeviceContext& device = *place.device;
     // A host pointer read by a kernel would fault and poison the context: check first.
     const CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(data);
-    unsigned int type = 0, managed = 0;
-    const runtime::Driver& driver = *device.driver();
-    const bool on_device = driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                                        ptr) == CUDA_SUCCESS &&
-                           (type == CU_MEMORYTYPE_DEVICE ||
-                            (driver.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                                          ptr) == CUDA_SUCCESS &&
-                             managed != 0));
-    if (!on_device && numel > 0) {
+    if (numel > 0 && !device.HoldsDeviceMemory(ptr)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "0x", absl::Hex(ptr), " is not device memory (cudaMalloc, cuMemAlloc or managed)"));
     }
-    TESSEL_ASSIGN_OR_RETURN(const CUstream stream,
-                            StreamOf(device, CurrentStreamId(Device::kCUDA, index)));
     return BufferPtr(std::make_shared<runtime::DeviceBuffer>(
-        dtype, numel, index, &device.allocator(), ptr, stream, std::move(release)));
+        dtype, numel, device.index(), &device.allocator(), ptr, place.stream, std::move(release)));
   }
 
   absl::Status Download(const Buffer& buffer, void* host) override {
@@ -286,6 +273,19 @@ class CudaBackend : public Backend {
   absl::StatusOr<DeviceSlot*> Open(int index) {
     TESSEL_RETURN_IF_ERROR(Available());
     return OpenSlot(index);
+  }
+
+  // The current device (set_device) and its current stream: where new buffers go.
+  struct Place {
+    runtime::DeviceContext* device;
+    CUstream stream;
+  };
+  absl::StatusOr<Place> CurrentPlace() {
+    const int index = current_device();
+    TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(index));
+    TESSEL_ASSIGN_OR_RETURN(const CUstream stream,
+                            StreamOf(*slot->context, CurrentStreamId(Device::kCUDA, index)));
+    return Place{slot->context.get(), stream};
   }
 
   absl::StatusOr<DeviceSlot*> OpenSlot(int index) {

@@ -118,6 +118,18 @@ absl::StatusOr<void*> DeviceContext::StagingBlock(int64_t bytes, CUevent* done) 
   return s.host;
 }
 
+bool DeviceContext::HoldsDeviceMemory(CUdeviceptr ptr) const {
+  unsigned int type = 0, managed = 0;
+  if (driver_->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) !=
+      CUDA_SUCCESS) {
+    return false;
+  }
+  return type == CU_MEMORYTYPE_DEVICE ||
+         (driver_->cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr) ==
+              CUDA_SUCCESS &&
+          managed != 0);
+}
+
 absl::Status DeviceContext::CopyOnDevice(CUdeviceptr dst, CUdeviceptr src, int64_t bytes,
                                          CUstream stream) {
   return CheckCu(driver_->cuMemcpyDtoDAsync(dst, src, bytes, stream), "copy on the GPU");

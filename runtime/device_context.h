@@ -49,6 +49,8 @@ class DeviceContext {
   absl::Status WaitFor(CUstream waiter, CUstream producer);
   // Host to device, ordered on `stream`; `src` may be reused when this returns.
   absl::Status CopyToDevice(CUdeviceptr dst, const void* src, int64_t bytes, CUstream stream);
+  // Whether `ptr` is device memory (cudaMalloc, cuMemAlloc) or managed memory.
+  bool HoldsDeviceMemory(CUdeviceptr ptr) const;
   // Device to device, ordered on `stream`.
   absl::Status CopyOnDevice(CUdeviceptr dst, CUdeviceptr src, int64_t bytes, CUstream stream);
   // Device to host after the work queued on `stream`; complete when this returns.

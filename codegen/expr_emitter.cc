@@ -73,10 +73,16 @@ std::string Round(DType dtype, const std::string& expr) {
 // The value of a reduction of nothing (an empty sum or matmul 0, an empty product 1, an
 // empty mean NaN).
 std::string NothingCombined(OpKind op, DType dtype) {
-  if (op == OpKind::kProd) return IsFloating(dtype) ? "1.0f" : "1";
-  if (dtype == DType::kBool) return "false";
-  if (!IsFloating(dtype)) return "0";
-  return op == OpKind::kMean ? "__int_as_float(0x7fc00000)" : "0.0f";
+  if (dtype == DType::kBool) return op == OpKind::kProd ? "true" : "false";
+  const std::string one = op == OpKind::kProd ? "1" : "0";
+  // Typed literals: an untyped 0 next to a long long or double picks no overload.
+  if (dtype == DType::kI64) return absl::StrCat("(long long)", one);
+  if (!IsFloating(dtype)) return one;
+  if (dtype == DType::kF64) {
+    return op == OpKind::kMean ? "__longlong_as_double(0x7ff8000000000000ll)"
+                               : absl::StrCat(one, ".0");
+  }
+  return op == OpKind::kMean ? "__int_as_float(0x7fc00000)" : absl::StrCat(one, ".0f");
 }
 
 std::string ConvertExpr(const std::string& e, DType from, DType to) {

@@ -40,12 +40,15 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
     }
   }
   if (choice.rows < 2) return std::nullopt;
-  for (const Node* n : choice.dynamic.nodes) {
-    // Reversing the batch axis reads at (B - 1 - row): an index of the extent itself.
+  for (const Node* n : program.order) {
+    // Reversing the batch axis reads at (B - 1 - row), and a gather along it checks its
+    // indices against B: the extent itself is in the index math.
     const std::vector<int64_t>& axes = n->attrs().ints;
-    if (n->op() == OpKind::kFlip && std::find(axes.begin(), axes.end(), 0) != axes.end()) {
-      return std::nullopt;
-    }
+    const bool flips = n->op() == OpKind::kFlip && choice.dynamic.Has(n) &&
+                       std::find(axes.begin(), axes.end(), 0) != axes.end();
+    const bool gathers = n->op() == OpKind::kGather && axes[0] == 0 &&
+                         choice.dynamic.Has(n->inputs()[0].get());
+    if (flips || gathers) return std::nullopt;
   }
   for (size_t i = 0; i < extents.size(); ++i) {
     if (!family.dynamic[i] && extents[i] == choice.rows) return std::nullopt;  // ambiguous

@@ -18,7 +18,8 @@
 //   equal to a static extent, whatever the order.
 // Marks never clear: a family whose other extents have varied once specializes from then on.
 // Anything else (a dynamic extent that is not leading, two of them with different values, a
-// flip of the batch axis, whose index is B - 1 - row, a kernel that cannot take rows) is
+// flip of the batch axis, whose index is B - 1 - row, a gather along it, which checks its
+// indices against B, a kernel that cannot take rows) is
 // specialized to the program's exact extents, as before.
 #ifndef TESSEL_BACKEND_DYNAMIC_EXTENTS_H_
 #define TESSEL_BACKEND_DYNAMIC_EXTENTS_H_

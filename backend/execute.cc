@@ -4,11 +4,13 @@
 #include <array>
 #include <cstdio>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "backend/environment.h"
 #include "core/stats.h"
 #include "core/status_macros.h"
+#include "ops/indexing.h"
 #include "runtime/device_memory.h"
 
 namespace tessel::backend {
@@ -84,6 +86,51 @@ absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e,
   return absl::OkStatus();
 }
 
+// The zeroed records of a plan's index checks (ReadyKernel::index_checks), three words each,
+// or null when no kernel checks indices.
+absl::StatusOr<std::shared_ptr<runtime::DeviceBuffer>> NewIndexRecords(
+    const ReadyPlan& plan, runtime::DeviceContext& device, CUstream stream) {
+  size_t words = 0;
+  for (const ReadyKernel& k : plan.kernels) words += 3 * k.index_checks.size();
+  if (words == 0) return nullptr;
+  TESSEL_ASSIGN_OR_RETURN(auto records,
+                          runtime::NewDeviceBuffer(device.allocator(), device.index(), DType::kI64,
+                                                   static_cast<int64_t>(words), stream));
+  const std::vector<uint64_t> zeros(words, 0);
+  TESSEL_RETURN_IF_ERROR(
+      device.CopyToDevice(records->ptr(), zeros.data(), records->bytes(), stream));
+  return records;
+}
+
+// After the plan's kernels: the error for the first gather in program order that met an
+// index out of range (at its first position), as the CPU backend reports it.
+absl::Status CheckIndexRecords(const ReadyPlan& plan, const OrderedProgram& program,
+                               const runtime::DeviceBuffer& records,
+                               runtime::DeviceContext& device, CUstream stream) {
+  std::vector<uint64_t> words(records.bytes() / 8);
+  TESSEL_RETURN_IF_ERROR(device.CopyToHost(words.data(), records.ptr(), records.bytes(), stream));
+  // Per gather (a gather inlined into two kernels has two records): the first position.
+  absl::btree_map<int, std::pair<uint64_t, int64_t>> first;  // position -> (key, value)
+  size_t at = 0;
+  for (const ReadyKernel& k : plan.kernels) {
+    for (int gather : k.index_checks) {
+      const uint64_t key = words[at];
+      auto& [best, value] = first[gather];
+      if (key > best) {
+        best = key;
+        value = static_cast<int64_t>(words[at + 1]);
+      }
+      at += 3;
+    }
+  }
+  for (const auto& [gather, record] : first) {
+    if (record.first != 0) {
+      return ops_internal::IndexOutOfRange(*program.order[gather], record.second);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
@@ -96,6 +143,8 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
   auto allocate = [&](DType dtype, int64_t numel) {
     return runtime::NewDeviceBuffer(device.allocator(), device.index(), dtype, numel, stream);
   };
+  TESSEL_ASSIGN_OR_RETURN(const auto index_records, NewIndexRecords(plan, device, stream));
+  CUdeviceptr next_record = index_records == nullptr ? 0 : index_records->ptr();
   for (const ReadyKernel& k : plan.kernels) {
     absl::InlinedVector<CUdeviceptr, 8> args;  // per launch: no heap for usual kernels
     for (int in : k.inputs) {
@@ -111,6 +160,10 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     if (k.workspace_bytes > 0) {
       TESSEL_ASSIGN_OR_RETURN(workspace, allocate(DType::kF32, k.workspace_bytes / 4));
       args.push_back(workspace->ptr());
+    }
+    if (!k.index_checks.empty()) {
+      args.push_back(next_record);
+      next_record += 24 * k.index_checks.size();
     }
     absl::InlinedVector<void*, 16> params;
     for (CUdeviceptr& a : args) params.push_back(&a);
@@ -137,6 +190,9 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
       TESSEL_RETURN_IF_ERROR(Launch(k, e, grid, params.data(), device.driver(), stream));
     }
     for (int r : k.release) values[r].reset();
+  }
+  if (index_records != nullptr) {  // waits for the kernels: realize reports bad indices
+    TESSEL_RETURN_IF_ERROR(CheckIndexRecords(plan, program, *index_records, device, stream));
   }
   GetStats().nodes_evaluated += plan.nodes;
   std::vector<BufferPtr> result;

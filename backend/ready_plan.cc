@@ -119,6 +119,7 @@ absl::StatusOr<ReadyPlan> Load(const Program& program, const FusionPlan& plan,
     for (const Node* out : ks.outputs) r.outputs.push_back(position.at(out));
     for (const Node* s : ks.scalars) r.scalars.push_back(position.at(s));
     r.workspace_bytes = ks.workspace_bytes;
+    for (const Node* g : ks.index_checks) r.index_checks.push_back(position.at(g));
     r.tensor_maps = ks.tensor_maps;
     std::vector<std::string> ops;
     for (const Node* n : plan.kernels[k].nodes) ops.emplace_back(OpName(n->op()));

@@ -258,6 +258,38 @@ std::optional<Value> ExprEmitter::ComputePairs(const Node* node, DType operand,
                                   args[0].name, "[p], ", args[1].name, "[p])"));
 }
 
+Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
+  const Node& data = node->input(0);
+  const int axis = static_cast<int>(node->attrs().ints[0]);
+  const int64_t size = data.shape()[axis];
+  const Value at = Get(&node->input(1), idx);  // the index has the gather's shape
+  // A bad index is reported (realize throws) and read as the nearest good one, so that no
+  // thread reads out of bounds.
+  const std::string bad = absl::StrCat("bad + ", 3 * IndexCheckSlot(kernel_, node));
+  const std::string report =
+      absl::StrCat("if (", at.At(), " < 0 || ", at.At(), " >= ", size, ") tessel_report_index(",
+                   bad, ", ", LinearOffset(idx, node->shape()), ", ", at.At(), ");");
+  const std::string guard = idx.Guard();
+  const std::string guarded = guard.empty() ? report : absl::StrCat("if (", guard, ") ", report);
+  if (idx.PerLane()) {
+    w_->Line("#pragma unroll");
+    w_->Line("for (int k = 0; k < ", lanes_, "; ++k) ", guarded);
+  } else {
+    w_->Line(guarded);
+  }
+  if (data.shape().numel() == 0) {  // nothing to read: every index was reported
+    return Value{ConvertExpr("0", DType::kI32, node->dtype()), false};
+  }
+  const Value clamped = Define("at", "index_t", at.per_lane,
+                               absl::StrCat("(index_t)(", at.At(), " < 0 ? 0 : ", at.At(), " < ",
+                                            size, " ? ", at.At(), " : ", size - 1, ")"));
+  std::vector<std::string> dims = idx.dims;
+  std::vector<bool> lane = idx.lane;
+  dims[axis] = clamped.At();
+  lane[axis] = clamped.per_lane;
+  return Get(&data, WithGuards(FromDims(data.shape(), dims, lane), idx));
+}
+
 Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   const OpInfo& info = GetOpInfo(node->op());
   const DType dtype = node->dtype();
@@ -315,6 +347,8 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
       }
       return Define(name, CudaComputeType(dtype), per_lane, absl::StrJoin(pieces, ""));
     }
+    case OpKind::kGather:
+      return Gathered(node, idx);
     default:
       break;
   }

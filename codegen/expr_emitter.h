@@ -69,6 +69,8 @@ class ExprEmitter {
  private:
   Value Load(const Node* node, const std::string& pointer, const IndexExpr& idx);
   Value Compute(const Node* node, const IndexExpr& idx);
+  // kGather at `idx`: reads its data where the index points, reporting bad indices.
+  Value Gathered(const Node* node, const IndexExpr& idx);
   Value Convert(const Value& v, DType from, DType to);
   // A paired value: `unsigned name[lanes / 2]` assigned from `expr` (which may use `p`).
   Value DefinePairs(const std::string& prefix, DType dtype, const std::string& expr);

@@ -36,6 +36,7 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
   ks.outputs = kernel.outputs;
   for (const Node* n : kernel.nodes) {
     if (IsScalarArgument(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
+    if (n->op() == OpKind::kGather) ks.index_checks.push_back(n);
   }
   return ks;
 }
@@ -69,6 +70,10 @@ std::string PointerName(const KernelSource& ks, const Node* node) {
   return i < 0 ? "" : absl::StrCat("in", i);
 }
 
+int IndexCheckSlot(const KernelSource& ks, const Node* node) {
+  return IndexOf(ks.index_checks, node);
+}
+
 std::string ScalarName(const KernelSource& ks, const Node* node) {
   const int i = IndexOf(ks.scalars, node);
   return i < 0 ? "" : absl::StrCat("s", i);
@@ -84,6 +89,7 @@ std::string ParameterList(const KernelSource& ks) {
     params.push_back(absl::StrCat(StorageType(ks.outputs[i]->dtype()), "* __restrict__ out", i));
   }
   if (ks.workspace_bytes > 0) params.push_back("float* __restrict__ ws");
+  if (!ks.index_checks.empty()) params.push_back("unsigned long long* __restrict__ bad");
   for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
     params.push_back(absl::StrCat("const __grid_constant__ tessel_tensor_map tmap", i));
   }

@@ -22,11 +22,13 @@ inline constexpr char kNamePlaceholder[] = "TESSEL_KERNEL";
 std::string PointerName(const KernelSource& ks, const Node* node);
 // "s<i>" for scalar parameter i, "" for a node that is not one.
 std::string ScalarName(const KernelSource& ks, const Node* node);
+// The position of gather `node` among the kernel's index checks (KernelSource::index_checks).
+int IndexCheckSlot(const KernelSource& ks, const Node* node);
 // The position of `node` among the kernel's inputs, or -1.
 int InputIndex(const KernelSource& ks, const Node* node);
 
 // "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
-// const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1,
+// unsigned long long* __restrict__ bad, const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1,
 // long long rows".
 std::string ParameterList(const KernelSource& ks);
 

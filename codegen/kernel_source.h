@@ -66,6 +66,10 @@ struct KernelSource {
   // learning rate or seed reuses the compiled kernel: parameter `s<i>` is ScalarArgument of
   // scalars[i].
   std::vector<const Node*> scalars;
+  // Gathers whose indices the kernel checks: gather i records its first out-of-range index
+  // in the three words at `bad + 3 * i` (a parameter after the workspace; the backend zeroes
+  // them and reads them back: tessel_report_index in the prelude).
+  std::vector<const Node*> index_checks;
   // Takes `long long rows` after the scalars (DynamicRows).
   bool takes_rows = false;
   std::vector<Launch> launches;  // in order

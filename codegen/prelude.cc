@@ -132,6 +132,22 @@ __device__ __forceinline__ T tessel_saturate(F f) {
   if (f <= (F)lowest) return lowest;
   return (T)f;
 }
+// An out-of-range index at row-major `position` of a gather: the record `bad` (three words:
+// key, index value, lock; zeroed before the launch) keeps the first position over all
+// threads (the largest key ~position), with its value, so that realize names what the CPU
+// backend names. Only bad indices get here: the lock costs nothing on the usual path.
+__device__ __noinline__ void tessel_report_index(unsigned long long* bad, long long position,
+                                                 long long value) {
+  const unsigned long long key = ~(unsigned long long)position;
+  if (atomicMax(bad, key) >= key) return;  // an earlier position is already recorded
+  while (atomicCAS(bad + 2, 0ull, 1ull) != 0ull) {
+  }
+  // Whoever holds the first position when it takes the lock writes the value; a later
+  // holder of a later position sees a key that is not its own.
+  if (atomicAdd(bad, 0ull) == key) bad[1] = (unsigned long long)value;
+  __threadfence();
+  atomicExch(bad + 2, 0ull);
+}
 // NaN-propagating maximum and minimum (fmaxf drops NaN).
 __device__ __forceinline__ float tessel_max(float a, float b) {
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);

@@ -1,5 +1,6 @@
 #include "ops/indexing.h"
 
+#include "absl/strings/str_cat.h"
 #include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"
@@ -11,6 +12,7 @@ namespace {
 using ops_internal::CheckedAxis;
 using ops_internal::CommonDevice;
 using ops_internal::Describe;
+using ops_internal::Gather;
 using ops_internal::IndexCaller;
 using ops_internal::IndexCallerName;
 using ops_internal::Record;
@@ -21,28 +23,6 @@ void CheckIndexDType(absl::string_view op, const Tensor& index) {
   }
 }
 
-// kGather for `caller` (which names it in out-of-range errors: IndexCaller).
-Tensor Gather(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
-  const absl::string_view op = IndexCallerName(caller);
-  const Device device = CommonDevice(op, {&x, &index});
-  ops_internal::CheckDeviceHasOp(op, device);
-  CheckIndexDType(op, index);
-  if (x.rank() == 0 && index.rank() == 0) {  // a scalar is one entry along axis 0
-    CheckedAxis(op, reshape(x, {1}), axis);
-    return reshape(Gather(caller, reshape(x, {1}), 0, reshape(index, {1})), {});
-  }
-  const int a = CheckedAxis(op, x, axis);
-  bool fits = index.rank() == x.rank();
-  for (int d = 0; fits && d < x.rank(); ++d) fits = d == a || index.shape()[d] <= x.shape()[d];
-  if (!fits) {
-    ThrowOpError(op, "index ", Describe(index), " does not fit ", Describe(x), " along axis ", a,
-                 " (same rank, no larger on the other axes)");
-  }
-  Attrs attrs;
-  attrs.ints = {a, static_cast<int64_t>(caller)};
-  return Record(OpKind::kGather, x.dtype(), device, index.shape(), {x.node_ptr(), index.node_ptr()},
-                std::move(attrs));
-}
 
 // x's entries along `axis` at the positions of the 1-D `index`: a broadcast gather.
 Tensor Select(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
@@ -71,6 +51,40 @@ absl::string_view ops_internal::IndexCallerName(IndexCaller caller) {
       break;
   }
   return "gather";
+}
+
+// kGather for `caller` (which names it in out-of-range errors: IndexCaller).
+Tensor ops_internal::Gather(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
+  const absl::string_view op = IndexCallerName(caller);
+  const Device device = CommonDevice(op, {&x, &index});
+  CheckIndexDType(op, index);
+  if (x.rank() == 0 && index.rank() == 0) {  // a scalar is one entry along axis 0
+    CheckedAxis(op, reshape(x, {1}), axis);
+    return reshape(Gather(caller, reshape(x, {1}), 0, reshape(index, {1})), {});
+  }
+  const int a = CheckedAxis(op, x, axis);
+  bool fits = index.rank() == x.rank();
+  for (int d = 0; fits && d < x.rank(); ++d) fits = d == a || index.shape()[d] <= x.shape()[d];
+  if (!fits) {
+    ThrowOpError(op, "index ", Describe(index), " does not fit ", Describe(x), " along axis ", a,
+                 " (same rank, no larger on the other axes)");
+  }
+  Attrs attrs;
+  attrs.ints = {a, static_cast<int64_t>(caller)};
+  return Record(OpKind::kGather, x.dtype(), device, index.shape(), {x.node_ptr(), index.node_ptr()},
+                std::move(attrs));
+}
+
+absl::Status ops_internal::IndexOutOfRange(const Node& node, int64_t value) {
+  const Node& data = node.input(0);
+  const int axis = static_cast<int>(node.attrs().ints[0]);
+  const absl::string_view op =
+      node.op() == OpKind::kGather
+          ? IndexCallerName(static_cast<IndexCaller>(node.attrs().ints[1]))
+          : GetOpInfo(node.op()).name;
+  return absl::OutOfRangeError(absl::StrCat(
+      op, ": index ", value, " is out of range for axis ", axis, " of ", DTypeName(data.dtype()),
+      data.shape().ToString(), " (size ", data.shape()[axis], ")"));
 }
 
 Tensor gather(const Tensor& x, int axis, const Tensor& index) {

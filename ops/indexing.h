@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "core/tensor.h"
 
@@ -28,6 +29,11 @@ namespace ops_internal {
 // Which function recorded a gather (its second attribute): out-of-range errors name it.
 enum class IndexCaller : int64_t { kGather, kIndexSelect, kEmbedding, kOneHot };
 absl::string_view IndexCallerName(IndexCaller caller);
+// gather() as recorded for `caller` (programs parsed from text keep it).
+Tensor Gather(IndexCaller caller, const Tensor& x, int axis, const Tensor& index);
+// The error for index `value` out of range in gather or scatter_add `node`, on either device:
+// "embedding: index 7 is out of range for axis 0 of f32[5,4] (size 5)".
+absl::Status IndexOutOfRange(const Node& node, int64_t value);
 }  // namespace ops_internal
 
 }  // namespace tessel

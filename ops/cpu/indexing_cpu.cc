@@ -16,12 +16,6 @@ std::vector<int64_t> Indices(const Node& index, const Buffer& buffer) {
   return LoadBroadcast<int64_t>(buffer, index.shape(), index.shape());
 }
 
-absl::Status OutOfRange(absl::string_view op, int64_t value, int axis, const Node& data) {
-  return absl::OutOfRangeError(absl::StrCat(
-      op, ": index ", value, " is out of range for axis ", axis, " of ", DTypeName(data.dtype()),
-      data.shape().ToString(), " (size ", data.shape()[axis], ")"));
-}
-
 // Calls f(i, offset) for every position i of `index_shape` (row-major), offset being where
 // that position lands in a contiguous `data` with its `axis` coordinate left at 0.
 template <typename F>
@@ -34,7 +28,6 @@ void ForEachPosition(const Shape& index_shape, const Shape& data, int axis, F&& 
 absl::StatusOr<BufferPtr> Gather(const Node& node, const InputBuffers& inputs) {
   const Node& data = node.input(0);
   const int axis = static_cast<int>(node.attrs().ints[0]);
-  const auto caller = static_cast<ops_internal::IndexCaller>(node.attrs().ints[1]);
   const std::vector<int64_t> index = Indices(node.input(1), *inputs[1]);
   const int64_t size = data.shape()[axis], stride = data.shape().Strides()[axis];
   const int64_t bytes = DTypeSize(node.dtype());
@@ -45,7 +38,7 @@ absl::StatusOr<BufferPtr> Gather(const Node& node, const InputBuffers& inputs) {
   ForEachPosition(node.shape(), data.shape(), axis, [&](int64_t i, int64_t offset) {
     const int64_t v = index[i];
     if (v < 0 || v >= size) {
-      if (status.ok()) status = OutOfRange(ops_internal::IndexCallerName(caller), v, axis, data);
+      if (status.ok()) status = ops_internal::IndexOutOfRange(node, v);
       return;
     }
     std::memcpy(dst + i * bytes, src + (offset + v * stride) * bytes, bytes);
@@ -71,7 +64,7 @@ absl::StatusOr<BufferPtr> ScatterAdd(const Node& node, const InputBuffers& input
   ForEachPosition(index_shape, data.shape(), axis, [&](int64_t i, int64_t offset) {
     const int64_t v = index[i];
     if (v < 0 || v >= size) {
-      if (status.ok()) status = OutOfRange("scatter_add", v, axis, data);
+      if (status.ok()) status = ops_internal::IndexOutOfRange(node, v);
       return;
     }
     C& target = values[offset + v * stride];

@@ -112,6 +112,14 @@ std::vector<CorpusCase> Corpus() {
                 cast(d, DType::kBF16),
                 floor(d) + round(d),
                 rand({99}, 3, DType::kF64)}});
+  // Gathers inlined into pointwise kernels, a reduction's prologue and a GEMM's epilogue,
+  // along every axis, with i32 and i64 indices (some computed in the kernel).
+  const Tensor ids = cast(i, DType::kI64), table = In({1000, 96}, DType::kBF16);
+  c.push_back({"gathers",
+               {embedding(table, slice(ids, 1, 0, 7)) * 2.0 + In({7, 96}, DType::kBF16),
+                gather(x, 0, i), gather(h, 1, ids + 1), index_select(d, 0, reshape(slice(ids, 0, 0, 1), {-1})),
+                sum(embedding(x, slice(i, 0, 0, 1)), {2}), one_hot(slice(ids, 0, 0, 1), 9),
+                matmul(x, In({96, 96})) + gather(x, 1, ids)}});
   return c;
 }
 

@@ -346,12 +346,6 @@ TEST_F(GpuTest, PrintsAndFilesOfCudaTensors) {
   }
 }
 
-}  // namespace
-}  // namespace tessel
-
-namespace tessel {
-namespace {
-
 // f64 and i64 on the GPU: double math, every reduction kind (block and two-stage, next to
 // f32 in one kernel), an f64 matmul with an epilogue, casts; i64 exactly, past 2^53, wrapping.
 TEST_F(GpuTest, WideDTypes) {
@@ -371,12 +365,16 @@ TEST_F(GpuTest, WideDTypes) {
                                    floor(x * 3.7) - remainder(x, y + 3.0)};
       },
       1e-12, 1e-12);
-  Compare(
-      [](Device d) {
-        Tensor x = Data({2, 1 << 20}, 3, F64, d), f = Data({2, 1 << 20}, 4, DType::kF32, d);
-        return std::vector<Tensor>{sum(x, {1}), sum(f, {1}) + 0.0f, max(x, {1})};
-      },
-      1e-9, 1e-6);
+  // Long rows: f64 accumulators alone, then beside an f32 one in the same kernel (whose sum
+  // of 2^20 terms differs from the CPU's double accumulation by float rounding).
+  auto long_rows = [](Device d, bool with_f32) {
+    Tensor x = Data({2, 1 << 20}, 3, F64, d), f = Data({2, 1 << 20}, 4, DType::kF32, d);
+    std::vector<Tensor> out = {sum(x, {1}), max(x, {1})};
+    if (with_f32) out.push_back(sum(f, {1}) + 0.0f);
+    return out;
+  };
+  Compare([&](Device d) { return long_rows(d, false); }, 1e-9, 1e-6);
+  Compare([&](Device d) { return long_rows(d, true); }, 1e-5, 1e-6);
   Compare([](Device d) {
     std::vector<int64_t> a(300), b(300);
     for (int i = 0; i < 300; ++i) {
@@ -443,6 +441,69 @@ TEST_F(GpuTest, AssignUpdatesParametersInPlace) {
     }
     return params;
   });
+}
+
+// Integer indices in [0, n), the same on every device.
+Tensor Ids(const Shape& shape, uint64_t seed, int64_t n, DType dtype, Device d) {
+  return cast(floor(Data(shape, seed, DType::kF32, d, 0, static_cast<float>(n) - 0.01f)), dtype);
+}
+
+// Gathers on the GPU read where their indices point, inlined into their consumers: every
+// axis, i32 and i64 indices, index_select, embedding with a pointwise epilogue and under a
+// reduction, one_hot, and an index computed in the same kernel.
+TEST_F(GpuTest, GathersAndEmbeddings) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kI64}) {
+    Compare([dt](Device d) {
+      const Tensor x = cast(Data({37, 53, 6}, 1, DType::kF32, d, -8, 8), dt);
+      const Tensor table = cast(Data({1000, 96}, 2, DType::kF32, d), dt);
+      const Tensor tokens = Ids({4, 33}, 3, 1000, DType::kI64, d);
+      const Tensor pos = cast(Data({33, 96}, 4, DType::kF32, d), dt);
+      return std::vector<Tensor>{
+          gather(x, 0, Ids({20, 53, 6}, 5, 37, DType::kI32, d)),
+          gather(x, 1, Ids({37, 7, 5}, 6, 53, DType::kI64, d)),
+          gather(x, 2, Ids({10, 53, 9}, 7, 6, DType::kI32, d)),
+          index_select(x, 1, Ids({70}, 8, 53, DType::kI64, d)),
+          embedding(table, tokens) + pos,
+          sum(embedding(table, tokens), {2}),
+          one_hot(Ids({9}, 9, 11, DType::kI64, d), 11),
+          gather(x - x, 1, argmax(x, 1, true)),
+          gather(x, 1, Ids({37, 1, 6}, 10, 53, DType::kI32, d) + 0),
+      };
+    });
+  }
+}
+
+// An index out of range on the GPU throws at realize with the CPU's message (the first bad
+// position of the first gather in program order), and nothing realized earlier is lost.
+TEST_F(GpuTest, OutOfRangeIndicesThrowLikeTheCpu) {
+  auto message = [](Device d, int which) {
+    const Tensor table = Data({5, 4}, 11, DType::kF32, d);
+    const Tensor ids = from_vector(std::vector<int64_t>{0, 7, -1, 9}, {4}, DType::kI64, d);
+    const Tensor good = table * 2.0;
+    realize({good});
+    try {
+      switch (which) {
+        case 0:
+          realize({embedding(table, ids)});
+          break;
+        case 1:  // computed indices, two gathers: the first in program order reports
+          realize({index_select(table, 1, ids - 3) + 1.0, embedding(table, ids + 1)});
+          break;
+        default:  // under a reduction
+          realize({sum(gather(table, 1, reshape(ids, {1, 4}) * 2), {1})});
+          break;
+      }
+    } catch (const Error& e) {
+      EXPECT_NEAR(good.to_vector<float>()[0], table.to_vector<float>()[0] * 2.0f, 1e-6);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (int which = 0; which < 3; ++which) {
+    const std::string cpu = message(Device::kCPU, which);
+    EXPECT_NE(cpu, "no error");
+    EXPECT_EQ(message(Device::kCUDA, which), cpu) << which;
+  }
 }
 
 }  // namespace

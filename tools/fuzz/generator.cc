@@ -183,8 +183,9 @@ class Generator {
     static const std::vector<StepFn> steps = {
         &Generator::Unary,  &Generator::Binary, &Generator::WithScalar, &Generator::Compare,
         &Generator::Cast,   &Generator::Reduce, &Generator::Normalize,  &Generator::View,
-        &Generator::Concat, &Generator::Matmul, &Generator::Create,     &Generator::RealizeMid};
-    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3});
+        &Generator::Concat, &Generator::Matmul, &Generator::Create,     &Generator::RealizeMid,
+        &Generator::Index};
+    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5});
     try {
       (this->*steps[which])();
     } catch (const InternalError&) {
@@ -517,6 +518,38 @@ class Generator {
   }
 
   void RealizeMid() { writer_.Realize({Pick()}); }
+
+  // gather, index_select or embedding, its indices (new inputs, i32 or i64) brought in range
+  // by a remainder: an index out of range is an error on both devices, which tests cover.
+  void Index() {
+    Tensor x = Pick();
+    if (x.rank() == 0 || x.numel() == 0) return;
+    const int axis = RandomAxis(x.rank());
+    const int a = axis < 0 ? axis + x.rank() : axis;
+    const int64_t size = x.shape()[a];
+    const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
+    auto indices = [&](const Shape& shape, int64_t bound) {
+      return remainder(Use(NewInput(it, shape)),
+                       full({}, static_cast<double>(bound), it, Device::kCPU));
+    };
+    switch (rng_.Below(3)) {
+      case 0: {  // any extent along the axis, no larger than x's on the others
+        Shape::Dims dims = x.shape().dims();
+        for (int d = 0; d < x.rank(); ++d) {
+          if (d == a) dims[d] = rng_.Between(1, 2 * size);
+          if (d != a && rng_.Chance(0.2)) dims[d] = rng_.Between(1, dims[d]);
+        }
+        return Add(gather(Use(x), axis, indices(Fit(Shape(dims)), size)));
+      }
+      case 1:
+        return Add(
+            index_select(Use(x), axis, indices(Fit(Shape{rng_.Between(1, 2 * size)}), size)));
+      default:
+        if (x.rank() != 2) return;
+        return Add(embedding(Use(x), indices(Fit(Shape{rng_.Between(1, 9), RandomExtent()}),
+                                             x.shape()[0])));
+    }
+  }
 
   std::vector<Tensor> Outputs() {
     std::vector<Tensor> leaves;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/status_macros.h"
+#include "ops/indexing.h"
 #include "tools/fuzz/rng.h"
 
 namespace tessel::fuzz {
@@ -230,7 +231,8 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
       return topk(in[0], int_at(2), axis, /*largest=*/int_at(1) != 0).second;
     }
     case OpKind::kGather:
-      return gather(in[0], static_cast<int>(int_at(0)), in[1]);
+      return ops_internal::Gather(static_cast<ops_internal::IndexCaller>(int_at(1)), in[0],
+                                  static_cast<int>(int_at(0)), in[1]);
     case OpKind::kScatterAdd:
       return scatter_add(in[0], static_cast<int>(int_at(0)), in[1], in[2]);
     case OpKind::kReshape:

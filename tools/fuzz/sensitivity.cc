@@ -305,9 +305,18 @@ class PerturbedReplay {
         if (b.taint.defined() && b.value.numel() > 0) t = Or(t, max(b.taint, {-2}, true), shape);
         return t;
       }
+      case OpCategory::kIndex:
+        if (line.op == OpKind::kGather) {
+          // Fragile where the index is, or where it points at a fragile element.
+          Tensor t = in[1].taint;
+          if (in[0].taint.defined()) {
+            t = Or(t, ApplyLine(line, {in[0].taint, in[1].value}, Device::kCPU), shape);
+          }
+          return t;
+        }
+        [[fallthrough]];
       case OpCategory::kScan:
-      case OpCategory::kSort:
-      case OpCategory::kIndex: {
+      case OpCategory::kSort: {
         // Not generated yet: any fragile operand makes every result fragile.
         bool any = false;
         for (const Traced& x : in) any = any || x.taint.defined();

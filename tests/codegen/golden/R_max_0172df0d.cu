@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) R_max_1abf63ec_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_0172df0d_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ ws) {
   // 2 rows of 40000, each in 2 chunks of 20000
   __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;
@@ -26,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(256) R_max_1abf63ec_stage1(const fl
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) R_max_1abf63ec_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_0172df0d_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ ws) {
   __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;
   float acc0 = __int_as_float(0xff800000);

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_d1d9eb30_stage1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_29486a71_stage1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
   // 2 rows of 40000, each in 2 chunks of 20000
   __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;
@@ -33,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_d1d9eb30_stage1(
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_d1d9eb30_stage2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_sub_exp_sum_29486a71_stage2(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, float* __restrict__ ws) {
   __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;
   float acc0 = 0.0f;

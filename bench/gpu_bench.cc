@@ -144,9 +144,9 @@ void BM_Argmax(benchmark::State& state) {
 BENCHMARK(BM_Argmax)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Cross-entropy over a 32000-class vocabulary as user code writes it (issue 12): logsumexp
-// minus the target's logit, picked by comparing positions with the target. The goal is one
-// read of the rows (one or two kernels); rows this long plan today as a max kernel, then an
-// exp-sum kernel that reads them again, then the mean (explain() says so).
+// minus the target's logit, picked by comparing positions with the target (arg 1) or by a
+// gather (arg 2); arg 0 unfused. One read of the rows: the max and the sum of exponentials
+// accumulate online in one streaming kernel, then the mean.
 void BM_CrossEntropy(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   constexpr int64_t kRows = 4096, kVocab = 32000;
@@ -157,11 +157,40 @@ void BM_CrossEntropy(benchmark::State& state) {
   realize({logits, targets});
   const Tensor classes = arange(kVocab, DType::kI64);
   Measure(state, kRows * kVocab * 2.0 + kRows * 8.0, [&] {
-    const Tensor picked = sum(where(eq(classes, targets), logits, 0.0), {1}, true);
+    const Tensor picked = state.range(0) == 2
+                              ? gather(logits, 1, targets)
+                              : sum(where(eq(classes, targets), logits, 0.0), {1}, true);
     realize({mean(logsumexp(logits, {1}, true) - picked)});
   });
 }
-BENCHMARK(BM_CrossEntropy)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CrossEntropy)->Arg(1)->Arg(2)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// An embedding lookup with its pointwise epilogue (issue 12): rows of a 32000 x 4096 bf16
+// table for 8 x 2048 tokens, scaled, plus positions: one kernel reading each looked-up row,
+// the positions and the ids once and writing the result (bytes: 3 x 8 x 2048 x 4096 x 2).
+void BM_Embedding(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  constexpr int64_t kTokens = 2048, kBatch = 8, kWidth = 4096, kVocab = 32000;
+  Tensor table = randn({kVocab, kWidth}, 1, DType::kBF16);
+  Tensor positions = randn({kTokens, kWidth}, 2, DType::kBF16);
+  std::vector<int64_t> ids(kBatch * kTokens);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i * 7919 % kVocab);
+  Tensor tokens = from_vector(ids, {kBatch, kTokens}, DType::kI64);
+  realize({table, positions, tokens});
+  const double bytes = 3.0 * kBatch * kTokens * kWidth * 2 + kBatch * kTokens * 8.0;
+  Measure(state, bytes, [&] { realize({embedding(table, tokens) * 64.0 + positions}); });
+}
+BENCHMARK(BM_Embedding)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// softmax over rows longer than a block stages (issue 13's long rows): 64 x 131072 bf16.
+// Two kernels: the max and the sum in one pass (online), then the normalization.
+void BM_LongSoftmax(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  Tensor x = randn({64, 131072}, 1, DType::kBF16);
+  realize({x});
+  Measure(state, x.numel() * 4.0, [&] { realize({softmax(x, -1)}); });
+}
+BENCHMARK(BM_LongSoftmax)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // The 10-op chain of the host-cost benchmarks.
 Tensor TenOpChain(const Tensor& x) {

@@ -39,13 +39,17 @@ IndexExpr FromLinear(const Shape& shape, const std::string& linear, bool lane, i
   idx.linear_lane = lane;
   idx.vector_width = vector_width;
   const Shape::Dims strides = shape.Strides();
+  bool outer = false;  // an earlier dimension has extent > 1: this one wraps
   for (int d = 0; d < shape.rank(); ++d) {
     std::string e;
     if (shape[d] == 1) {
       e = "0";
     } else {
       e = strides[d] == 1 ? linear : absl::StrCat("(", linear, " / ", strides[d], ")");
-      if (d > 0) e = absl::StrCat("(", e, " % ", shape[d], ")");
+      // Without an outer dimension the quotient is already below the extent; leaving out the
+      // remainder also keeps one position one text (a value bound at [1,1,n] is found again).
+      if (outer) e = absl::StrCat("(", e, " % ", shape[d], ")");
+      outer = true;
     }
     idx.dims.push_back(e);
     idx.lane.push_back(lane && e != "0");
@@ -80,7 +84,34 @@ std::string LinearOffset(const IndexExpr& idx, const Shape& shape) {
 
 namespace {
 
+// The dimensions of `shape` with extent > 1.
+std::vector<int> Proper(const Shape& shape) {
+  std::vector<int> dims;
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape[d] != 1) dims.push_back(d);
+  }
+  return dims;
+}
+
 IndexExpr ReshapedUnguarded(const IndexExpr& idx, const Shape& from, const Shape& to) {
+  const std::vector<int> a = Proper(from), b = Proper(to);
+  bool same = a.size() == b.size();
+  for (size_t i = 0; same && i < a.size(); ++i) same = from[a[i]] == to[b[i]];
+  if (same) {
+    // Extent-1 axes added or dropped: each coordinate carries over as it is (so that a value
+    // bound at one position is found at the same text from the other shape).
+    std::vector<std::string> dims(to.rank(), "0");
+    std::vector<bool> lane(to.rank(), false);
+    for (size_t i = 0; i < a.size(); ++i) {
+      dims[b[i]] = idx.dims[a[i]];
+      lane[b[i]] = idx.lane[a[i]];
+    }
+    IndexExpr result = FromDims(to, std::move(dims), std::move(lane));
+    result.linear = idx.linear;
+    result.linear_lane = idx.linear_lane;
+    result.vector_width = idx.vector_width;
+    return result;
+  }
   if (!idx.linear.empty()) return FromLinear(to, idx.linear, idx.linear_lane, idx.vector_width);
   return FromLinear(to, LinearOffset(idx, from), idx.PerLane(), 1);
 }

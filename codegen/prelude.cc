@@ -296,6 +296,30 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
   v = lane < warps ? scratch[lane] : identity;
   return tessel_warp_reduce(v, op);
 }
+// The same for a pair (m, s) that `combine(m, s, m2, s2)` merges in place (an online max and
+// sum: codegen/streaming_reduction.cc); warp 0 ends with the block's pair.
+template <typename T, typename Combine>
+__device__ __forceinline__ void tessel_block_reduce_pair(T& m, T& s, Combine combine, T m_identity,
+                                                         T* scratch_m, T* scratch_s) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    combine(m, s, __shfl_xor_sync(0xffffffffu, m, offset), __shfl_xor_sync(0xffffffffu, s, offset));
+  }
+  __syncthreads();
+  if (lane == 0) {
+    scratch_m[warp] = m;
+    scratch_s[warp] = s;
+  }
+  __syncthreads();
+  m = lane < warps ? scratch_m[lane] : m_identity;
+  s = lane < warps ? scratch_s[lane] : (T)0;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    combine(m, s, __shfl_xor_sync(0xffffffffu, m, offset), __shfl_xor_sync(0xffffffffu, s, offset));
+  }
+}
 )CUDA";
   return kPrelude;
 }

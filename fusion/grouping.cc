@@ -1,6 +1,7 @@
 // Phases 1 and 2 of the planner: reductions and matmuls anchor groups; elementwise nodes
 // join the group whose member they read when they live in its space.
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "fusion/planner_state.h"
@@ -105,6 +106,41 @@ Shape ReducedShape(const Shape& space, const std::vector<int64_t>& axes, bool ke
   return Shape(dims);
 }
 
+// Sum `n` as an online partner of the max in group `g` (see OnlineSum): n sums exp(y - shift)
+// where shift is g's max of y or where(isfinite(max), max, c), in f32 or f64 throughout (the
+// running rescale must not round through a half type), and y does not read g.
+std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int g) {
+  const Group& group = s.groups[g];
+  if (n->op() != OpKind::kSum) return std::nullopt;
+  const Node& e = n->input(0);
+  if (e.op() != OpKind::kExp || e.input(0).op() != OpKind::kSub) return std::nullopt;
+  const Node& sub = e.input(0);
+  const Node* y = sub.inputs()[0].get();
+  const Node* shift = sub.inputs()[1].get();
+  const DType t = e.dtype();
+  if ((t != DType::kF32 && t != DType::kF64) || sub.dtype() != t || y->dtype() != t ||
+      y->shape() != group.space || !s.IsMember(shift) || s.group_of[s.Index(shift)] != g) {
+    return std::nullopt;
+  }
+  if (s.InProgram(y) && (s.IsMember(y) || s.floating_deps[s.Index(y)].contains(g))) {
+    return std::nullopt;
+  }
+  const Node* max = shift;
+  if (shift->op() == OpKind::kWhere) {  // where(isfinite(m), m, c)
+    const Node& finite = shift->input(0);
+    max = shift->inputs()[1].get();
+    if (finite.op() != OpKind::kIsFinite || finite.inputs()[0].get() != max ||
+        shift->input(2).op() != OpKind::kFull || shift->dtype() != t) {
+      return std::nullopt;
+    }
+  }
+  if (max->op() != OpKind::kMax || max->inputs()[0].get() != y || max->dtype() != t ||
+      !s.IsMember(max) || s.group_of[s.Index(max)] != g) {
+    return std::nullopt;
+  }
+  return OnlineSum{n, max, shift};
+}
+
 void PlaceReduction(PlannerState& s, const Node* n) {
   const Shape& space = n->input(0).shape();
   const std::vector<int64_t>& axes = n->attrs().ints;
@@ -121,6 +157,14 @@ void PlaceReduction(PlannerState& s, const Node* n) {
       const bool chained = deps.All().contains(g);
       std::string refusal;
       if (chained && !group.staged) {
+        if (std::optional<OnlineSum> online = OnlinePartner(s, n, g)) {
+          Deps others = deps;
+          others.via_floating.erase(g);  // the sum reads the shift online, in the same pass
+          if (JoinRefusal(s, g, others).empty()) {
+            s.groups[g].online_sums.push_back(*online);
+            return Join(s, n, g, deps);
+          }
+        }
         // Chaining needs the row kept on chip between the two reductions.
         refusal = absl::StrCat("rows of ", space.numel() / group.reduced_keep.numel(),
                                " elements are too long to hold on chip");
@@ -176,7 +220,10 @@ bool ReadsOwnRow(const Group& g, const Shape& operand, const Shape& consumer) {
 
 void PlaceElementwise(PlannerState& s, const Node* n) {
   const Deps deps = DepsOf(s, n);
-  if (s.options.fuse && GetOpInfo(n->op()).category == OpCategory::kElementwise) {
+  // A reduction over extent-1 axes only (keepdim=false after a keepdim one) is a reshape.
+  const bool elementwise =
+      GetOpInfo(n->op()).category == OpCategory::kElementwise || IsDegenerateReduction(*n);
+  if (s.options.fuse && elementwise) {
     // Row groups first (normalization), then GEMM epilogues; latest first.
     std::vector<int> candidates(deps.direct.begin(), deps.direct.end());
     std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {

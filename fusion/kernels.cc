@@ -198,6 +198,12 @@ class KernelBuilder {
       kernel.row_space = group.space;
       kernel.reduced_axes = group.axes;
       kernel.staged = group.staged;
+      kernel.online_sums = group.online_sums;
+      for (const OnlineSum& o : group.online_sums) {
+        kernel.notes.push_back(absl::StrCat(
+            "{n} accumulates online with the max of the same rows: each row is read once"));
+        kernel.notes_nodes.push_back(o.sum);
+      }
     }
     return kernel;
   }

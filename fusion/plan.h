@@ -23,6 +23,16 @@ enum class KernelKind {
 };
 absl::string_view KernelKindName(KernelKind kind);
 
+// A sum of exp(y - shift(m)) over rows where m is the max of y over the same rows (logsumexp,
+// cross-entropy) and the rows are too long to stage: the kernel keeps (m, sum) as a running
+// pair, rescaling the sum when m grows, so that it reads each row once. `shift` is m itself,
+// or where(isfinite(m), m, c) (logsumexp's guard against an infinite max).
+struct OnlineSum {
+  const Node* sum = nullptr;
+  const Node* max = nullptr;
+  const Node* shift = nullptr;
+};
+
 struct FusedKernel {
   KernelKind kind = KernelKind::kPointwise;
   // Every node computed here (inlined values included), producers first.
@@ -39,6 +49,8 @@ struct FusedKernel {
   std::vector<int64_t> reduced_axes;
   // Whether a whole row is held on chip (normalization needs it; long rows stream).
   bool staged = false;
+  // Streaming: sums that accumulate online with a max of the same kernel.
+  std::vector<OnlineSum> online_sums;
   // Gemm: the matmul node.
   const Node* matmul = nullptr;
 

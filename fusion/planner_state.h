@@ -18,10 +18,11 @@ struct Group {
   std::vector<int64_t> axes;  // row groups: reduced axes, sorted
   Shape reduced_keep;         // the reduced space with and without kept dimensions
   Shape reduced_drop;
-  bool staged = false;               // rows held on chip: elementwise row members may join
-  bool row_members = false;          // has elementwise members over whole rows
-  std::vector<const Node*> members;  // producers first
-  absl::flat_hash_set<int> deps;     // groups whose members this group reads
+  bool staged = false;                 // rows held on chip: elementwise row members may join
+  bool row_members = false;            // has elementwise members over whole rows
+  std::vector<OnlineSum> online_sums;  // streaming groups: sums chained to a max, one pass
+  std::vector<const Node*> members;    // producers first
+  absl::flat_hash_set<int> deps;       // groups whose members this group reads
 };
 
 // A merge the planner refused, kept for explain().

@@ -47,6 +47,16 @@ std::vector<Example> Examples(Device d) {
       {"mlp",
        "the demo's two-layer MLP and softmax",
        {softmax(linear(h, In({2048, 512}, DType::kF32, d), full({512}, 0.01, DType::kF32, d)))}});
+  e.push_back({"argmax", "argmax over rows of 16384 x 8192 bf16", {argmax(rows, 1)}});
+  Tensor logits = In({4096, 32000}, DType::kBF16, d), targets = In({4096, 1}, DType::kI64, d);
+  e.push_back({"cross_entropy",
+               "mean(logsumexp(logits) - gather(logits, target)) over 32000 bf16 classes",
+               {mean(logsumexp(logits, {1}, true) - gather(logits, 1, targets))}});
+  Tensor table = In({32000, 4096}, DType::kBF16, d), ids = In({8, 2048}, DType::kI64, d);
+  Tensor positions = In({2048, 4096}, DType::kBF16, d);
+  e.push_back({"embedding",
+               "embedding(table, ids) * 64 + positions: 8 x 2048 tokens of 4096 bf16",
+               {embedding(table, ids) * 64.0 + positions}});
   return e;
 }
 

@@ -157,10 +157,36 @@ TEST(PlannerRefusalTest, ReductionAxesDiffer) {
 TEST(PlannerRefusalTest, RowsTooLongToHoldOnChip) {
   FusionOptions options;
   options.max_staged_row = 4;
-  Planned p = PlanOf({softmax(Input({4, 8}))}, options);
-  EXPECT_EQ(p.plan.kernels.size(), 3u) << p.text;  // max; sum of exp; the divide
+  // A variance's second reduction needs the mean of the same rows before it reads them.
+  Tensor x = Input({4, 8});
+  Planned p = PlanOf({var(x, {1})}, options);
+  EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;  // the mean; the sum of squares
   EXPECT_TRUE(Contains(p.text, "rows of 8 elements are too long to hold on chip")) << p.text;
+  // softmax: the max and the sum of exp(x - max) in one pass (online), then the divide.
+  p = PlanOf({softmax(x)}, options);
+  ASSERT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].online_sums.size(), 1u) << p.text;
+  EXPECT_TRUE(Contains(p.text, "accumulates online with the max of the same rows")) << p.text;
   EXPECT_TRUE(Contains(p.text, "the reduced rows are too long to hold on chip")) << p.text;
+}
+
+// The online pairing takes only sum(exp(y - shift(max(y)))) in f32 or f64: a sum of another
+// function of the max, or of a different value, stays a second pass.
+TEST(PlannerRefusalTest, OnlineSumsOnlyWhereTheMathIsTheSame) {
+  FusionOptions options;
+  options.max_staged_row = 4;
+  Tensor x = Input({4, 8}), y = Input({4, 8});
+  const Tensor m = max(x, {1}, true);
+  for (const Tensor& not_online :
+       {sum(exp(y - m), {1}), sum(exp(x * 2.0 - m), {1}), sum(tanh(x - m), {1}),
+        sum(exp(x - m * 2.0), {1}), sum(exp(cast(x, DType::kBF16) - cast(m, DType::kBF16)), {1})}) {
+    Planned p = PlanOf({not_online}, options);
+    EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;
+    EXPECT_FALSE(Contains(p.text, "online")) << p.text;
+  }
+  Planned p = PlanOf({logsumexp(x, {1})}, options);
+  EXPECT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_TRUE(Contains(p.text, "online")) << p.text;
 }
 
 TEST(PlannerRefusalTest, MergeWouldCreateACycle) {

@@ -506,5 +506,34 @@ TEST_F(GpuTest, OutOfRangeIndicesThrowLikeTheCpu) {
   }
 }
 
+// Rows too long to stage: the max and the sum of exp(x - max) in one pass (online), for
+// logsumexp, softmax and cross-entropy, in f32, bf16 and f64, with rows holding -inf, +inf,
+// NaN, all -inf, and values far apart (the running sum rescales many times).
+TEST_F(GpuTest, OnlineSumsOverLongRows) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kF64}) {
+    Compare(
+        [dt](Device d) {
+          constexpr int64_t kRows = 6, kLength = 40000;
+          std::vector<float> v = testing::RandomValues(kRows * kLength, 21, -30, 30);
+          for (int64_t i = 0; i < kLength; ++i) v[i] = static_cast<float>(i) * 1e-3f;  // rising
+          v[kLength + 7] = -INFINITY;
+          v[2 * kLength + 9] = INFINITY;
+          v[3 * kLength + 11] = NAN;
+          for (int64_t i = 0; i < kLength; ++i) v[4 * kLength + i] = -INFINITY;
+          const Tensor x = from_vector(v, {kRows, kLength}, dt, d);
+          const Tensor targets = Ids({kRows, 1}, 22, kLength, DType::kI64, d);
+          const Tensor picked = gather(x, 1, targets);
+          return std::vector<Tensor>{logsumexp(x, {1}), logsumexp(x, {1}, true) - picked,
+                                     softmax(x, -1), log_softmax(x, 1),
+                                     mean(logsumexp(x, {1}, true) - picked)};
+        },
+        dt == DType::kF64 ? 1e-12 : -1, 1e-5);
+  }
+  Compare([](Device d) {  // 2^17 classes, a few rows: several chunks per row
+    const Tensor x = Data({3, 131072}, 23, DType::kBF16, d, -8, 8);
+    return std::vector<Tensor>{logsumexp(x, {1}), softmax(x, 1)};
+  });
+}
+
 }  // namespace
 }  // namespace tessel

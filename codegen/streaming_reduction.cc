@@ -1,0 +1,213 @@
+// Streaming reductions: rows too long to hold on chip. Stage 1 reduces chunks of each row
+// into a workspace, stage 2 reduces the chunks in a fixed order and applies the epilogue.
+// Both orders are fixed, so the same input gives the same bits (no atomics).
+//
+// An online sum (fusion/plan.h: OnlineSum) and its max accumulate as one pair (m, s): s holds
+// the sum of exp(y - shift(m)) over the values seen, rescaled by exp(shift(m) - shift(m'))
+// when the max grows to m'. Pairs merge the same way (in threads, across the block, across
+// chunks), so the max and the sum that needs it come from one read of the row.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/kernel_common.h"
+#include "codegen/row_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+// The online pair that reduction `r` belongs to (as its max or its sum), or -1.
+int PairOf(const FusedKernel& k, const Node* r) {
+  for (size_t p = 0; p < k.online_sums.size(); ++p) {
+    if (k.online_sums[p].max == r || k.online_sums[p].sum == r) return static_cast<int>(p);
+  }
+  return -1;
+}
+
+int AccumulatorOfNode(const std::vector<Accumulator>& accs, const Node* r) {
+  for (size_t i = 0; i < accs.size(); ++i) {
+    if (accs[i].reduction == r) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string Exp(DType t, const std::string& x) { return CudaScalarExpr(OpKind::kExp, t, {x}); }
+
+// `shift<p>(m)` and `combine<p>(m, s, m2, s2)` as lambdas of the kernel, for pair p.
+void DefinePairFunctions(CodeWriter& w, const KernelSource& ks, const RowLayout& l,
+                         const OnlineSum& o, int p) {
+  const DType t = o.max->dtype();
+  const char* type = CudaComputeType(t);
+  w.Line("auto shift", p, " = [&](", type, " m) -> ", type, " {");
+  {
+    CodeWriter::Scope scope(&w, "};");
+    ExprEmitter e(&w, 1, ks);
+    e.Bind(o.max, ReducedIndex(l, o.max->shape(), "row"), Value{"m", false});
+    w.Line("return ", e.Get(o.shift, ReducedIndex(l, o.shift->shape(), "row")).At(), ";");
+  }
+  // A sum of nothing (0) stays 0: 0 * exp(inf) would be NaN.
+  w.Line("auto combine", p, " = [&](", type, "& m, ", type, "& s, ", type, " m2, ", type, " s2) {");
+  {
+    CodeWriter::Scope scope(&w, "};");
+    w.Line("const ", type, " m1 = tessel_max(m, m2), h1 = shift", p, "(m1);");
+    w.Line("s = (s == 0 ? s : s * ", Exp(t, absl::StrCat("shift", p, "(m) - h1")),
+           ") + (s2 == 0 ? s2 : s2 * ", Exp(t, absl::StrCat("shift", p, "(m2) - h1")), ");");
+    w.Line("m = m1;");
+  }
+}
+
+// Folds lane values `y` into pair p's accumulators `m` and `s` (h<p> holds shift<p>(m)).
+void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& s, const Value& y,
+                      int lanes, const std::string& guard, int p) {
+  const DType t = max.acc;
+  const std::string& m = max.name;
+  const std::string h = absl::StrCat("h", p);
+  w.Line("#pragma unroll");
+  auto loop = w.Block("for (int k = 0; k < ", lanes, "; ++k)");
+  auto inside = w.Block("if (", guard, ")");
+  w.Line("const ", max.type(), " y = ", y.At(), ", m1 = tessel_max(", m, ", y);");
+  {
+    auto grows = w.Block("if (m1 != ", m, ")");
+    w.Line("const ", max.type(), " h1 = shift", p, "(m1);");
+    w.Line("if (", s, " != 0) ", s, " *= ", Exp(t, absl::StrCat(h, " - h1")), ";");
+    w.Line(m, " = m1;");
+    w.Line(h, " = h1;");
+  }
+  // -inf adds nothing (exp(-inf - h) is 0), even while the max is -inf itself.
+  w.Line("if (y != ", max.Identity(), ") ", s, " += ", Exp(t, absl::StrCat("y - ", h)), ";");
+}
+
+std::string PairReduce(const Accumulator& max, const Accumulator& sum, int p) {
+  return absl::StrCat("tessel_block_reduce_pair(", max.name, ", ", sum.name, ", combine", p, ", ",
+                      max.Identity(), ", scratch_pair_m, scratch_pair_s);");
+}
+
+void DeclarePairScratch(CodeWriter& w, const FusedKernel& k) {
+  if (k.online_sums.empty()) return;
+  w.Line("__shared__ ", CudaComputeType(k.online_sums[0].max->dtype()),
+         " scratch_pair_m[32], scratch_pair_s[32];");
+}
+
+}  // namespace
+
+KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
+  constexpr int kThreads = 256;
+  const int vec = VectorWidthFor(k, l);
+  const int64_t parts = std::clamp<int64_t>(l.length / (kThreads * vec * 16), 1, 1024);
+  const int64_t chunk = ((l.length + parts - 1) / parts + vec - 1) / vec * vec;
+  const std::vector<Accumulator> accs = Accumulators(k);
+  const int64_t slots = static_cast<int64_t>(accs.size()) * l.rows * parts;
+  const bool wide_slots =
+      std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
+  ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
+  auto slot = [&](size_t i, const std::string& part) {
+    return WorkspaceEntry(
+        accs[i], absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + ", part), wide_slots);
+  };
+  CodeWriter w;
+  BeginSource(w, k);
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
+                        kNamePlaceholder, "_stage1(", ParameterList(ks), ")");
+    w.Line("// ", l.rows, " rows of ", l.length, ", each in ", parts, " chunks of ", chunk);
+    DeclareScratch(w, accs);
+    DeclarePairScratch(w, k);
+    w.Line("const index_t row = blockIdx.x;");
+    w.Line("const index_t begin = (index_t)blockIdx.y * ", chunk, ";");
+    w.Line("const index_t end = min(begin + ", chunk, ", (index_t)", l.length, ");");
+    for (const Accumulator& a : accs) w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
+    for (size_t p = 0; p < k.online_sums.size(); ++p) {
+      const OnlineSum& o = k.online_sums[p];
+      DefinePairFunctions(w, ks, l, o, static_cast<int>(p));
+      w.Line(CudaComputeType(o.max->dtype()), " h", p, " = shift", p, "(",
+             accs[AccumulatorOfNode(accs, o.max)].name, ");");
+    }
+    {
+      auto loop = w.Block("for (index_t c = begin + (index_t)threadIdx.x * ", vec,
+                          "; c < end; c += ", kThreads * vec, ")");
+      const std::string guard = "c + k < end";
+      const IndexExpr idx = RowIndex(l, "row", "(c + k)", vec, guard);
+      ExprEmitter e(&w, vec, ks);
+      for (const Accumulator& a : accs) {
+        const int p = PairOf(k, a.reduction);
+        if (p < 0) {
+          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), vec, guard);
+        } else if (k.online_sums[p].sum == a.reduction) {
+          const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
+          AccumulateOnline(w, max, a.name, e.Get(&max.reduction->input(0), idx), vec, guard, p);
+        }
+      }
+    }
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
+      const int p = PairOf(k, a.reduction);
+      if (p >= 0 && k.online_sums[p].max == a.reduction) continue;  // with its sum
+      w.Line("{");
+      CodeWriter::Scope block(&w, "}");
+      if (p < 0) {
+        w.Line("const ", a.type(), " total = ", BlockReduce(a, a.name), ";");
+        w.Line("if (threadIdx.x == 0) ", slot(i, "blockIdx.y"), " = total;");
+        continue;
+      }
+      const int im = AccumulatorOfNode(accs, k.online_sums[p].max);
+      w.Line(PairReduce(accs[im], a, p));
+      auto first = w.Block("if (threadIdx.x == 0)");
+      w.Line(slot(im, "blockIdx.y"), " = ", accs[im].name, ";");
+      w.Line(slot(i, "blockIdx.y"), " = ", a.name, ";");
+    }
+  }
+  w.Blank();
+  {
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
+                        kNamePlaceholder, "_stage2(", ParameterList(ks), ")");
+    DeclareScratch(w, accs);
+    DeclarePairScratch(w, k);
+    w.Line("const index_t row = blockIdx.x;");
+    for (size_t p = 0; p < k.online_sums.size(); ++p) {
+      DefinePairFunctions(w, ks, l, k.online_sums[p], static_cast<int>(p));
+    }
+    ExprEmitter e(&w, 1, ks);
+    auto bind = [&](const Accumulator& a, const std::string& value) {
+      const Node* r = a.reduction;
+      const Value v = e.Define(std::string(OpName(r->op())), CudaComputeType(r->dtype()), false,
+                               Finish(a, value, l.length));
+      e.Bind(r, ReducedIndex(l, r->shape(), "row"), v);
+    };
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
+      const std::string& acc = a.name;
+      const int p = PairOf(k, a.reduction);
+      if (p >= 0 && k.online_sums[p].max == a.reduction) continue;  // with its sum
+      w.Line(a.type(), " ", acc, " = ", a.Identity(), ";");
+      if (p < 0) {
+        w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc, " = ",
+               a.Combine(acc, slot(i, "p")), ";");
+        bind(a, BlockReduce(a, a.name));
+        continue;
+      }
+      const int im = AccumulatorOfNode(accs, k.online_sums[p].max);
+      const Accumulator& max = accs[im];
+      w.Line(max.type(), " ", max.name, " = ", max.Identity(), ";");
+      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") combine", p, "(",
+             max.name, ", ", acc, ", ", slot(im, "p"), ", ", slot(i, "p"), ");");
+      w.Line(PairReduce(max, a, p));
+      bind(max, max.name);
+      // Where the shift is -inf (shift = m, every value -inf), every term is exp(NaN).
+      const char* nan = max.acc == DType::kF64 ? "__longlong_as_double(0x7ff8000000000000ll)"
+                                               : "__int_as_float(0x7fc00000)";
+      bind(a, absl::StrCat("(shift", p, "(", max.name, ") == ", max.Identity(), " ? ", nan, " : ",
+                           acc, ")"));
+    }
+    StoreReduced(w, e, ks, l, "row");
+  }
+  Launch stage1, stage2;
+  stage1.entry = absl::StrCat(kNamePlaceholder, "_stage1");
+  stage1.grid = {l.rows, parts, 1};
+  stage2.entry = absl::StrCat(kNamePlaceholder, "_stage2");
+  stage2.grid = {l.rows, 1, 1};
+  stage1.block = stage2.block = kThreads;
+  ks.launches = {stage1, stage2};
+  FinishSource(k, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

@@ -15,10 +15,10 @@
 namespace tessel::codegen {
 namespace {
 
-// The online pair that reduction `r` belongs to (as its max or its sum), or -1.
+// The online pair whose sum is `r`, or -1.
 int PairOf(const FusedKernel& k, const Node* r) {
   for (size_t p = 0; p < k.online_sums.size(); ++p) {
-    if (k.online_sums[p].max == r || k.online_sums[p].sum == r) return static_cast<int>(p);
+    if (k.online_sums[p].sum == r) return static_cast<int>(p);
   }
   return -1;
 }
@@ -55,30 +55,38 @@ void DefinePairFunctions(CodeWriter& w, const KernelSource& ks, const RowLayout&
   }
 }
 
-// Folds lane values `y` into pair p's accumulators `m` and `s` (h<p> holds shift<p>(m)).
+// Folds lane values `y` into pair p's running max pm<p> and sum `s`; ph<p> holds
+// shift<p>(pm<p>).
 void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& s, const Value& y,
                       int lanes, const std::string& guard, int p) {
   const DType t = max.acc;
-  const std::string& m = max.name;
-  const std::string h = absl::StrCat("h", p);
+  const std::string m = absl::StrCat("pm", p), h = absl::StrCat("ph", p);
   w.Line("#pragma unroll");
   auto loop = w.Block("for (int k = 0; k < ", lanes, "; ++k)");
   auto inside = w.Block("if (", guard, ")");
-  w.Line("const ", max.type(), " y = ", y.At(), ", m1 = tessel_max(", m, ", y);");
+  w.Line("const ", max.type(), " y = ", y.At(), ", grown = tessel_max(", m, ", y);");
   {
-    auto grows = w.Block("if (m1 != ", m, ")");
-    w.Line("const ", max.type(), " h1 = shift", p, "(m1);");
-    w.Line("if (", s, " != 0) ", s, " *= ", Exp(t, absl::StrCat(h, " - h1")), ";");
-    w.Line(m, " = m1;");
-    w.Line(h, " = h1;");
+    auto grows = w.Block("if (grown != ", m, ")");
+    w.Line("const ", max.type(), " shifted = shift", p, "(grown);");
+    w.Line("if (", s, " != 0) ", s, " *= ", Exp(t, absl::StrCat(h, " - shifted")), ";");
+    w.Line(m, " = grown;");
+    w.Line(h, " = shifted;");
   }
   // -inf adds nothing (exp(-inf - h) is 0), even while the max is -inf itself.
   w.Line("if (y != ", max.Identity(), ") ", s, " += ", Exp(t, absl::StrCat("y - ", h)), ";");
 }
 
 std::string PairReduce(const Accumulator& max, const Accumulator& sum, int p) {
-  return absl::StrCat("tessel_block_reduce_pair(", max.name, ", ", sum.name, ", combine", p, ", ",
+  return absl::StrCat("tessel_block_reduce_pair(pm", p, ", ", sum.name, ", combine", p, ", ",
                       max.Identity(), ", scratch_pair_m, scratch_pair_s);");
+}
+
+// The first pair whose max is `max` (several sums may share one max): it stores the max.
+int FirstPairOf(const FusedKernel& k, const Node* max) {
+  for (size_t p = 0; p < k.online_sums.size(); ++p) {
+    if (k.online_sums[p].max == max) return static_cast<int>(p);
+  }
+  return -1;
 }
 
 void DeclarePairScratch(CodeWriter& w, const FusedKernel& k) {
@@ -114,12 +122,15 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     w.Line("const index_t row = blockIdx.x;");
     w.Line("const index_t begin = (index_t)blockIdx.y * ", chunk, ";");
     w.Line("const index_t end = min(begin + ", chunk, ", (index_t)", l.length, ");");
-    for (const Accumulator& a : accs) w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
+    for (const Accumulator& a : accs) {
+      const bool pair_max = PairOf(k, a.reduction) < 0 && FirstPairOf(k, a.reduction) >= 0;
+      if (!pair_max) w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
+    }
     for (size_t p = 0; p < k.online_sums.size(); ++p) {
       const OnlineSum& o = k.online_sums[p];
       DefinePairFunctions(w, ks, l, o, static_cast<int>(p));
-      w.Line(CudaComputeType(o.max->dtype()), " h", p, " = shift", p, "(",
-             accs[AccumulatorOfNode(accs, o.max)].name, ");");
+      const Accumulator& max = accs[AccumulatorOfNode(accs, o.max)];
+      w.Line(max.type(), " pm", p, " = ", max.Identity(), ", ph", p, " = shift", p, "(pm", p, ");");
     }
     {
       auto loop = w.Block("for (index_t c = begin + (index_t)threadIdx.x * ", vec,
@@ -129,18 +140,18 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       ExprEmitter e(&w, vec, ks);
       for (const Accumulator& a : accs) {
         const int p = PairOf(k, a.reduction);
-        if (p < 0) {
-          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), vec, guard);
-        } else if (k.online_sums[p].sum == a.reduction) {
+        if (p >= 0) {
           const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
           AccumulateOnline(w, max, a.name, e.Get(&max.reduction->input(0), idx), vec, guard, p);
+        } else if (FirstPairOf(k, a.reduction) < 0) {  // a max of pairs runs in them
+          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), vec, guard);
         }
       }
     }
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
       const int p = PairOf(k, a.reduction);
-      if (p >= 0 && k.online_sums[p].max == a.reduction) continue;  // with its sum
+      if (p < 0 && FirstPairOf(k, a.reduction) >= 0) continue;  // stored by its first pair
       w.Line("{");
       CodeWriter::Scope block(&w, "}");
       if (p < 0) {
@@ -148,10 +159,11 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
         w.Line("if (threadIdx.x == 0) ", slot(i, "blockIdx.y"), " = total;");
         continue;
       }
-      const int im = AccumulatorOfNode(accs, k.online_sums[p].max);
+      const Node* max = k.online_sums[p].max;
+      const int im = AccumulatorOfNode(accs, max);
       w.Line(PairReduce(accs[im], a, p));
       auto first = w.Block("if (threadIdx.x == 0)");
-      w.Line(slot(im, "blockIdx.y"), " = ", accs[im].name, ";");
+      if (FirstPairOf(k, max) == p) w.Line(slot(im, "blockIdx.y"), " = pm", p, ";");
       w.Line(slot(i, "blockIdx.y"), " = ", a.name, ";");
     }
   }
@@ -176,7 +188,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       const Accumulator& a = accs[i];
       const std::string& acc = a.name;
       const int p = PairOf(k, a.reduction);
-      if (p >= 0 && k.online_sums[p].max == a.reduction) continue;  // with its sum
+      if (p < 0 && FirstPairOf(k, a.reduction) >= 0) continue;  // bound by its first pair
       w.Line(a.type(), " ", acc, " = ", a.Identity(), ";");
       if (p < 0) {
         w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc, " = ",
@@ -186,16 +198,17 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       }
       const int im = AccumulatorOfNode(accs, k.online_sums[p].max);
       const Accumulator& max = accs[im];
-      w.Line(max.type(), " ", max.name, " = ", max.Identity(), ";");
-      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") combine", p, "(",
-             max.name, ", ", acc, ", ", slot(im, "p"), ", ", slot(i, "p"), ");");
+      const std::string m = absl::StrCat("pm", p);
+      w.Line(max.type(), " ", m, " = ", max.Identity(), ";");
+      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") combine", p, "(", m,
+             ", ", acc, ", ", slot(im, "p"), ", ", slot(i, "p"), ");");
       w.Line(PairReduce(max, a, p));
-      bind(max, max.name);
+      if (FirstPairOf(k, max.reduction) == p) bind(max, m);
       // Where the shift is -inf (shift = m, every value -inf), every term is exp(NaN).
       const char* nan = max.acc == DType::kF64 ? "__longlong_as_double(0x7ff8000000000000ll)"
                                                : "__int_as_float(0x7fc00000)";
-      bind(a, absl::StrCat("(shift", p, "(", max.name, ") == ", max.Identity(), " ? ", nan, " : ",
-                           acc, ")"));
+      bind(a,
+           absl::StrCat("(shift", p, "(", m, ") == ", max.Identity(), " ? ", nan, " : ", acc, ")"));
     }
     StoreReduced(w, e, ks, l, "row");
   }

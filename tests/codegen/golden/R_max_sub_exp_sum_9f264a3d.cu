@@ -1,14 +1,13 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_d72fe1f0_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_9f264a3d_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   // 2 rows of 40000, each in 2 chunks of 20000
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
   const index_t row = blockIdx.x;
   const index_t begin = (index_t)blockIdx.y * 20000;
   const index_t end = min(begin + 20000, (index_t)40000);
-  float acc0 = __int_as_float(0xff800000);
   float acc1 = 0.0f;
   auto shift0 = [&](float m) -> float {
     return m;
@@ -18,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_d72fe1f0_sta
     s = (s == 0 ? s : s * expf(shift0(m) - h1)) + (s2 == 0 ? s2 : s2 * expf(shift0(m2) - h1));
     m = m1;
   };
-  float h0 = shift0(acc0);
+  float pm0 = __int_as_float(0xff800000), ph0 = shift0(pm0);
   for (index_t c = begin + (index_t)threadIdx.x * 4; c < end; c += 1024) {
     float in0_0[4];
     #pragma unroll
@@ -31,27 +30,27 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_d72fe1f0_sta
     #pragma unroll
     for (int k = 0; k < 4; ++k) {
       if (c + k < end) {
-        const float y = in0_0[k], m1 = tessel_max(acc0, y);
-        if (m1 != acc0) {
-          const float h1 = shift0(m1);
-          if (acc1 != 0) acc1 *= expf(h0 - h1);
-          acc0 = m1;
-          h0 = h1;
+        const float y = in0_0[k], grown = tessel_max(pm0, y);
+        if (grown != pm0) {
+          const float shifted = shift0(grown);
+          if (acc1 != 0) acc1 *= expf(ph0 - shifted);
+          pm0 = grown;
+          ph0 = shifted;
         }
-        if (y != __int_as_float(0xff800000)) acc1 += expf(y - h0);
+        if (y != __int_as_float(0xff800000)) acc1 += expf(y - ph0);
       }
     }
   }
   {
-    tessel_block_reduce_pair(acc0, acc1, combine0, __int_as_float(0xff800000), scratch_pair_m, scratch_pair_s);
+    tessel_block_reduce_pair(pm0, acc1, combine0, __int_as_float(0xff800000), scratch_pair_m, scratch_pair_s);
     if (threadIdx.x == 0) {
-      ((float*)ws)[(0 * 2 + row) * 2 + blockIdx.y] = acc0;
+      ((float*)ws)[(0 * 2 + row) * 2 + blockIdx.y] = pm0;
       ((float*)ws)[(1 * 2 + row) * 2 + blockIdx.y] = acc1;
     }
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_d72fe1f0_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_9f264a3d_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
   const index_t row = blockIdx.x;
@@ -64,11 +63,11 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_d72fe1f0_sta
     m = m1;
   };
   float acc1 = 0.0f;
-  float acc0 = __int_as_float(0xff800000);
-  for (int p = threadIdx.x; p < 2; p += 256) combine0(acc0, acc1, ((float*)ws)[(0 * 2 + row) * 2 + p], ((float*)ws)[(1 * 2 + row) * 2 + p]);
-  tessel_block_reduce_pair(acc0, acc1, combine0, __int_as_float(0xff800000), scratch_pair_m, scratch_pair_s);
-  const float max0 = acc0;
-  const float sum0 = (shift0(acc0) == __int_as_float(0xff800000) ? __int_as_float(0x7fc00000) : acc1);
+  float pm0 = __int_as_float(0xff800000);
+  for (int p = threadIdx.x; p < 2; p += 256) combine0(pm0, acc1, ((float*)ws)[(0 * 2 + row) * 2 + p], ((float*)ws)[(1 * 2 + row) * 2 + p]);
+  tessel_block_reduce_pair(pm0, acc1, combine0, __int_as_float(0xff800000), scratch_pair_m, scratch_pair_s);
+  const float max0 = pm0;
+  const float sum0 = (shift0(pm0) == __int_as_float(0xff800000) ? __int_as_float(0x7fc00000) : acc1);
   if (threadIdx.x == 0) out0[row] = max0;
   if (threadIdx.x == 0) out1[row] = sum0;
 }

@@ -117,6 +117,7 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
   const Node& sub = e.input(0);
   const Node* y = sub.inputs()[0].get();
   const Node* shift = sub.inputs()[1].get();
+  if (!s.InProgram(&e) || !s.InProgram(&sub)) return std::nullopt;  // realized earlier
   const DType t = e.dtype();
   if ((t != DType::kF32 && t != DType::kF64) || sub.dtype() != t || y->dtype() != t ||
       y->shape() != group.space || !s.IsMember(shift) || s.group_of[s.Index(shift)] != g) {
@@ -124,6 +125,13 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
   }
   if (s.InProgram(y) && (s.IsMember(y) || s.floating_deps[s.Index(y)].contains(g))) {
     return std::nullopt;
+  }
+  // The terms stay inside the pass: none may have to be written (an output, a matmul operand).
+  for (const Node* term : {&e, &sub}) {
+    if (s.outputs.contains(term)) return std::nullopt;
+    for (const Node* c : s.consumers[s.Index(term)]) {
+      if (c->op() == OpKind::kMatmul) return std::nullopt;
+    }
   }
   const Node* max = shift;
   if (shift->op() == OpKind::kWhere) {  // where(isfinite(m), m, c)
@@ -162,6 +170,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
           others.via_floating.erase(g);  // the sum reads the shift online, in the same pass
           if (JoinRefusal(s, g, others).empty()) {
             s.groups[g].online_sums.push_back(*online);
+            s.online_terms.insert(&n->input(0));
+            s.online_terms.insert(&n->input(0).input(0));
             return Join(s, n, g, deps);
           }
         }

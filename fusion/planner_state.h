@@ -53,6 +53,9 @@ struct PlannerState {
   // For floating nodes: the groups whose members their inline evaluation reads.
   std::vector<absl::flat_hash_set<int>> floating_deps;
   std::vector<Refusal> refusals;
+  // The exp and sub of online sums (OnlineSum): computed inside their group's pass, never
+  // written (their group would read them from a kernel that reads the group).
+  absl::flat_hash_set<const Node*> online_terms;
   std::vector<bool> written;  // phase 3: values written to memory
   std::vector<std::string> write_reason;
 };

@@ -98,7 +98,8 @@ void ChooseWrites(PlannerState& s) {
       reason = "matmul operand";
     } else if (!s.options.fuse) {
       reason = "unfused mode: every operation is a kernel";
-    } else if (sites.size() > 1 && cost[i] > s.options.recompute_limit) {
+    } else if (sites.size() > 1 && cost[i] > s.options.recompute_limit &&
+               !s.online_terms.contains(node)) {
       reason = absl::StrCat("needed by ", sites.size(), " kernels and costs ", cost[i],
                             " to recompute (limit ", s.options.recompute_limit, "): written once");
     }

@@ -258,6 +258,26 @@ std::optional<Value> ExprEmitter::ComputePairs(const Node* node, DType operand,
                                   args[0].name, "[p], ", args[1].name, "[p])"));
 }
 
+namespace {
+
+// Whether every aligned group of `width` positions along gather `node`'s last axis reads one
+// index (it is broadcast along that axis: index_select and embedding) and lands on `width`
+// contiguous, aligned elements of the data (the gather axis is another one, and the last
+// extents are equal multiples of the width).
+bool SameIndexAlongRows(const Node& node, int width) {
+  const Node& data = node.input(0);
+  const Node& index = node.input(1);
+  const int rank = node.shape().rank();
+  const int axis = static_cast<int>(node.attrs().ints[0]);
+  if (width < 2 || rank < 2 || axis == rank - 1 || index.op() != OpKind::kBroadcast) return false;
+  const Shape& source = index.input(0).shape();
+  const int64_t last = node.shape()[rank - 1];
+  return source.rank() > 0 && source[source.rank() - 1] == 1 && data.shape()[rank - 1] == last &&
+         last % width == 0;
+}
+
+}  // namespace
+
 Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
   const Node& data = node->input(0);
   const int axis = static_cast<int>(node->attrs().ints[0]);
@@ -287,7 +307,14 @@ Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
   std::vector<bool> lane = idx.lane;
   dims[axis] = clamped.At();
   lane[axis] = clamped.per_lane;
-  return Get(&data, WithGuards(FromDims(data.shape(), dims, lane), idx));
+  IndexExpr at_data = FromDims(data.shape(), dims, lane);
+  if (SameIndexAlongRows(*node, idx.vector_width)) {
+    // Lanes of a vector group share the index: they read a contiguous group of the data.
+    at_data.linear = LinearOffset(at_data, data.shape());
+    at_data.linear_lane = true;
+    at_data.vector_width = idx.vector_width;
+  }
+  return Get(&data, WithGuards(std::move(at_data), idx));
 }
 
 Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {

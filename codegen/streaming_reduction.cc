@@ -56,15 +56,18 @@ void DefinePairFunctions(CodeWriter& w, const KernelSource& ks, const RowLayout&
 }
 
 // Folds lane values `y` into pair p's running max pm<p> and sum `s`; ph<p> holds
-// shift<p>(pm<p>).
+// shift<p>(pm<p>). The lanes' max first, then at most one rescale, then independent terms:
+// a rescale per element serializes the lanes (cross-entropy ran at 31% of copy so).
 void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& s, const Value& y,
                       int lanes, const std::string& guard, int p) {
   const DType t = max.acc;
   const std::string m = absl::StrCat("pm", p), h = absl::StrCat("ph", p);
+  const std::string if_guard = guard.empty() ? "" : absl::StrCat("if (", guard, ") ");
+  auto scope = w.Block("");
+  w.Line(max.type(), " grown = ", m, ";");
   w.Line("#pragma unroll");
-  auto loop = w.Block("for (int k = 0; k < ", lanes, "; ++k)");
-  auto inside = w.Block("if (", guard, ")");
-  w.Line("const ", max.type(), " y = ", y.At(), ", grown = tessel_max(", m, ", y);");
+  w.Line("for (int k = 0; k < ", lanes, "; ++k) ", if_guard, "grown = tessel_max(grown, ", y.At(),
+         ");");
   {
     auto grows = w.Block("if (grown != ", m, ")");
     w.Line("const ", max.type(), " shifted = shift", p, "(grown);");
@@ -73,7 +76,9 @@ void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& 
     w.Line(h, " = shifted;");
   }
   // -inf adds nothing (exp(-inf - h) is 0), even while the max is -inf itself.
-  w.Line("if (y != ", max.Identity(), ") ", s, " += ", Exp(t, absl::StrCat("y - ", h)), ";");
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", lanes, "; ++k) ", if_guard, "if (", y.At(), " != ", max.Identity(),
+         ") ", s, " += ", Exp(t, absl::StrCat(y.At(), " - ", h)), ";");
 }
 
 std::string PairReduce(const Accumulator& max, const Accumulator& sum, int p) {

@@ -242,10 +242,15 @@ class PerturbedReplay {
       case OpKind::kIsFinite:
         return ge(abs(a), Scalar(0x1p127));
       case OpKind::kRemainder:
-      case OpKind::kFmod:
+      case OpKind::kFmod: {
         // a / b carries both operands' errors, which cancellation may have made large: a
-        // wider margin than one value's.
-        return maximum(NearInteger(a / b, 16 * margin), near_zero(b));
+        // wider margin than one value's. And a result much smaller than a keeps a's absolute
+        // error: relative to itself, |a| / |r| times larger (seed 8026109: a remainder 1/100
+        // of its operand, then an fmod by it).
+        const Tensor r = op == OpKind::kRemainder ? remainder(a, b) : fmod(a, b);
+        return maximum(maximum(NearInteger(a / b, 16 * margin), near_zero(b)),
+                       lt(abs(r) * 64.0, abs(a)));
+      }
       case OpKind::kAtan2:  // and near the origin, where every angle is close
         return maximum(logical_and(le(abs(a), (abs(a) + abs(b)) * margin), le(b, Scalar(0))),
                        logical_and(near_zero(a), near_zero(b)));

@@ -46,7 +46,7 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
     const std::vector<int64_t>& axes = n->attrs().ints;
     const bool flips = n->op() == OpKind::kFlip && choice.dynamic.Has(n) &&
                        std::find(axes.begin(), axes.end(), 0) != axes.end();
-    const bool gathers = n->op() == OpKind::kGather && axes[0] == 0 &&
+    const bool gathers = n->op() == OpKind::kGather && !n->realized() && axes[0] == 0 &&
                          choice.dynamic.Has(n->inputs()[0].get());
     if (flips || gathers) return std::nullopt;
   }

@@ -269,7 +269,10 @@ bool SameIndexAlongRows(const Node& node, int width) {
   const Node& index = node.input(1);
   const int rank = node.shape().rank();
   const int axis = static_cast<int>(node.attrs().ints[0]);
-  if (width < 2 || rank < 2 || axis == rank - 1 || index.op() != OpKind::kBroadcast) return false;
+  if (width < 2 || rank < 2 || axis == rank - 1 || index.op() != OpKind::kBroadcast ||
+      index.inputs().empty()) {  // realized earlier: its source is gone
+    return false;
+  }
   const Shape& source = index.input(0).shape();
   const int64_t last = node.shape()[rank - 1];
   return source.rank() > 0 && source[source.rank() - 1] == 1 && data.shape()[rank - 1] == last &&

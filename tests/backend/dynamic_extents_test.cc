@@ -190,5 +190,22 @@ TEST(DynamicExtentsTest, ReductionsOverTheBatchAreSpecialized) {
   EXPECT_FALSE(codegen::GenerateWithRows(plan.kernels[0], Target{}, choice->dynamic).has_value());
 }
 
+// A gather along a batch axis checks its indices against the batch: specialized. A gather
+// realized earlier (a leaf now, its inputs dropped) is only an input (fuzz seed 8018216: its
+// first input was read).
+TEST(DynamicExtentsTest, GathersAlongTheBatchSpecializeAndRealizedOnesAreLeaves) {
+  Family family, realized_family;
+  const Tensor index = from_vector(std::vector<int32_t>{1}, {1}, DType::kI32, Device::kCPU);
+  for (int64_t b : {3, 6}) {
+    const Tensor x = from_vector(std::vector<float>(b, 1.0f), {b}, DType::kF32, Device::kCPU);
+    EXPECT_FALSE(Choose(RecordOf(gather(x * 2.0, 0, index) + 1.0), family).has_value()) << b;
+    const Tensor picked = gather(x * 2.0, 0, index);
+    realize({picked});
+    const Recorded r = RecordOf(x / sin(picked));  // the realized gather is in the program
+    const std::optional<DynamicChoice> c = Choose(r, realized_family);
+    EXPECT_EQ(c.has_value(), b == 6) << b;
+  }
+}
+
 }  // namespace
 }  // namespace tessel::backend

@@ -182,6 +182,17 @@ void BM_Embedding(benchmark::State& state) {
 }
 BENCHMARK(BM_Embedding)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// cumsum of f32 (issue 12's target: 2^28 elements at >= 80% of copy): arg 2 one line of
+// 2^28, arg 1 16384 lines of 16384 (a block per line), arg 0 the same unfused.
+void BM_Cumsum(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const bool one_line = state.range(0) == 2;
+  Tensor x = randn(one_line ? Shape{int64_t{1} << 28} : Shape{16384, 16384}, 1, DType::kF32);
+  realize({x});
+  Measure(state, x.numel() * 8.0, [&] { realize({cumsum(x, -1)}); });
+}
+BENCHMARK(BM_Cumsum)->Arg(2)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 // softmax over rows longer than a block stages (issue 13's long rows): 64 x 131072 bf16.
 // Two kernels: the max and the sum in one pass (online), then the normalization.
 void BM_LongSoftmax(benchmark::State& state) {

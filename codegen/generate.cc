@@ -17,6 +17,8 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
       if (GemmSm90Applies(kernel, target)) return GenerateGemmSm90(kernel);
       if (GemmSm80Applies(kernel, target)) return GenerateGemmSm80(kernel);
       return GenerateGemmSimt(kernel);
+    case KernelKind::kScan:
+      return GenerateScan(kernel);
   }
   return {};
 }
@@ -49,6 +51,8 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
     case KernelKind::kReduction:
     case KernelKind::kNormalization:
       if (ReductionTakesRows(kernel, rows)) return GenerateReduction(kernel, &rows);
+      return std::nullopt;
+    case KernelKind::kScan:  // extents in the source
       return std::nullopt;
   }
   return std::nullopt;

@@ -36,6 +36,8 @@ GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Tar
 KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // Reduction and normalization.
 KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+// cumsum, cumprod.
+KernelSource GenerateScan(const FusedKernel& kernel);
 // Any GEMM, any target.
 KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // Where GemmSm80Applies.

@@ -136,6 +136,7 @@ void FinishSource(const FusedKernel& kernel, const std::string& text, KernelSour
   const char letter = kernel.kind == KernelKind::kPointwise       ? 'E'
                       : kernel.kind == KernelKind::kGemm          ? 'G'
                       : kernel.kind == KernelKind::kNormalization ? 'N'
+                      : kernel.kind == KernelKind::kScan          ? 'S'
                                                                   : 'R';
   ks->name = absl::StrFormat("%c_%s_%08x", letter, absl::StrJoin(ops, "_"),
                              static_cast<uint32_t>(StableHash(text)));

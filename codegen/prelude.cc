@@ -296,6 +296,37 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
   v = lane < warps ? scratch[lane] : identity;
   return tessel_warp_reduce(v, op);
 }
+// The exclusive scan of the block's values in thread order (warp scans, then warp 0 over
+// the warps' totals), in a fixed order; *total gets the whole block's. `scratch` holds 32.
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_block_exclusive_scan(T v, Op op, T identity, T* scratch,
+                                                         T* total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  T x = v;  // inclusive within the warp
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const T y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d) x = op(y, x);
+  }
+  __syncthreads();  // scratch may still be read from the previous scan
+  if (lane == 31) scratch[warp] = x;
+  __syncthreads();
+  if (warp == 0) {
+    T w = lane < warps ? scratch[lane] : identity;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const T y = __shfl_up_sync(0xffffffffu, w, d);
+      if (lane >= d) w = op(y, w);
+    }
+    if (lane < warps) scratch[lane] = w;
+  }
+  __syncthreads();
+  *total = scratch[warps - 1];
+  const T within = __shfl_up_sync(0xffffffffu, x, 1);
+  if (lane == 0) return warp == 0 ? identity : scratch[warp - 1];
+  return warp == 0 ? within : op(scratch[warp - 1], within);
+}
 // The same for a pair (m, s) that `combine(m, s, m2, s2)` merges in place (an online max and
 // sum: codegen/streaming_reduction.cc); warp 0 ends with the block's pair.
 template <typename T, typename Combine>

@@ -63,7 +63,8 @@ void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& 
   const DType t = max.acc;
   const std::string m = absl::StrCat("pm", p), h = absl::StrCat("ph", p);
   const std::string if_guard = guard.empty() ? "" : absl::StrCat("if (", guard, ") ");
-  auto scope = w.Block("");
+  w.Line("{");
+  CodeWriter::Scope scope(&w, "}");
   w.Line(max.type(), " grown = ", m, ";");
   w.Line("#pragma unroll");
   w.Line("for (int k = 0; k < ", lanes, "; ++k) ", if_guard, "grown = tessel_max(grown, ", y.At(),

@@ -157,7 +157,7 @@ void PlaceReduction(PlannerState& s, const Node* n) {
     // Latest compatible group first: a chained reduction (reading the group) or a sibling.
     for (int g = static_cast<int>(s.groups.size()) - 1; g >= 0; --g) {
       const Group& group = s.groups[g];
-      if (group.is_gemm || group.space != space) continue;
+      if (group.is_gemm || group.is_scan || group.space != space) continue;
       if (group.axes != axes) {
         s.refusals.push_back({n, g, "reduction axes differ"});
         continue;
@@ -193,6 +193,17 @@ void PlaceReduction(PlannerState& s, const Node* n) {
   const int64_t row = space.numel() / std::max<int64_t>(1, group.reduced_keep.numel());
   group.staged = row <= s.options.max_staged_row;
   group.deps = deps.All();
+  const int g = NewGroup(s, std::move(group));
+  s.groups[g].members.push_back(n);
+  s.group_of[s.Index(n)] = g;
+}
+
+void PlaceScan(PlannerState& s, const Node* n) {
+  Group group;
+  group.is_scan = true;
+  group.space = n->shape();
+  group.axes = n->attrs().ints;
+  group.deps = DepsOf(s, n).All();
   const int g = NewGroup(s, std::move(group));
   s.groups[g].members.push_back(n);
   s.group_of[s.Index(n)] = g;
@@ -241,6 +252,10 @@ void PlaceElementwise(PlannerState& s, const Node* n) {
       return a > b;
     });
     for (int g : candidates) {
+      if (s.groups[g].is_scan) {
+        s.refusals.push_back({n, g, "a scan kernel writes only its running values (no epilogue)"});
+        continue;
+      }
       bool row = false;
       std::string refusal = JoinRefusal(s, g, deps);
       if (refusal.empty() && !FitsGroup(s.groups[g], n, &row)) {
@@ -302,6 +317,9 @@ void AssignGroups(PlannerState& s) {
         break;
       case OpCategory::kMatmul:
         CombinesNothing(*n) ? PlaceElementwise(s, n) : PlaceMatmul(s, n);
+        break;
+      case OpCategory::kScan:
+        PlaceScan(s, n);
         break;
       default:
         PlaceElementwise(s, n);

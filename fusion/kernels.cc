@@ -190,7 +190,11 @@ class KernelBuilder {
       return kernel;
     }
     const Group& group = s_.groups[proto.group];
-    if (group.is_gemm) {
+    if (group.is_scan) {
+      kernel.kind = KernelKind::kScan;
+      kernel.row_space = group.space;
+      kernel.reduced_axes = group.axes;
+    } else if (group.is_gemm) {
       kernel.kind = KernelKind::kGemm;
       kernel.matmul = group.members[0];
     } else {

@@ -18,6 +18,8 @@ absl::string_view KernelKindName(KernelKind kind) {
       return "normalization";
     case KernelKind::kGemm:
       return "gemm";
+    case KernelKind::kScan:
+      return "scan";
   }
   return "?";
 }

@@ -20,6 +20,7 @@ enum class KernelKind {
   kReduction,      // reductions over the same axes of one space, their prologue and epilogue
   kNormalization,  // reductions whose results are broadcast back over the rows they reduce
   kGemm,           // a matmul and its elementwise epilogue
+  kScan,           // running sums or products along one axis, with the scan's prologue
 };
 absl::string_view KernelKindName(KernelKind kind);
 
@@ -44,7 +45,8 @@ struct FusedKernel {
 
   // Pointwise: one entry per iteration space; each output belongs to the segment of its shape.
   std::vector<Shape> segments;
-  // Reduction and normalization: the space being reduced and the reduced axes (sorted).
+  // Reduction and normalization: the space being reduced and the reduced axes (sorted);
+  // scan: the scanned space and its axis.
   Shape row_space;
   std::vector<int64_t> reduced_axes;
   // Whether a whole row is held on chip (normalization needs it; long rows stream).

@@ -11,9 +11,10 @@
 
 namespace tessel::fusion_internal {
 
-// An anchor group: a row group (reductions over `axes` of `space`) or a GEMM group.
+// An anchor group: a row group (reductions over `axes` of `space`), a GEMM group or a scan.
 struct Group {
   bool is_gemm = false;
+  bool is_scan = false;       // a scan (cumsum, cumprod) alone: no epilogue joins it yet
   Shape space;                // the row space, or the GEMM output shape
   std::vector<int64_t> axes;  // row groups: reduced axes, sorted
   Shape reduced_keep;         // the reduced space with and without kept dimensions

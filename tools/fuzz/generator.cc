@@ -184,8 +184,8 @@ class Generator {
         &Generator::Unary,  &Generator::Binary, &Generator::WithScalar, &Generator::Compare,
         &Generator::Cast,   &Generator::Reduce, &Generator::Normalize,  &Generator::View,
         &Generator::Concat, &Generator::Matmul, &Generator::Create,     &Generator::RealizeMid,
-        &Generator::Index};
-    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5});
+        &Generator::Index,  &Generator::Scan};
+    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3});
     try {
       (this->*steps[which])();
     } catch (const InternalError&) {
@@ -518,6 +518,13 @@ class Generator {
   }
 
   void RealizeMid() { writer_.Realize({Pick()}); }
+
+  // cumsum or cumprod along any axis (a scalar is one line of one).
+  void Scan() {
+    Tensor x = Pick();
+    const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+    Add(rng_.Chance(0.7) ? cumsum(Use(x), axis) : cumprod(Use(x), axis));
+  }
 
   // gather, index_select or embedding, its indices (new inputs, i32 or i64) brought in range
   // by a remainder: an index out of range is an error on both devices, which tests cover.

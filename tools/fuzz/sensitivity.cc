@@ -259,6 +259,14 @@ class PerturbedReplay {
     }
   }
 
+  // Every element fragile where any operand has a fragile one.
+  static Tensor AnyFragile(const std::vector<Traced>& in, const Shape& shape) {
+    for (const Traced& x : in) {
+      if (x.taint.defined()) return full(shape, 1, DType::kBool, Device::kCPU);
+    }
+    return Tensor();
+  }
+
   Tensor Taint(const GraphLine& line, const std::vector<Traced>& in, const Traced& out) {
     const Shape& shape = out.value.shape();
     const OpInfo& info = GetOpInfo(line.op);
@@ -319,14 +327,15 @@ class PerturbedReplay {
           }
           return t;
         }
-        [[fallthrough]];
-      case OpCategory::kScan:
-      case OpCategory::kSort: {
-        // Not generated yet: any fragile operand makes every result fragile.
-        bool any = false;
-        for (const Traced& x : in) any = any || x.taint.defined();
-        return any ? full(shape, 1, DType::kBool, Device::kCPU) : Tensor();
+        return AnyFragile(in, shape);  // scatter_add: not generated yet
+      case OpCategory::kScan: {
+        if (!in[0].taint.defined()) return Tensor();
+        // A running value is fragile from the first fragile term on.
+        const int axis = static_cast<int>(line.attrs.ints.at(0));
+        return gt(cumsum(cast(in[0].taint, DType::kI32), axis), Scalar(0));
       }
+      case OpCategory::kSort:  // not generated yet
+        return AnyFragile(in, shape);
       case OpCategory::kElementwise:
         break;
     }

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_70bd0115_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_ab378969_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   // 2 rows of 40000, each in 2 chunks of 20000
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_70bd0115_sta
       #pragma unroll
       for (int j = 0; j < 4; ++j) in0_0[k + j] = vec.v[j];
     }
-     {
+    {
       float grown = pm0;
       #pragma unroll
       for (int k = 0; k < 4; ++k) if (c + k < end) grown = tessel_max(grown, in0_0[k]);
@@ -50,7 +50,7 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_70bd0115_sta
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_70bd0115_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_ab378969_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
   const index_t row = blockIdx.x;

@@ -6,7 +6,13 @@
 // each thread scans its lanes, the block scans the threads' totals, and a carry crosses the
 // tiles. Strided lines (inner > 1): a thread per line, reading along the axis while
 // neighbouring threads read neighbouring lines (coalesced). Few long lines (one line of 2^28)
-// get one block or few threads: a chained multi-block scan is not built yet.
+// get one block or few threads: a chained multi-block scan is not built yet. The plan for it
+// keeps the bits fixed: tiles take ids in launch order (an atomic counter), publish their
+// totals, and group G tiles; a tile's prefix is the previous group's inclusive prefix plus
+// the totals of the earlier tiles of its own group, summed in a fixed order, and the last
+// tile of each group publishes the group's inclusive prefix. The chain then advances one
+// group (G tiles of reading) per hop instead of one tile, which is what a decoupled
+// look-back that stops wherever a prefix happens to be ready cannot promise.
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/generate.h"

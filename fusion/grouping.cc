@@ -108,26 +108,28 @@ Shape ReducedShape(const Shape& space, const std::vector<int64_t>& axes, bool ke
 
 // Sum `n` as an online partner of the max in group `g` (see OnlineSum): n sums exp(y - shift)
 // where shift is g's max of y or where(isfinite(max), max, c), in f32 or f64 throughout (the
-// running rescale must not round through a half type), and y does not read g.
+// running rescale must not round through a half type), and y does not read g. Every node
+// looked through is checked to be in the program first: one realized earlier has dropped
+// its inputs.
 std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int g) {
   const Group& group = s.groups[g];
-  if (n->op() != OpKind::kSum) return std::nullopt;
-  const Node& e = n->input(0);
-  if (e.op() != OpKind::kExp || e.input(0).op() != OpKind::kSub) return std::nullopt;
-  const Node& sub = e.input(0);
-  const Node* y = sub.inputs()[0].get();
-  const Node* shift = sub.inputs()[1].get();
-  if (!s.InProgram(&e) || !s.InProgram(&sub)) return std::nullopt;  // realized earlier
-  const DType t = e.dtype();
-  if ((t != DType::kF32 && t != DType::kF64) || sub.dtype() != t || y->dtype() != t ||
-      y->shape() != group.space || !s.IsMember(shift) || s.group_of[s.Index(shift)] != g) {
+  auto member = [&](const Node* x) { return s.IsMember(x) && s.group_of[s.Index(x)] == g; };
+  const Node* e = n->inputs()[0].get();
+  if (n->op() != OpKind::kSum || e->op() != OpKind::kExp || !s.InProgram(e)) return std::nullopt;
+  const Node* sub = e->inputs()[0].get();
+  if (sub->op() != OpKind::kSub || !s.InProgram(sub)) return std::nullopt;
+  const Node* y = sub->inputs()[0].get();
+  const Node* shift = sub->inputs()[1].get();
+  const DType t = e->dtype();
+  if ((t != DType::kF32 && t != DType::kF64) || sub->dtype() != t || y->dtype() != t ||
+      y->shape() != group.space || !member(shift)) {
     return std::nullopt;
   }
   if (s.InProgram(y) && (s.IsMember(y) || s.floating_deps[s.Index(y)].contains(g))) {
     return std::nullopt;
   }
   // The terms stay inside the pass: none may have to be written (an output, a matmul operand).
-  for (const Node* term : {&e, &sub}) {
+  for (const Node* term : {e, sub}) {
     if (s.outputs.contains(term)) return std::nullopt;
     for (const Node* c : s.consumers[s.Index(term)]) {
       if (c->op() == OpKind::kMatmul) return std::nullopt;
@@ -135,15 +137,16 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
   }
   const Node* max = shift;
   if (shift->op() == OpKind::kWhere) {  // where(isfinite(m), m, c)
-    const Node& finite = shift->input(0);
+    const Node* finite = shift->inputs()[0].get();
     max = shift->inputs()[1].get();
-    if (finite.op() != OpKind::kIsFinite || finite.inputs()[0].get() != max ||
-        shift->input(2).op() != OpKind::kFull || shift->dtype() != t) {
+    if (finite->op() != OpKind::kIsFinite || !s.InProgram(finite) ||
+        finite->inputs()[0].get() != max || shift->input(2).op() != OpKind::kFull ||
+        shift->dtype() != t) {
       return std::nullopt;
     }
   }
-  if (max->op() != OpKind::kMax || max->inputs()[0].get() != y || max->dtype() != t ||
-      !s.IsMember(max) || s.group_of[s.Index(max)] != g) {
+  if (!member(max) || max->op() != OpKind::kMax || max->inputs()[0].get() != y ||
+      max->dtype() != t) {
     return std::nullopt;
   }
   return OnlineSum{n, max, shift};
@@ -170,8 +173,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
           others.via_floating.erase(g);  // the sum reads the shift online, in the same pass
           if (JoinRefusal(s, g, others).empty()) {
             s.groups[g].online_sums.push_back(*online);
-            s.online_terms.insert(&n->input(0));
-            s.online_terms.insert(&n->input(0).input(0));
+            s.online_terms.insert(n->inputs()[0].get());
+            s.online_terms.insert(n->input(0).inputs()[0].get());
             return Join(s, n, g, deps);
           }
         }

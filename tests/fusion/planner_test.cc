@@ -187,6 +187,15 @@ TEST(PlannerRefusalTest, OnlineSumsOnlyWhereTheMathIsTheSame) {
   Planned p = PlanOf({logsumexp(x, {1})}, options);
   EXPECT_EQ(p.plan.kernels.size(), 1u) << p.text;
   EXPECT_TRUE(Contains(p.text, "online")) << p.text;
+  // Terms realized earlier are leaves without inputs: no pairing, and nothing read past them.
+  for (int which = 0; which < 3; ++which) {
+    const Tensor shifted = x - m, e = exp(shifted), finite = isfinite(m);
+    realize({which == 0 ? e : which == 1 ? shifted : finite});
+    const Tensor sums = which == 2 ? sum(exp(x - where(finite, m, 0.0)), {1})
+                                   : sum(exp(shifted), {1}) + sum(e, {1});
+    p = PlanOf({sums}, options);
+    EXPECT_FALSE(Contains(p.text, "online")) << which << p.text;
+  }
 }
 
 TEST(PlannerRefusalTest, MergeWouldCreateACycle) {

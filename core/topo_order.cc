@@ -10,6 +10,10 @@ std::vector<const Node*> TopologicalOrder(const std::vector<const Node*>& roots,
                                           bool include_realized) {
   std::vector<const Node*> order;
   absl::flat_hash_set<const Node*> visited;
+  // Room for a typical program up front: growing the set step by step from empty was 6% of
+  // a 10-op record + realize (perf, fake driver).
+  visited.reserve(64);
+  order.reserve(64);
   auto wanted = [&](const Node* n) {
     return (include_realized || !n->realized()) && visited.insert(n).second;
   };

@@ -5,7 +5,7 @@
 // the loss and the time.
 //
 //   bazel run //examples:lm                   # on the CPU backend
-//   bazel run //examples:lm -- cuda           # on the GPU (once indexing is built there)
+//   bazel run //examples:lm -- cuda           # on the GPU
 #include <chrono>
 #include <cmath>
 #include <cstdint>

@@ -557,5 +557,25 @@ TEST_F(GpuTest, Scans) {
   });
 }
 
+// topk on the GPU (k <= 32: composed of extreme reductions): values and indices as the
+// CPU's sort gives them, with ties, NaN and -inf, staged and streamed rows, every axis.
+TEST_F(GpuTest, SmallTopK) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kI32}) {
+    Compare([dt](Device d) {
+      const Tensor nan =
+          where(gt(Data({9, 300}, 41, DType::kF32, d), 1.8), NAN, zeros({}, DType::kF32, d));
+      const Tensor x = cast(floor(Data({9, 300}, 42, DType::kF32, d, -4, 4)) + nan, dt);
+      const Tensor wide = cast(Data({2, 20000}, 43, DType::kF32, d), dt);
+      std::vector<Tensor> out;
+      for (const auto& [values, indices] :
+           {topk(x, 5, 1), topk(x, 3, 0, false), topk(wide, 32, -1), topk(x, 1, 1, false)}) {
+        out.push_back(values);
+        out.push_back(indices);
+      }
+      return out;
+    });
+  }
+}
+
 }  // namespace
 }  // namespace tessel

@@ -148,12 +148,35 @@ __device__ __noinline__ void tessel_report_index(unsigned long long* bad, long l
   __threadfence();
   atomicExch(bad + 2, 0ull);
 }
-// NaN-propagating maximum and minimum (fmaxf drops NaN).
+// NaN-propagating maximum and minimum (fmaxf drops NaN). sm_80 has them as one instruction;
+// the compare-and-select takes three, which a long row's max pays per element.
 __device__ __forceinline__ float tessel_max(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
+#endif
 }
 __device__ __forceinline__ float tessel_min(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
+#endif
+}
+// exp(y - h) for the terms of an online sum, given h * log2(e): 2^(y log2(e) - h log2(e)) is
+// one FFMA and one MUFU.EX2 where expf takes ten instructions (cross-entropy over bf16 rows
+// was issue-bound so). The terms that weigh are those near the max (y - h near 0), where the
+// exponent's rounding is smallest; ex2.approx's relative error is about 2^-22, and results
+// below 2^-126 flush to 0 beside a sum of at least 1.
+__device__ __forceinline__ float tessel_exp_shifted(float y, float h_log2e) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(y, 1.4426950408889634f, -h_log2e)));
+  return r;
 }
 __device__ __forceinline__ double tessel_max(double a, double b) {
   return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmax(a, b);
@@ -326,6 +349,18 @@ __device__ __forceinline__ T tessel_block_exclusive_scan(T v, Op op, T identity,
   const T within = __shfl_up_sync(0xffffffffu, x, 1);
   if (lane == 0) return warp == 0 ? identity : scratch[warp - 1];
   return warp == 0 ? within : op(scratch[warp - 1], within);
+}
+// Cross-block hand-off (chained scans): the producer stores its value, then raises the flag;
+// a consumer waits for the flag, then reads the value from L2 (__ldcg).
+__device__ __forceinline__ void tessel_raise(unsigned long long* flag) {
+  __threadfence();
+  atomicExch(flag, 1ull);
+}
+__device__ __forceinline__ void tessel_await(const unsigned long long* flag) {
+  while (*(const volatile unsigned long long*)flag == 0) {
+    __nanosleep(64);  // fewer polls crowding the L2 that the producers' loads go through
+  }
+  __threadfence();
 }
 // The same for a pair (m, s) that `combine(m, s, m2, s2)` merges in place (an online max and
 // sum: codegen/streaming_reduction.cc); warp 0 ends with the block's pair.

@@ -7,6 +7,7 @@
 // when the max grows to m'. Pairs merge the same way (in threads, across the block, across
 // chunks), so the max and the sum that needs it come from one read of the row.
 #include <algorithm>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_common.h"
@@ -31,6 +32,15 @@ int AccumulatorOfNode(const std::vector<Accumulator>& accs, const Node* r) {
 }
 
 std::string Exp(DType t, const std::string& x) { return CudaScalarExpr(OpKind::kExp, t, {x}); }
+
+// f32 terms exp(y - h) run as tessel_exp_shifted(y, h * log2(e)) (see the prelude): phl<p>
+// holds pair p's shift so scaled. f64 keeps exp.
+constexpr const char* kLog2e = "1.4426950408889634f";
+std::string ScaledShift(int p) { return absl::StrCat("phl", p); }
+std::string Term(DType t, const std::string& y, int p) {
+  if (t == DType::kF32) return absl::StrCat("tessel_exp_shifted(", y, ", ", ScaledShift(p), ")");
+  return Exp(t, absl::StrCat(y, " - ph", p));
+}
 
 // `shift<p>(m)` and `combine<p>(m, s, m2, s2)` as lambdas of the kernel, for pair p.
 void DefinePairFunctions(CodeWriter& w, const KernelSource& ks, const RowLayout& l,
@@ -75,11 +85,12 @@ void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& 
     w.Line("if (", s, " != 0) ", s, " *= ", Exp(t, absl::StrCat(h, " - shifted")), ";");
     w.Line(m, " = grown;");
     w.Line(h, " = shifted;");
+    if (t == DType::kF32) w.Line(ScaledShift(p), " = shifted * ", kLog2e, ";");
   }
   // -inf adds nothing (exp(-inf - h) is 0), even while the max is -inf itself.
   w.Line("#pragma unroll");
   w.Line("for (int k = 0; k < ", lanes, "; ++k) ", if_guard, "if (", y.At(), " != ", max.Identity(),
-         ") ", s, " += ", Exp(t, absl::StrCat(y.At(), " - ", h)), ";");
+         ") ", s, " += ", Term(t, y.At(), p), ";");
 }
 
 std::string PairReduce(const Accumulator& max, const Accumulator& sum, int p) {
@@ -101,10 +112,81 @@ void DeclarePairScratch(CodeWriter& w, const FusedKernel& k) {
          " scratch_pair_m[32], scratch_pair_s[32];");
 }
 
+
+constexpr int kThreads = 256;
+constexpr int kInFlight = 2;  // vectors each thread loads per step
+
+// Each block's chunk of its row, reduced, into the workspace for stage 2.
+template <typename Slot>
+void PublishChunks(CodeWriter& w, const FusedKernel& k, const std::vector<Accumulator>& accs,
+                   const Slot& slot) {
+  for (size_t i = 0; i < accs.size(); ++i) {
+    const Accumulator& a = accs[i];
+    const int p = PairOf(k, a.reduction);
+    if (p < 0 && FirstPairOf(k, a.reduction) >= 0) continue;  // stored by its first pair
+    w.Line("{");
+    CodeWriter::Scope block(&w, "}");
+    if (p < 0) {
+      w.Line("const ", a.type(), " total = ", BlockReduce(a, a.name), ";");
+      w.Line("if (threadIdx.x == 0) ", slot(i, "blockIdx.y"), " = total;");
+      continue;
+    }
+    const Node* max = k.online_sums[p].max;
+    const int im = AccumulatorOfNode(accs, max);
+    w.Line(PairReduce(accs[im], a, p));
+    auto first = w.Block("if (threadIdx.x == 0)");
+    if (FirstPairOf(k, max) == p) w.Line(slot(im, "blockIdx.y"), " = pm", p, ";");
+    w.Line(slot(i, "blockIdx.y"), " = ", a.name, ";");
+  }
+}
+
+// The row's reductions, finished, and the values of the reduced space stored: from the
+// threads' accumulators (`chunks` null: the block read the whole row), or from the chunks in
+// the workspace (`chunks(i, part)` names accumulator i's entry of a part).
+void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k,
+                    const RowLayout& l, const std::vector<Accumulator>& accs, int64_t parts,
+                    const std::function<std::string(size_t, const std::string&)>* chunks) {
+  ExprEmitter e(&w, 1, ks);
+  auto bind = [&](const Accumulator& a, const std::string& value) {
+    const Node* r = a.reduction;
+    const Value v = e.Define(std::string(OpName(r->op())), CudaComputeType(r->dtype()), false,
+                             Finish(a, value, l.length));
+    e.Bind(r, ReducedIndex(l, r->shape(), "row"), v);
+  };
+  for (size_t i = 0; i < accs.size(); ++i) {
+    const Accumulator& a = accs[i];
+    const std::string& acc = a.name;
+    const int p = PairOf(k, a.reduction);
+    if (p < 0 && FirstPairOf(k, a.reduction) >= 0) continue;  // bound by its first pair
+    if (chunks != nullptr) w.Line(a.type(), " ", acc, " = ", a.Identity(), ";");
+    if (p < 0) {
+      if (chunks != nullptr) {
+        w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc,
+               " = ", a.Combine(acc, (*chunks)(i, "p")), ";");
+      }
+      bind(a, BlockReduce(a, a.name));
+      continue;
+    }
+    const int im = AccumulatorOfNode(accs, k.online_sums[p].max);
+    const Accumulator& max = accs[im];
+    const std::string m = absl::StrCat("pm", p);
+    if (chunks != nullptr) {
+      w.Line(max.type(), " ", m, " = ", max.Identity(), ";");
+      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") combine",
+             p, "(", m, ", ", acc, ", ", (*chunks)(im, "p"), ", ", (*chunks)(i, "p"), ");");
+    }
+    w.Line(PairReduce(max, a, p));
+    if (FirstPairOf(k, max.reduction) == p) bind(max, m);
+    // Where the shift is -inf (shift = m, every value -inf), every term is exp(NaN).
+    const char* nan = max.acc == DType::kF64 ? "__longlong_as_double(0x7ff8000000000000ll)"
+                                             : "__int_as_float(0x7fc00000)";
+    bind(a, absl::StrCat("(shift", p, "(", m, ") == ", max.Identity(), " ? ", nan, " : ", acc, ")"));
+  }
+  StoreReduced(w, e, ks, l, "row");
+}
 }  // namespace
 
 KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
-  constexpr int kThreads = 256;
   const int vec = VectorWidthFor(k, l);
   const int64_t parts = std::clamp<int64_t>(l.length / (kThreads * vec * 16), 1, 1024);
   const int64_t chunk = ((l.length + parts - 1) / parts + vec - 1) / vec * vec;
@@ -112,7 +194,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   const int64_t slots = static_cast<int64_t>(accs.size()) * l.rows * parts;
   const bool wide_slots =
       std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
-  ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
+  if (parts > 1) ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
   auto slot = [&](size_t i, const std::string& part) {
     return WorkspaceEntry(
         accs[i], absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + ", part), wide_slots);
@@ -137,44 +219,46 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       DefinePairFunctions(w, ks, l, o, static_cast<int>(p));
       const Accumulator& max = accs[AccumulatorOfNode(accs, o.max)];
       w.Line(max.type(), " pm", p, " = ", max.Identity(), ", ph", p, " = shift", p, "(pm", p, ");");
+      if (max.acc == DType::kF32) w.Line("float ", ScaledShift(p), " = ph", p, " * ", kLog2e, ";");
     }
-    {
-      auto loop = w.Block("for (index_t c = begin + (index_t)threadIdx.x * ", vec,
-                          "; c < end; c += ", kThreads * vec, ")");
-      const std::string guard = "c + k < end";
-      const IndexExpr idx = RowIndex(l, "row", "(c + k)", vec, guard);
-      ExprEmitter e(&w, vec, ks);
+    // kInFlight vectors per thread and step, loaded before any is used (a row streamed one
+    // 16-byte load per thread at a time left cross-entropy latency-bound); whole steps first,
+    // with no lane guards (a guard per lane costs a branch per element), then each thread's
+    // one partial step.
+    const int lanes = vec * kInFlight;
+    w.Line("index_t c = begin + (index_t)threadIdx.x * ", vec, ";");
+    w.Line("auto col = [&](int k) -> index_t { return c + (k / ", vec, ") * ", kThreads * vec,
+           " + k % ", vec, "; };");
+    auto accumulate = [&](const std::string& guard) {
+      const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
+      ExprEmitter e(&w, lanes, ks);
       for (const Accumulator& a : accs) {
         const int p = PairOf(k, a.reduction);
         if (p >= 0) {
           const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
-          AccumulateOnline(w, max, a.name, e.Get(&max.reduction->input(0), idx), vec, guard, p);
+          AccumulateOnline(w, max, a.name, e.Get(&max.reduction->input(0), idx), lanes, guard, p);
         } else if (FirstPairOf(k, a.reduction) < 0) {  // a max of pairs runs in them
-          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), vec, guard);
+          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), lanes, guard);
         }
       }
+    };
+    {
+      auto loop = w.Block("for (; c + ", (kInFlight - 1) * kThreads * vec + vec,
+                          " <= end; c += ", kInFlight * kThreads * vec, ")");
+      accumulate("");
     }
-    for (size_t i = 0; i < accs.size(); ++i) {
-      const Accumulator& a = accs[i];
-      const int p = PairOf(k, a.reduction);
-      if (p < 0 && FirstPairOf(k, a.reduction) >= 0) continue;  // stored by its first pair
-      w.Line("{");
-      CodeWriter::Scope block(&w, "}");
-      if (p < 0) {
-        w.Line("const ", a.type(), " total = ", BlockReduce(a, a.name), ";");
-        w.Line("if (threadIdx.x == 0) ", slot(i, "blockIdx.y"), " = total;");
-        continue;
-      }
-      const Node* max = k.online_sums[p].max;
-      const int im = AccumulatorOfNode(accs, max);
-      w.Line(PairReduce(accs[im], a, p));
-      auto first = w.Block("if (threadIdx.x == 0)");
-      if (FirstPairOf(k, max) == p) w.Line(slot(im, "blockIdx.y"), " = pm", p, ";");
-      w.Line(slot(i, "blockIdx.y"), " = ", a.name, ";");
+    {
+      auto tail = w.Block("if (c < end)");
+      accumulate("col(k) < end");
+    }
+    if (parts == 1) {  // the block holds whole rows: finish them here, no second launch
+      EmitRowResults(w, ks, k, l, accs, 1, nullptr);
+    } else {
+      PublishChunks(w, k, accs, slot);
     }
   }
-  w.Blank();
-  {
+  if (parts > 1) {
+    w.Blank();
     auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
                         kNamePlaceholder, "_stage2(", ParameterList(ks), ")");
     DeclareScratch(w, accs);
@@ -183,40 +267,8 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     for (size_t p = 0; p < k.online_sums.size(); ++p) {
       DefinePairFunctions(w, ks, l, k.online_sums[p], static_cast<int>(p));
     }
-    ExprEmitter e(&w, 1, ks);
-    auto bind = [&](const Accumulator& a, const std::string& value) {
-      const Node* r = a.reduction;
-      const Value v = e.Define(std::string(OpName(r->op())), CudaComputeType(r->dtype()), false,
-                               Finish(a, value, l.length));
-      e.Bind(r, ReducedIndex(l, r->shape(), "row"), v);
-    };
-    for (size_t i = 0; i < accs.size(); ++i) {
-      const Accumulator& a = accs[i];
-      const std::string& acc = a.name;
-      const int p = PairOf(k, a.reduction);
-      if (p < 0 && FirstPairOf(k, a.reduction) >= 0) continue;  // bound by its first pair
-      w.Line(a.type(), " ", acc, " = ", a.Identity(), ";");
-      if (p < 0) {
-        w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc, " = ",
-               a.Combine(acc, slot(i, "p")), ";");
-        bind(a, BlockReduce(a, a.name));
-        continue;
-      }
-      const int im = AccumulatorOfNode(accs, k.online_sums[p].max);
-      const Accumulator& max = accs[im];
-      const std::string m = absl::StrCat("pm", p);
-      w.Line(max.type(), " ", m, " = ", max.Identity(), ";");
-      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") combine", p, "(", m,
-             ", ", acc, ", ", slot(im, "p"), ", ", slot(i, "p"), ");");
-      w.Line(PairReduce(max, a, p));
-      if (FirstPairOf(k, max.reduction) == p) bind(max, m);
-      // Where the shift is -inf (shift = m, every value -inf), every term is exp(NaN).
-      const char* nan = max.acc == DType::kF64 ? "__longlong_as_double(0x7ff8000000000000ll)"
-                                               : "__int_as_float(0x7fc00000)";
-      bind(a,
-           absl::StrCat("(shift", p, "(", m, ") == ", max.Identity(), " ? ", nan, " : ", acc, ")"));
-    }
-    StoreReduced(w, e, ks, l, "row");
+    const std::function<std::string(size_t, const std::string&)> chunks = slot;
+    EmitRowResults(w, ks, k, l, accs, parts, &chunks);
   }
   Launch stage1, stage2;
   stage1.entry = absl::StrCat(kNamePlaceholder, "_stage1");
@@ -224,7 +276,8 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   stage2.entry = absl::StrCat(kNamePlaceholder, "_stage2");
   stage2.grid = {l.rows, 1, 1};
   stage1.block = stage2.block = kThreads;
-  ks.launches = {stage1, stage2};
+  ks.launches = {stage1};
+  if (parts > 1) ks.launches.push_back(stage2);
   FinishSource(k, w.text(), &ks);
   return ks;
 }

@@ -13,10 +13,10 @@
 #   whose kernels `CACHE_PREFILL=1 tools/gpu_bundle.sh` compiles ahead, on this machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test //tests/gpu:interop_test
+targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test //tests/gpu:interop_test //tests/gpu:scan_sort_test
   //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:compile_bench
   //bench:loop_bench //bench:cache_growth
-  //examples:mlp //tools:inspect //tools/fuzz:fuzz //tools/fake_cuda:libcuda.so.1)
+  //examples:mlp //examples:lm //tools:inspect //tools/fuzz:fuzz //tools/fake_cuda:libcuda.so.1)
 bazel build -c opt "${targets[@]}"
 rm -rf dist
 mkdir -p dist
@@ -29,8 +29,8 @@ cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 # without the real driver's cost (tools/fake_cuda/fake_cuda.cc).
 mkdir -p dist/fake_cuda && mv dist/libcuda.so.1 dist/fake_cuda/
 chmod u+w dist/*
-strip dist/gpu_test dist/gemm_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/interop_test dist/threads_test dist/gpu_bench \
-  dist/gemm_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/fuzz
+strip dist/gpu_test dist/gemm_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/interop_test dist/scan_sort_test dist/threads_test dist/gpu_bench \
+  dist/gemm_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/lm dist/fuzz
 cp -r tests/fuzz/regressions dist/regressions
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
 if [ -n "${CACHE_PREFILL:-}" ]; then
@@ -62,7 +62,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$here/gpu_test" --gtest_output="xml:$out/gpu_test.xml" 2>&1 | tee "$out/gpu_test.log" | tail -40
   "$here/gemm_test" --gtest_output="xml:$out/gemm_test.xml" 2>&1 | tee "$out/gemm_test.log" | tail -40
-  for t in loop_test stream_test fuzz_regression_test interop_test threads_test; do
+  for t in scan_sort_test loop_test stream_test fuzz_regression_test interop_test threads_test; do
     "$here/$t" 2>&1 | tee "$out/$t.log" | tail -4
   done
   # The same tests with a stream of their own current, and on a second device (a context of
@@ -72,6 +72,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   TESSEL_VIRTUAL_DEVICES=2 "$here/stream_test" 2>&1 | tee "$out/stream_test_devices.log" | tail -3
   TESSEL_LOG=1 TESSEL_DUMP="$out/dump" "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
   ls "$out/dump" | tee "$out/dump.list"
+  "$here/lm" cuda 2>&1 | tee "$out/lm.log" | tail -8
 fi
 if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; then
   for f in "$here"/repro/*.cu; do  # repro export: plain nvcc builds and runs them
@@ -99,6 +100,15 @@ if [ "$what" = profile ]; then
     --section SchedulerStats "$here/gemm_bench" \
     --benchmark_filter="${PROFILE_FILTER:-BM_Tessel/8192/8192/8192/1}" \
     --benchmark_min_time=0.01 2>&1 | tee "$out/ncu.txt" | tail -60
+fi
+if [ "$what" = profile-kernel ]; then
+  # One kernel of a memory-bound benchmark: PROFILE_FILTER picks the benchmark, PROFILE_KERNEL
+  # a regex of the kernel's name (its third launch: warm).
+  ncu --clock-control none --kernel-name regex:"${PROFILE_KERNEL:-.}" --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+    --section SchedulerStats --section Occupancy --section LaunchStats "$here/gpu_bench" \
+    --benchmark_filter="${PROFILE_FILTER:-BM_CrossEntropy}" \
+    --benchmark_min_time=0.01 2>&1 | tee "$out/ncu_kernel.txt" | tail -${PROFILE_TAIL:-120}
 fi
 if [ "$what" = sanitize ]; then
   for tool in memcheck racecheck synccheck; do

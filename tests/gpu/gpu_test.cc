@@ -535,47 +535,5 @@ TEST_F(GpuTest, OnlineSumsOverLongRows) {
   });
 }
 
-// Scans on the GPU: contiguous lines (a block per line, ragged and longer than a tile) and
-// strided ones, sums and products, floats accumulating in double as on the CPU (so f32
-// results agree to the last bit nearly everywhere) and integers wrapping in 64 bits.
-TEST_F(GpuTest, Scans) {
-  for (DType dt : {DType::kF32, DType::kBF16, DType::kF64}) {
-    Compare([dt](Device d) {
-      const Tensor x = Data({5, 3001}, 31, dt, d);
-      const Tensor y = Data({7, 130, 9}, 32, dt, d, 0.9f, 1.1f);
-      return std::vector<Tensor>{
-          cumsum(x, 1),  cumsum(x, 0), cumsum(exp(x) - 1.0, -1),   cumprod(y, 1),
-          cumprod(y, 2), cumsum(y, 0), cumsum(reshape(x, {-1}), 0)};
-    });
-  }
-  Compare([](Device d) {
-    const Tensor i = cast(floor(Data({4, 1000}, 33, DType::kF32, d, -50, 50)), DType::kI32);
-    const Tensor big =
-        from_vector(std::vector<int64_t>(300, int64_t{1} << 61), {300}, DType::kI64, d);
-    return std::vector<Tensor>{cumsum(i, 1), cumsum(gt(i, 0.0), 0),
-                               cumprod(remainder(i, 3.0) + 1, 1), cumsum(big, 0)};
-  });
-}
-
-// topk on the GPU (k <= 32: composed of extreme reductions): values and indices as the
-// CPU's sort gives them, with ties, NaN and -inf, staged and streamed rows, every axis.
-TEST_F(GpuTest, SmallTopK) {
-  for (DType dt : {DType::kF32, DType::kBF16, DType::kI32}) {
-    Compare([dt](Device d) {
-      const Tensor nan =
-          where(gt(Data({9, 300}, 41, DType::kF32, d), 1.8), NAN, zeros({}, DType::kF32, d));
-      const Tensor x = cast(floor(Data({9, 300}, 42, DType::kF32, d, -4, 4)) + nan, dt);
-      const Tensor wide = cast(Data({2, 20000}, 43, DType::kF32, d), dt);
-      std::vector<Tensor> out;
-      for (const auto& [values, indices] :
-           {topk(x, 5, 1), topk(x, 3, 0, false), topk(wide, 32, -1), topk(x, 1, 1, false)}) {
-        out.push_back(values);
-        out.push_back(indices);
-      }
-      return out;
-    });
-  }
-}
-
 }  // namespace
 }  // namespace tessel

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_ab378969_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_4acc1774_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   // 2 rows of 40000, each in 2 chunks of 20000
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
@@ -18,27 +18,54 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_ab378969_sta
     m = m1;
   };
   float pm0 = __int_as_float(0xff800000), ph0 = shift0(pm0);
-  for (index_t c = begin + (index_t)threadIdx.x * 4; c < end; c += 1024) {
-    float in0_0[4];
+  float phl0 = ph0 * 1.4426950408889634f;
+  index_t c = begin + (index_t)threadIdx.x * 4;
+  auto col = [&](int k) -> index_t { return c + (k / 4) * 1024 + k % 4; };
+  for (; c + 1028 <= end; c += 2048) {
+    float in0_0[8];
     #pragma unroll
-    for (int k = 0; k < 4; k += 4) {
-      tessel_vec<float, 4> vec{};
-      if (c + k < end) vec = tessel_load_vec<float, 4>(in0 + (row * 40000 + (c + k)));
+    for (int k = 0; k < 8; k += 4) {
+      const auto vec = tessel_load_vec<float, 4>(in0 + (row * 40000 + col(k)));
       #pragma unroll
       for (int j = 0; j < 4; ++j) in0_0[k + j] = vec.v[j];
     }
     {
       float grown = pm0;
       #pragma unroll
-      for (int k = 0; k < 4; ++k) if (c + k < end) grown = tessel_max(grown, in0_0[k]);
+      for (int k = 0; k < 8; ++k) grown = tessel_max(grown, in0_0[k]);
       if (grown != pm0) {
         const float shifted = shift0(grown);
         if (acc1 != 0) acc1 *= expf(ph0 - shifted);
         pm0 = grown;
         ph0 = shifted;
+        phl0 = shifted * 1.4426950408889634f;
       }
       #pragma unroll
-      for (int k = 0; k < 4; ++k) if (c + k < end) if (in0_0[k] != __int_as_float(0xff800000)) acc1 += expf(in0_0[k] - ph0);
+      for (int k = 0; k < 8; ++k) if (in0_0[k] != __int_as_float(0xff800000)) acc1 += tessel_exp_shifted(in0_0[k], phl0);
+    }
+  }
+  if (c < end) {
+    float in0_0[8];
+    #pragma unroll
+    for (int k = 0; k < 8; k += 4) {
+      tessel_vec<float, 4> vec{};
+      if (col(k) < end) vec = tessel_load_vec<float, 4>(in0 + (row * 40000 + col(k)));
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) in0_0[k + j] = vec.v[j];
+    }
+    {
+      float grown = pm0;
+      #pragma unroll
+      for (int k = 0; k < 8; ++k) if (col(k) < end) grown = tessel_max(grown, in0_0[k]);
+      if (grown != pm0) {
+        const float shifted = shift0(grown);
+        if (acc1 != 0) acc1 *= expf(ph0 - shifted);
+        pm0 = grown;
+        ph0 = shifted;
+        phl0 = shifted * 1.4426950408889634f;
+      }
+      #pragma unroll
+      for (int k = 0; k < 8; ++k) if (col(k) < end) if (in0_0[k] != __int_as_float(0xff800000)) acc1 += tessel_exp_shifted(in0_0[k], phl0);
     }
   }
   {
@@ -50,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_ab378969_sta
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_ab378969_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_4acc1774_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
   const index_t row = blockIdx.x;

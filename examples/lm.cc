@@ -4,7 +4,8 @@
 // generation of a few tokens (with the top-5 candidates of the first step). Prints the tokens,
 // the loss and the time.
 //
-//   bazel run //examples:lm                   # on the CPU backend
+//   bazel run //examples:lm                   # on the GPU when there is one, else the CPU
+//   bazel run //examples:lm -- cpu            # on the CPU backend
 //   bazel run //examples:lm -- cuda           # on the GPU
 #include <chrono>
 #include <cmath>
@@ -92,39 +93,66 @@ Tensor Loss(const Tensor& logits, const Tensor& ids) {
   return mean(logsumexp(inputs, {1}, true) - gather(inputs, 1, targets));
 }
 
+struct Generation {
+  std::vector<int64_t> tokens, candidates;
+  float loss = 0;
+  double ms = 0;
+};
+
+// The prompt's loss and top-5 next tokens, then greedy generation of 8 tokens.
+Generation Generate(Device device) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Model model = RandomModel(device);
+  Generation g;
+  g.tokens = {17, 301, 42, 7, 256, 99, 3, 480};
+  const int64_t prompt = static_cast<int64_t>(g.tokens.size());
+  Tensor ids = from_vector(g.tokens, {prompt}, DType::kI64, device);
+  const Tensor logits = Forward(model, ids);
+  g.loss = Loss(logits, ids).to_vector<float>()[0];
+  const auto [top, top_ids] = topk(slice(logits, 0, prompt - 1, prompt), 5, 1);
+  g.candidates = top_ids.to_vector<int64_t>();
+  for (int step = 0; step < 8; ++step) {  // greedy: the most likely next token, again
+    const int64_t t = static_cast<int64_t>(g.tokens.size());
+    const Tensor next = argmax(slice(Forward(model, ids), 0, t - 1, t), 1);
+    g.tokens.push_back(next.to_vector<int64_t>()[0]);
+    ids = from_vector(g.tokens, {t + 1}, DType::kI64, device);
+  }
+  g.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return g;
+}
+
 }  // namespace
 
+// The device: the GPU when there is one (TESSEL_DEVICE=cpu|cuda overrides it), or argv[1].
 int main(int argc, char** argv) {
-  const std::string where = argc > 1 ? argv[1] : "cpu";
   try {
-    const Device device = where == "cuda" ? Device::kCUDA : Device::kCPU;
-    const auto t0 = std::chrono::steady_clock::now();
-    const Model model = RandomModel(device);
-    std::vector<int64_t> tokens = {17, 301, 42, 7, 256, 99, 3, 480};
-    const int64_t prompt = static_cast<int64_t>(tokens.size());
-    Tensor ids = from_vector(tokens, {prompt}, DType::kI64, device);
-    const Tensor logits = Forward(model, ids);
-    const float loss = Loss(logits, ids).to_vector<float>()[0];
-    const auto [top, top_ids] = topk(slice(logits, 0, prompt - 1, prompt), 5, 1);
-    const std::vector<int64_t> candidates = top_ids.to_vector<int64_t>();
-    for (int step = 0; step < 8; ++step) {  // greedy: the most likely next token, again
-      const int64_t t = static_cast<int64_t>(tokens.size());
-      const Tensor next = argmax(slice(Forward(model, ids), 0, t - 1, t), 1);
-      tokens.push_back(next.to_vector<int64_t>()[0]);
-      ids = from_vector(tokens, {t + 1}, DType::kI64, device);
-    }
-    const auto t1 = std::chrono::steady_clock::now();
+    const Device device = argc > 1 ? (std::string(argv[1]) == "cuda" ? Device::kCUDA
+                                                                     : Device::kCPU)
+                                   : default_device();
+    const Generation g = Generate(device);
+    constexpr size_t kPrompt = 8;
     std::cout << absl::StrFormat(
         "tessel language-model demo on %s: %d layers, width %d, %d heads, vocabulary %d\n",
         DeviceName(device), kLayers, kWidth, kHeads, kVocab);
-    std::cout << "prompt:    " << absl::StrJoin(tokens.begin(), tokens.begin() + prompt, " ")
-              << "\nloss:      " << absl::StrFormat("%.4f", loss)
+    std::cout << "prompt:    " << absl::StrJoin(g.tokens.begin(), g.tokens.begin() + kPrompt, " ")
+              << "\nloss:      " << absl::StrFormat("%.4f", g.loss)
               << " (random weights: about log(vocabulary) = "
               << absl::StrFormat("%.2f", std::log(static_cast<double>(kVocab))) << ")"
-              << "\ntop 5:     " << absl::StrJoin(candidates, " ")
-              << "\ngenerated: " << absl::StrJoin(tokens.begin() + prompt, tokens.end(), " ")
-              << absl::StrFormat("\ntime:      %.1f ms\n",
-                                 std::chrono::duration<double, std::milli>(t1 - t0).count());
+              << "\ntop 5:     " << absl::StrJoin(g.candidates, " ")
+              << "\ngenerated: " << absl::StrJoin(g.tokens.begin() + kPrompt, g.tokens.end(), " ")
+              << absl::StrFormat("\ntime:      %.1f ms%s\n", g.ms,
+                                 device == Device::kCUDA
+                                     ? " (a process's first run compiles its kernels, or reads "
+                                       "them from the disk cache)"
+                                     : "");
+    if (device == Device::kCUDA) {  // the same program on the CPU backend, as a check
+      const Generation cpu = Generate(Device::kCPU);
+      const bool same = cpu.tokens == g.tokens && cpu.candidates == g.candidates;
+      std::cout << absl::StrFormat("cpu check: %s; loss %.4f on the CPU backend\n",
+                                   same ? "same tokens and top 5" : "DIFFERENT tokens",
+                                   cpu.loss);
+      if (!same) return 1;
+    }
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -415,8 +415,12 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     return Define(name, "float", true,
                   Round(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));
   }
-  return Define(name, CudaComputeType(dtype), per_lane,
-                Round(dtype, CudaScalarExpr(node->op(), operand, args)));
+  const std::string expr = CudaScalarExpr(node->op(), operand, args);
+  // Values of the operand dtype are already rounded to it (loads, rounded results, scalar
+  // arguments rounded on the host): a selection among them needs no rounding (two
+  // instructions per element of a bf16 cross-entropy's where).
+  const bool exact = operand == dtype && SelectsAnOperand(node->op());
+  return Define(name, CudaComputeType(dtype), per_lane, exact ? expr : Round(dtype, expr));
 }
 
 }  // namespace tessel::codegen

@@ -134,4 +134,18 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
   return "";
 }
 
+bool SelectsAnOperand(OpKind op) {
+  switch (op) {
+    case OpKind::kNeg:
+    case OpKind::kAbs:
+    case OpKind::kRelu:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kWhere:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace tessel

@@ -18,6 +18,10 @@ const char* CudaComputeType(DType dtype);
 // `op` is an elementwise operation other than cast.
 std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::string>& args);
 
+// Whether `op`'s result is always one of its operands' values, or one negated: it needs no
+// rounding to a 16-bit operand dtype (a bf16 where, max or abs of bf16 values is bf16).
+bool SelectsAnOperand(OpKind op);
+
 }  // namespace tessel
 
 #endif  // TESSEL_OPS_CUDA_EXPR_H_

@@ -3,11 +3,14 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|loops|gemm|profile|sanitize|fuzz|fuzz-sanitize|all]
+#   bash dist/run.sh [tests|repro|bench|loops|gemm|profile|profile-kernel|sanitize|fuzz|
+#                     fuzz-sanitize|all]
 #   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
 #   kernel; profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
-#   benchmark; sanitize: memcheck, racecheck and synccheck; fuzz: the differential fuzzer in
-#   diff mode, FUZZ_COUNT programs from seed FUZZ_FIRST (default: fresh) in FUZZ_JOBS processes;
+#   benchmark; profile-kernel: Nsight Compute on the kernel PROFILE_KERNEL (a regex) of the
+#   gpu_bench benchmark PROFILE_FILTER; sanitize: memcheck, racecheck and synccheck; fuzz: the
+#   differential fuzzer in diff mode, FUZZ_COUNT programs from seed FUZZ_FIRST (default:
+#   fresh) in FUZZ_JOBS processes;
 #   fuzz-sanitize: compute-sanitizer memcheck and racecheck over FUZZ_COUNT fuzz programs;
 #   loops: the training-loop and batch-size benchmarks, and the cache growth over 10,000 graphs,
 #   whose kernels `CACHE_PREFILL=1 tools/gpu_bundle.sh` compiles ahead, on this machine)

@@ -160,8 +160,8 @@ void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& i
   *values = emitter.Get(&scan.input(0), idx);
   w.Line(r.type, " part = ", r.identity, ";");
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) if (", idx.lane_guard, ") part = ",
-         r.Combine("part", absl::StrCat("(", r.type, ")", values->At())), ";");
+  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) if (", idx.lane_guard,
+         ") part = ", r.Combine("part", absl::StrCat("(", r.type, ")", values->At())), ";");
   w.Line(r.type, " tile_total;");
   w.Line("const ", r.type, " before = tessel_block_exclusive_scan(part, ", r.op, ", ", r.identity,
          ", scratch, &tile_total);");
@@ -197,8 +197,8 @@ void EmitChainedCarry(CodeWriter& w, const Chain& c, const Running& r) {
       w.Line("prefix = __ldcg(prefixes + g - 1);");
     }
     w.Line("carry = ", r.Combine("prefix", "earlier"), ";");
-    auto last = w.Block("if (tile == first + ", kGroup - 1, " || tile == ", c.tiles_per_line - 1,
-                        ")");
+    auto last =
+        w.Block("if (tile == first + ", kGroup - 1, " || tile == ", c.tiles_per_line - 1, ")");
     w.Line("__stcg(prefixes + g, ", r.Combine("carry", "tile_total"), ");");
     w.Line("tessel_raise(group_ready + g);");
   }
@@ -214,8 +214,8 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   w.Line("__shared__ unsigned long long ticket;");
   w.Line("if (threadIdx.x == 0) ticket = atomicAdd((unsigned long long*)ws, 1ull);");
   w.Line("__syncthreads();");
-  w.Line("const index_t line = ticket / ", c.tiles_per_line, ", tile = ticket % ",
-         c.tiles_per_line, ";");
+  w.Line("const index_t line = ticket / ", c.tiles_per_line, ", tile = ticket % ", c.tiles_per_line,
+         ";");
   w.Line("auto col = [&](int k) -> index_t { return tile * ", kChainedTile,
          " + (index_t)threadIdx.x * ", kChainedLanes, " + k; };");
   const int vec = e.along % kLanes == 0 ? kLanes : 1;
@@ -232,8 +232,8 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   w.Line(r.type, " running = ", r.Combine("carry", "before"), ";");
   w.Line(type, " scanned[", kChainedLanes, "];");
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) scanned[k] = (", type, ")(running = ",
-         r.Combine("running", absl::StrCat("(", r.type, ")", values.At())), ");");
+  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) scanned[k] = (", type,
+         ")(running = ", r.Combine("running", absl::StrCat("(", r.type, ")", values.At())), ");");
   emitter.Store("out0", &scan, idx, Value{"scanned", true});
 }
 
@@ -266,9 +266,9 @@ KernelSource GenerateScan(const FusedKernel& kernel) {
     // (56 unbounded): more tiles resident while their carries travel the chain (50% -> 55%
     // of copy for 2^28 f32 on the H100).
     const bool six_blocks = chained && DTypeSize(scan.dtype()) <= 4;
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads,
-                        six_blocks ? ", 6" : "", ") ", kNamePlaceholder, "(", ParameterList(ks),
-                        ")");
+    auto body =
+        w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads,
+                six_blocks ? ", 6" : "", ") ", kNamePlaceholder, "(", ParameterList(ks), ")");
     if (chained) {
       EmitChained(w, ks, scan, e, c, r);
       launch.grid[0] = c.tiles;

@@ -1,6 +1,7 @@
 // Streaming reductions: rows too long to hold on chip. Stage 1 reduces chunks of each row
-// into a workspace, stage 2 reduces the chunks in a fixed order and applies the epilogue.
-// Both orders are fixed, so the same input gives the same bits (no atomics).
+// into a workspace, stage 2 reduces the chunks in a fixed order and applies the epilogue
+// (where one block reads a whole row, stage 1 applies it and there is no stage 2). Both
+// orders are fixed, so the same input gives the same bits (no atomics).
 //
 // An online sum (fusion/plan.h: OnlineSum) and its max accumulate as one pair (m, s): s holds
 // the sum of exp(y - shift(m)) over the values seen, rescaled by exp(shift(m) - shift(m'))
@@ -112,14 +113,15 @@ void DeclarePairScratch(CodeWriter& w, const FusedKernel& k) {
          " scratch_pair_m[32], scratch_pair_s[32];");
 }
 
-
 constexpr int kThreads = 256;
 constexpr int kInFlight = 2;  // vectors each thread loads per step
 
 // Each block's chunk of its row, reduced, into the workspace for stage 2.
-template <typename Slot>
+// Accumulator i's workspace entry for a part (an expression).
+using ChunkSlot = std::function<std::string(size_t, const std::string&)>;
+
 void PublishChunks(CodeWriter& w, const FusedKernel& k, const std::vector<Accumulator>& accs,
-                   const Slot& slot) {
+                   const ChunkSlot& slot) {
   for (size_t i = 0; i < accs.size(); ++i) {
     const Accumulator& a = accs[i];
     const int p = PairOf(k, a.reduction);
@@ -143,9 +145,8 @@ void PublishChunks(CodeWriter& w, const FusedKernel& k, const std::vector<Accumu
 // The row's reductions, finished, and the values of the reduced space stored: from the
 // threads' accumulators (`chunks` null: the block read the whole row), or from the chunks in
 // the workspace (`chunks(i, part)` names accumulator i's entry of a part).
-void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k,
-                    const RowLayout& l, const std::vector<Accumulator>& accs, int64_t parts,
-                    const std::function<std::string(size_t, const std::string&)>* chunks) {
+void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k, const RowLayout& l,
+                    const std::vector<Accumulator>& accs, int64_t parts, const ChunkSlot* chunks) {
   ExprEmitter e(&w, 1, ks);
   auto bind = [&](const Accumulator& a, const std::string& value) {
     const Node* r = a.reduction;
@@ -161,8 +162,8 @@ void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k,
     if (chunks != nullptr) w.Line(a.type(), " ", acc, " = ", a.Identity(), ";");
     if (p < 0) {
       if (chunks != nullptr) {
-        w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc,
-               " = ", a.Combine(acc, (*chunks)(i, "p")), ";");
+        w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") ", acc, " = ",
+               a.Combine(acc, (*chunks)(i, "p")), ";");
       }
       bind(a, BlockReduce(a, a.name));
       continue;
@@ -172,15 +173,16 @@ void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k,
     const std::string m = absl::StrCat("pm", p);
     if (chunks != nullptr) {
       w.Line(max.type(), " ", m, " = ", max.Identity(), ";");
-      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") combine",
-             p, "(", m, ", ", acc, ", ", (*chunks)(im, "p"), ", ", (*chunks)(i, "p"), ");");
+      w.Line("for (int p = threadIdx.x; p < ", parts, "; p += ", kThreads, ") combine", p, "(", m,
+             ", ", acc, ", ", (*chunks)(im, "p"), ", ", (*chunks)(i, "p"), ");");
     }
     w.Line(PairReduce(max, a, p));
     if (FirstPairOf(k, max.reduction) == p) bind(max, m);
     // Where the shift is -inf (shift = m, every value -inf), every term is exp(NaN).
     const char* nan = max.acc == DType::kF64 ? "__longlong_as_double(0x7ff8000000000000ll)"
                                              : "__int_as_float(0x7fc00000)";
-    bind(a, absl::StrCat("(shift", p, "(", m, ") == ", max.Identity(), " ? ", nan, " : ", acc, ")"));
+    bind(a,
+         absl::StrCat("(shift", p, "(", m, ") == ", max.Identity(), " ? ", nan, " : ", acc, ")"));
   }
   StoreReduced(w, e, ks, l, "row");
 }
@@ -195,7 +197,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   const bool wide_slots =
       std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
   if (parts > 1) ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
-  auto slot = [&](size_t i, const std::string& part) {
+  const ChunkSlot slot = [&](size_t i, const std::string& part) {
     return WorkspaceEntry(
         accs[i], absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + ", part), wide_slots);
   };
@@ -267,8 +269,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     for (size_t p = 0; p < k.online_sums.size(); ++p) {
       DefinePairFunctions(w, ks, l, k.online_sums[p], static_cast<int>(p));
     }
-    const std::function<std::string(size_t, const std::string&)> chunks = slot;
-    EmitRowResults(w, ks, k, l, accs, parts, &chunks);
+    EmitRowResults(w, ks, k, l, accs, parts, &slot);
   }
   Launch stage1, stage2;
   stage1.entry = absl::StrCat(kNamePlaceholder, "_stage1");

@@ -126,8 +126,7 @@ Generation Generate(Device device) {
 // The device: the GPU when there is one (TESSEL_DEVICE=cpu|cuda overrides it), or argv[1].
 int main(int argc, char** argv) {
   try {
-    const Device device = argc > 1 ? (std::string(argv[1]) == "cuda" ? Device::kCUDA
-                                                                     : Device::kCPU)
+    const Device device = argc > 1 ? (std::string(argv[1]) == "cuda" ? Device::kCUDA : Device::kCPU)
                                    : default_device();
     const Generation g = Generate(device);
     constexpr size_t kPrompt = 8;
@@ -149,8 +148,7 @@ int main(int argc, char** argv) {
       const Generation cpu = Generate(Device::kCPU);
       const bool same = cpu.tokens == g.tokens && cpu.candidates == g.candidates;
       std::cout << absl::StrFormat("cpu check: %s; loss %.4f on the CPU backend\n",
-                                   same ? "same tokens and top 5" : "DIFFERENT tokens",
-                                   cpu.loss);
+                                   same ? "same tokens and top 5" : "DIFFERENT tokens", cpu.loss);
       if (!same) return 1;
     }
   } catch (const Error& e) {

@@ -61,17 +61,21 @@ TEST_F(GpuTest, SmallTopK) {
 // group of 256 tiles of 4096, the last tile ragged), sums and products, floats and integers;
 // and the same bits from run to run (a fixed order, whichever block finishes first).
 TEST_F(GpuTest, ChainedScans) {
-  constexpr int64_t kLong = 4096 * 300 + 77, kLonger = 4096 * 513 + 5;
-  for (DType dt : {DType::kF32, DType::kF64}) {
+  // Lengths not a multiple of 4 (scalar loads and stores) and multiples of 4 (vectors).
+  constexpr int64_t kLong = 4096 * 300 + 77, kLonger = 4096 * 513 + 5, kWhole = 4096 * 257 + 12;
+  for (DType dt : {DType::kF32, DType::kF64, DType::kBF16}) {
     Compare([dt](Device d) {
       const Tensor x = Data({2, kLong}, 51, dt, d);
       const Tensor y = Data({kLonger}, 52, dt, d, 0.99999f, 1.00001f);
-      return std::vector<Tensor>{cumsum(x, 1), cumsum(x * 2.0 + 1.0, -1), cumprod(y, 0)};
+      const Tensor z = Data({3, kWhole}, 55, dt, d);
+      return std::vector<Tensor>{cumsum(x, 1), cumsum(x * 2.0 + 1.0, -1), cumprod(y, 0),
+                                 cumsum(z, 1)};
     });
   }
   Compare([](Device d) {
     const Tensor i = cast(floor(Data({kLonger}, 53, DType::kF32, d, -50, 50)), DType::kI32);
-    return std::vector<Tensor>{cumsum(i, 0), cumsum(gt(i, 0.0), 0)};
+    const Tensor w = cast(floor(Data({kWhole}, 56, DType::kF32, d, -50, 50)), DType::kI64);
+    return std::vector<Tensor>{cumsum(i, 0), cumsum(gt(i, 0.0), 0), cumsum(w, 0)};
   });
   const Tensor x = Data({kLonger}, 54, DType::kF64, Device::kCUDA);
   const std::vector<double> first = cumsum(x, 0).to_vector<double>();

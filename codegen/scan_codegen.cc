@@ -49,6 +49,9 @@ Lines LinesOf(const Node& scan) {
   return l;
 }
 
+// Elements per vector access along a contiguous line: kLanes where every line starts aligned.
+int VectorWidth(const Lines& e) { return e.along % kLanes == 0 ? kLanes : 1; }
+
 // How the running value accumulates: its type, identity and combination.
 struct Running {
   const char* type;      // double or long long
@@ -77,7 +80,7 @@ std::string Stored(const Node& scan, const std::string& acc) {
 
 void EmitLines(CodeWriter& w, const KernelSource& ks, const Node& scan, const Lines& e,
                const Running& r) {
-  const int vec = e.along % kLanes == 0 ? kLanes : 1;
+  const int vec = VectorWidth(e);
   w.Line("// ", e.outer, " lines of ", e.along, ": a block per line, tiles of ", kThreads, " x ",
          kLanes);
   w.Line("__shared__ ", r.type, " scratch[32];");
@@ -218,7 +221,7 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
          ";");
   w.Line("auto col = [&](int k) -> index_t { return tile * ", kChainedTile,
          " + (index_t)threadIdx.x * ", kChainedLanes, " + k; };");
-  const int vec = e.along % kLanes == 0 ? kLanes : 1;
+  const int vec = VectorWidth(e);
   IndexExpr idx =
       FromLinear(scan.shape(), absl::StrCat("(line * ", e.along, " + col(k))"), true, vec);
   idx.lane_guard = absl::StrCat("col(k) < ", e.along);

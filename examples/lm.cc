@@ -7,6 +7,7 @@
 //   bazel run //examples:lm                   # on the GPU when there is one, else the CPU
 //   bazel run //examples:lm -- cpu            # on the CPU backend
 //   bazel run //examples:lm -- cuda           # on the GPU
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -93,6 +94,8 @@ Tensor Loss(const Tensor& logits, const Tensor& ids) {
   return mean(logsumexp(inputs, {1}, true) - gather(inputs, 1, targets));
 }
 
+constexpr std::array<int64_t, 8> kPrompt = {17, 301, 42, 7, 256, 99, 3, 480};
+
 struct Generation {
   std::vector<int64_t> tokens, candidates;
   float loss = 0;
@@ -104,8 +107,8 @@ Generation Generate(Device device) {
   const auto t0 = std::chrono::steady_clock::now();
   const Model model = RandomModel(device);
   Generation g;
-  g.tokens = {17, 301, 42, 7, 256, 99, 3, 480};
-  const int64_t prompt = static_cast<int64_t>(g.tokens.size());
+  g.tokens.assign(kPrompt.begin(), kPrompt.end());
+  const int64_t prompt = static_cast<int64_t>(kPrompt.size());
   Tensor ids = from_vector(g.tokens, {prompt}, DType::kI64, device);
   const Tensor logits = Forward(model, ids);
   g.loss = Loss(logits, ids).to_vector<float>()[0];
@@ -129,16 +132,16 @@ int main(int argc, char** argv) {
     const Device device = argc > 1 ? (std::string(argv[1]) == "cuda" ? Device::kCUDA : Device::kCPU)
                                    : default_device();
     const Generation g = Generate(device);
-    constexpr size_t kPrompt = 8;
     std::cout << absl::StrFormat(
         "tessel language-model demo on %s: %d layers, width %d, %d heads, vocabulary %d\n",
         DeviceName(device), kLayers, kWidth, kHeads, kVocab);
-    std::cout << "prompt:    " << absl::StrJoin(g.tokens.begin(), g.tokens.begin() + kPrompt, " ")
+    std::cout << "prompt:    "
+              << absl::StrJoin(g.tokens.begin(), g.tokens.begin() + kPrompt.size(), " ")
               << "\nloss:      " << absl::StrFormat("%.4f", g.loss)
               << " (random weights: about log(vocabulary) = "
               << absl::StrFormat("%.2f", std::log(static_cast<double>(kVocab))) << ")"
-              << "\ntop 5:     " << absl::StrJoin(g.candidates, " ")
-              << "\ngenerated: " << absl::StrJoin(g.tokens.begin() + kPrompt, g.tokens.end(), " ")
+              << "\ntop 5:     " << absl::StrJoin(g.candidates, " ") << "\ngenerated: "
+              << absl::StrJoin(g.tokens.begin() + kPrompt.size(), g.tokens.end(), " ")
               << absl::StrFormat("\ntime:      %.1f ms%s\n", g.ms,
                                  device == Device::kCUDA
                                      ? " (a process's first run compiles its kernels, or reads "

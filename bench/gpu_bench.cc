@@ -193,6 +193,34 @@ void BM_Cumsum(benchmark::State& state) {
 }
 BENCHMARK(BM_Cumsum)->Arg(2)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// top-k over long rows (issue 12's target: k = 50 over rows of 128K at >= 50% of the
+// row-read roofline, here the copy bandwidth): 256 rows of 131072 f32, values and indices.
+// Two launches: each block selects the top 50 of a 4096-element part (radix select in
+// shared memory), then one block per row selects from the parts' runs.
+void BM_TopK(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  constexpr int64_t kRows = 256, kRow = 131072, kK = 50;
+  Tensor x = randn({kRows, kRow}, 1, DType::kF32);
+  realize({x});
+  Measure(state, kRows * kRow * 4.0 + kRows * kK * 12.0, [&] {
+    const auto [values, indices] = topk(x, kK);
+    realize({values, indices});
+  });
+}
+BENCHMARK(BM_TopK)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// A full sort of rows a block holds: 16384 rows of 4096 f32, values and indices.
+void BM_SortRows(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  Tensor x = randn({16384, 4096}, 1, DType::kF32);
+  realize({x});
+  Measure(state, x.numel() * (4.0 + 12.0), [&] {
+    const auto [values, indices] = sort(x, 1);
+    realize({values, indices});
+  });
+}
+BENCHMARK(BM_SortRows)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 // softmax over rows longer than a block stages (issue 13's long rows): 64 x 131072 bf16.
 // Two kernels: the max and the sum in one pass (online), then the normalization.
 void BM_LongSoftmax(benchmark::State& state) {

@@ -19,6 +19,10 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
       return GenerateGemmSimt(kernel);
     case KernelKind::kScan:
       return GenerateScan(kernel);
+    case KernelKind::kSort:
+      return GenerateSort(kernel);
+    case KernelKind::kScatter:
+      return GenerateScatter(kernel);
   }
   return {};
 }
@@ -53,6 +57,8 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
       if (ReductionTakesRows(kernel, rows)) return GenerateReduction(kernel, &rows);
       return std::nullopt;
     case KernelKind::kScan:  // extents in the source
+    case KernelKind::kSort:
+    case KernelKind::kScatter:
       return std::nullopt;
   }
   return std::nullopt;

@@ -38,6 +38,10 @@ KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* row
 KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // cumsum, cumprod.
 KernelSource GenerateScan(const FusedKernel& kernel);
+// argsort (sort, topk).
+KernelSource GenerateSort(const FusedKernel& kernel);
+// scatter_add.
+KernelSource GenerateScatter(const FusedKernel& kernel);
 // Any GEMM, any target.
 KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // Where GemmSm80Applies.

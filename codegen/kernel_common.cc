@@ -36,7 +36,9 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
   ks.outputs = kernel.outputs;
   for (const Node* n : kernel.nodes) {
     if (IsScalarArgument(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
-    if (n->op() == OpKind::kGather) ks.index_checks.push_back(n);
+    if (n->op() == OpKind::kGather || n->op() == OpKind::kScatterAdd) {
+      ks.index_checks.push_back(n);
+    }
   }
   return ks;
 }
@@ -117,6 +119,24 @@ const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows) {
   return largest < (int64_t{1} << 30) ? "int" : "long long";
 }
 
+std::string RunningValue::Combine(const std::string& a, const std::string& b) const {
+  return absl::StrCat(op, "(", a, ", ", b, ")");
+}
+
+RunningValue RunningValueOf(DType dtype, bool product) {
+  if (IsFloating(dtype)) {
+    return RunningValue{"double", product ? "1.0" : "0.0",
+                       product ? "tessel_prod_op()" : "tessel_sum_op()"};
+  }
+  return RunningValue{"long long", product ? "(long long)1" : "(long long)0",
+                     product ? "tessel_iprod_op()" : "tessel_isum_op()"};
+}
+
+std::string StoreAccumulated(DType dtype, const std::string& acc) {
+  if (dtype == DType::kF64 || dtype == DType::kI64) return StoreConvert(dtype, acc);
+  return StoreConvert(dtype, absl::StrCat("(float)", acc));
+}
+
 void BeginSource(CodeWriter& w, const FusedKernel& kernel, const DynamicRows* rows) {
   w.Raw(Prelude());
   w.Blank();
@@ -137,6 +157,8 @@ void FinishSource(const FusedKernel& kernel, const std::string& text, KernelSour
                       : kernel.kind == KernelKind::kGemm          ? 'G'
                       : kernel.kind == KernelKind::kNormalization ? 'N'
                       : kernel.kind == KernelKind::kScan          ? 'S'
+                      : kernel.kind == KernelKind::kSort          ? 'O'
+                      : kernel.kind == KernelKind::kScatter       ? 'A'
                                                                   : 'R';
   ks->name = absl::StrFormat("%c_%s_%08x", letter, absl::StrJoin(ops, "_"),
                              static_cast<uint32_t>(StableHash(text)));

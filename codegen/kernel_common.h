@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "core/dtype.h"
+
 #include "codegen/code_writer.h"
 #include "codegen/kernel_source.h"
 #include "fusion/plan.h"
@@ -37,6 +39,18 @@ const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows = nullp
 
 // Starts a source: prelude and the index type alias.
 void BeginSource(CodeWriter& w, const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+
+// How a running value accumulates as the CPU backend's do (double for floats, wrapping
+// 64-bit integers otherwise): its type, identity and combination.
+struct RunningValue {
+  const char* type;      // double or long long
+  std::string identity;  // 0 or 1 of that type
+  std::string op;        // the tessel_*_op functor
+  std::string Combine(const std::string& a, const std::string& b) const;
+};
+RunningValue RunningValueOf(DType dtype, bool product);
+// The accumulated value `acc` stored as `dtype`.
+std::string StoreAccumulated(DType dtype, const std::string& acc);
 
 // Names the kernel from its kind and ops plus a hash of the text, fills ks.source and the
 // launches' entry names (which were written relative to the placeholder).

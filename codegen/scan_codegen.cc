@@ -52,34 +52,16 @@ Lines LinesOf(const Node& scan) {
 // Elements per vector access along a contiguous line: kLanes where every line starts aligned.
 int VectorWidth(const Lines& e) { return e.along % kLanes == 0 ? kLanes : 1; }
 
-// How the running value accumulates: its type, identity and combination.
-struct Running {
-  const char* type;      // double or long long
-  std::string identity;  // 0 or 1 of that type
-  std::string op;        // the tessel_*_op functor
-  std::string Combine(const std::string& a, const std::string& b) const {
-    return absl::StrCat(op, "(", a, ", ", b, ")");
-  }
-};
-
-Running RunningOf(const Node& scan) {
-  const bool sum = scan.op() == OpKind::kCumsum;
-  if (IsFloating(scan.dtype())) {
-    return Running{"double", sum ? "0.0" : "1.0", sum ? "tessel_sum_op()" : "tessel_prod_op()"};
-  }
-  return Running{"long long", sum ? "(long long)0" : "(long long)1",
-                 sum ? "tessel_isum_op()" : "tessel_iprod_op()"};
+RunningValue RunningOf(const Node& scan) {
+  return RunningValueOf(scan.dtype(), scan.op() == OpKind::kCumprod);
 }
 
-// The running value `acc` stored as the scan's dtype.
 std::string Stored(const Node& scan, const std::string& acc) {
-  const DType t = scan.dtype();
-  if (t == DType::kF64 || t == DType::kI64) return StoreConvert(t, acc);
-  return StoreConvert(t, absl::StrCat("(float)", acc));
+  return StoreAccumulated(scan.dtype(), acc);
 }
 
 void EmitLines(CodeWriter& w, const KernelSource& ks, const Node& scan, const Lines& e,
-               const Running& r) {
+               const RunningValue& r) {
   const int vec = VectorWidth(e);
   w.Line("// ", e.outer, " lines of ", e.along, ": a block per line, tiles of ", kThreads, " x ",
          kLanes);
@@ -114,7 +96,7 @@ void EmitLines(CodeWriter& w, const KernelSource& ks, const Node& scan, const Li
 }
 
 void EmitColumns(CodeWriter& w, const KernelSource& ks, const Node& scan, const Lines& e,
-                 const Running& r) {
+                 const RunningValue& r) {
   w.Line("// ", e.outer * e.inner, " lines of ", e.along, " (stride ", e.inner,
          "): a thread per line");
   w.Line("const index_t c = (index_t)blockIdx.x * ", kThreads, " + threadIdx.x;");
@@ -159,7 +141,7 @@ void EmitChainInit(CodeWriter& w, const KernelSource& ks, const Chain& c) {
 // registers (the running values are recomputed as they are stored). One block scan per tile:
 // four sub-tiles of coalesced rows, each with its own block scan, ran at 45% of copy.
 void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& idx,
-                         const Node& scan, const Running& r, Value* values) {
+                         const Node& scan, const RunningValue& r, Value* values) {
   *values = emitter.Get(&scan.input(0), idx);
   w.Line(r.type, " part = ", r.identity, ";");
   w.Line("#pragma unroll");
@@ -171,7 +153,7 @@ void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& i
 }
 
 // The carry into this tile: the previous group's prefix, then the earlier tiles of its group.
-void EmitChainedCarry(CodeWriter& w, const Chain& c, const Running& r) {
+void EmitChainedCarry(CodeWriter& w, const Chain& c, const RunningValue& r) {
   w.Line("unsigned long long* tile_ready = (unsigned long long*)ws + 1;");
   w.Line("unsigned long long* group_ready = tile_ready + ", c.tiles, ";");
   w.Line(r.type, "* totals = (", r.type, "*)(group_ready + ", c.groups, ");");
@@ -209,7 +191,7 @@ void EmitChainedCarry(CodeWriter& w, const Chain& c, const Running& r) {
 }
 
 void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const Lines& e,
-                 const Chain& c, const Running& r) {
+                 const Chain& c, const RunningValue& r) {
   w.Line("// ", e.outer, " lines of ", e.along, ": ", c.tiles_per_line, " chained tiles of ",
          kChainedTile, " each, in groups of ", kGroup);
   w.Line("__shared__ ", r.type, " scratch[32];");
@@ -246,7 +228,7 @@ KernelSource GenerateScan(const FusedKernel& kernel) {
   KernelSource ks = NewKernelSource(kernel);
   const Node& scan = *kernel.outputs.at(0);
   const Lines e = LinesOf(scan);
-  const Running r = RunningOf(scan);
+  const RunningValue r = RunningOf(scan);
   const bool chained = e.inner == 1 && e.outer < kFewLines && e.along > kChainedTile;
   const Chain c = ChainOf(e);
   if (chained) ks.workspace_bytes = 8 * c.Words();

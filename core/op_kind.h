@@ -23,7 +23,9 @@ enum class OpCategory {
   kMatmul,
   kScan,   // running sums or products along one axis
   kSort,   // the order of the elements along one axis (indices)
-  kIndex,  // elements picked or accumulated at positions held in an index tensor
+  kIndex,    // elements picked at positions held in an index tensor
+  kScatter,  // values added at positions held in an index tensor (x, index, src and the
+             // index's stable order along the axis)
 };
 
 struct OpInfo {

@@ -160,7 +160,7 @@ void PlaceReduction(PlannerState& s, const Node* n) {
     // Latest compatible group first: a chained reduction (reading the group) or a sibling.
     for (int g = static_cast<int>(s.groups.size()) - 1; g >= 0; --g) {
       const Group& group = s.groups[g];
-      if (group.is_gemm || group.is_scan || group.space != space) continue;
+      if (group.is_gemm || group.alone || group.space != space) continue;
       if (group.axes != axes) {
         s.refusals.push_back({n, g, "reduction axes differ"});
         continue;
@@ -201,9 +201,10 @@ void PlaceReduction(PlannerState& s, const Node* n) {
   s.group_of[s.Index(n)] = g;
 }
 
-void PlaceScan(PlannerState& s, const Node* n) {
+void PlaceAlone(PlannerState& s, const Node* n, KernelKind kind) {
   Group group;
-  group.is_scan = true;
+  group.alone = true;
+  group.alone_kind = kind;
   group.space = n->shape();
   group.axes = n->attrs().ints;
   group.deps = DepsOf(s, n).All();
@@ -255,8 +256,10 @@ void PlaceElementwise(PlannerState& s, const Node* n) {
       return a > b;
     });
     for (int g : candidates) {
-      if (s.groups[g].is_scan) {
-        s.refusals.push_back({n, g, "a scan kernel writes only its running values (no epilogue)"});
+      if (s.groups[g].alone) {
+        s.refusals.push_back({n, g,
+                              absl::StrCat("a ", KernelKindName(s.groups[g].alone_kind),
+                                           " kernel writes only its own result (no epilogue)")});
         continue;
       }
       bool row = false;
@@ -322,7 +325,13 @@ void AssignGroups(PlannerState& s) {
         CombinesNothing(*n) ? PlaceElementwise(s, n) : PlaceMatmul(s, n);
         break;
       case OpCategory::kScan:
-        PlaceScan(s, n);
+        PlaceAlone(s, n, KernelKind::kScan);
+        break;
+      case OpCategory::kSort:
+        PlaceAlone(s, n, KernelKind::kSort);
+        break;
+      case OpCategory::kScatter:
+        PlaceAlone(s, n, KernelKind::kScatter);
         break;
       default:
         PlaceElementwise(s, n);

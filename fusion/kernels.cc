@@ -190,8 +190,8 @@ class KernelBuilder {
       return kernel;
     }
     const Group& group = s_.groups[proto.group];
-    if (group.is_scan) {
-      kernel.kind = KernelKind::kScan;
+    if (group.alone) {
+      kernel.kind = group.alone_kind;
       kernel.row_space = group.space;
       kernel.reduced_axes = group.axes;
     } else if (group.is_gemm) {

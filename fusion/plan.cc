@@ -20,6 +20,10 @@ absl::string_view KernelKindName(KernelKind kind) {
       return "gemm";
     case KernelKind::kScan:
       return "scan";
+    case KernelKind::kSort:
+      return "sort";
+    case KernelKind::kScatter:
+      return "scatter";
   }
   return "?";
 }

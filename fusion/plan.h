@@ -21,6 +21,8 @@ enum class KernelKind {
   kNormalization,  // reductions whose results are broadcast back over the rows they reduce
   kGemm,           // a matmul and its elementwise epilogue
   kScan,           // running sums or products along one axis, with the scan's prologue
+  kSort,           // the sorted order (argsort, first k) along one axis, with its prologue
+  kScatter,        // scatter_add: x plus src's values summed at index's positions
 };
 absl::string_view KernelKindName(KernelKind kind);
 
@@ -46,7 +48,7 @@ struct FusedKernel {
   // Pointwise: one entry per iteration space; each output belongs to the segment of its shape.
   std::vector<Shape> segments;
   // Reduction and normalization: the space being reduced and the reduced axes (sorted);
-  // scan: the scanned space and its axis.
+  // scan, sort and scatter: the op's output space and its axis.
   Shape row_space;
   std::vector<int64_t> reduced_axes;
   // Whether a whole row is held on chip (normalization needs it; long rows stream).

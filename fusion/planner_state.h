@@ -11,10 +11,13 @@
 
 namespace tessel::fusion_internal {
 
-// An anchor group: a row group (reductions over `axes` of `space`), a GEMM group or a scan.
+// An anchor group: a row group (reductions over `axes` of `space`), a GEMM group or an op
+// alone (scan, sort, scatter).
 struct Group {
   bool is_gemm = false;
-  bool is_scan = false;       // a scan (cumsum, cumprod) alone: no epilogue joins it yet
+  // A scan, sort or scatter: a kernel of that kind with the op alone (no epilogue joins it).
+  bool alone = false;
+  KernelKind alone_kind = KernelKind::kScan;
   Shape space;                // the row space, or the GEMM output shape
   std::vector<int64_t> axes;  // row groups: reduced axes, sorted
   Shape reduced_keep;         // the reduced space with and without kept dimensions

@@ -4,6 +4,7 @@
 #include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"
+#include "ops/sort.h"
 #include "ops/structure.h"
 
 namespace tessel {
@@ -108,7 +109,6 @@ Tensor embedding(const Tensor& table, const Tensor& ids) {
 
 Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src) {
   const Device device = CommonDevice("scatter_add", {&x, &index, &src});
-  ops_internal::CheckDeviceHasOp("scatter_add", device);
   CheckIndexDType("scatter_add", index);
   if (src.dtype() != x.dtype()) {
     ThrowOpError("scatter_add", "src ", Describe(src), " must have the dtype of ", Describe(x));
@@ -125,10 +125,18 @@ Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor&
                  " and ", Describe(x), " along axis ", a,
                  " (same rank, no larger than src, nor than x on the other axes)");
   }
+  if (x.rank() == 0) {  // one line of one
+    auto line = [](const Tensor& t) { return reshape(t, {1}); };
+    return reshape(scatter_add(line(x), 0, line(index), line(src)), {});
+  }
   Attrs attrs;
   attrs.ints = {a};
+  // The index's stable order along the axis: CUDA adds each target's terms in the order the
+  // CPU does by walking it, so the same input gives the same bits on both devices (no
+  // atomics). Recorded on every device, so that a program plans alike on each.
   return Record(OpKind::kScatterAdd, x.dtype(), device, x.shape(),
-                {x.node_ptr(), index.node_ptr(), src.node_ptr()}, std::move(attrs));
+                {x.node_ptr(), index.node_ptr(), src.node_ptr(), argsort(index, a).node_ptr()},
+                std::move(attrs));
 }
 
 Tensor one_hot(const Tensor& ids, int64_t classes) {

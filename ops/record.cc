@@ -55,14 +55,6 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
   return out;
 }
 
-void CheckDeviceHasOp(absl::string_view op, Device device) {
-  if (device == Device::kCUDA) {
-    ThrowOpError(op,
-                 "on CUDA is not built yet (the CPU backend has it: to(t, Device::kCPU) moves "
-                 "the operands)");
-  }
-}
-
 Tensor ScalarTensor(double value, DType dtype, Device device) {
   Attrs attrs;
   attrs.value = value;

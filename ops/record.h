@@ -30,10 +30,6 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 // A rank-0 constant for a scalar operand.
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
-// Throws Error naming `op` where the operation has no kernels on `device` yet (CUDA: scans,
-// sorting and indexing are built on the CPU backend first).
-void CheckDeviceHasOp(absl::string_view op, Device device);
-
 // Records (or finds, see core/node.h) the operation `op` with the given result type.
 Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
               Attrs attrs = {});

@@ -18,13 +18,6 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int axis = -1, bool descending =
 // the earlier position first among equals; 0 <= k <= the axis's extent.
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int axis = -1, bool largest = true);
 
-namespace ops_internal {
-// topk's indices composed of k rounds of an extreme and the first position holding it among
-// the elements not yet taken (NaN the largest, ties to the earlier position): what topk
-// records on CUDA for small k (one fused reduction chain where rows stage on chip).
-Tensor TopKByExtremes(const Tensor& x, int64_t k, int axis, bool largest);
-}  // namespace ops_internal
-
 }  // namespace tessel
 
 #endif  // TESSEL_OPS_SORT_H_

@@ -57,6 +57,16 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"embedding",
                "embedding(table, ids) * 64 + positions: 8 x 2048 tokens of 4096 bf16",
                {embedding(table, ids) * 64.0 + positions}});
+  Tensor vocab = In({256, 131072}, DType::kF32, d);
+  e.push_back({"topk",
+               "topk(x, 50) over 256 rows of 131072 f32: parts' runs, then one more selection",
+               {topk(vocab, 50).second}});
+  Tensor grads = In({8 * 2048, 4096}, DType::kBF16, d);
+  Tensor flat_ids = reshape(ids, {8 * 2048, 1});
+  e.push_back({"scatter_add",
+               "an embedding's gradient: scatter_add of 16384 token rows into a 32000 x 4096 table",
+               {scatter_add(zeros({32000, 4096}, DType::kBF16, d), 0,
+                            broadcast_to(flat_ids, {8 * 2048, 4096}), grads)}});
   return e;
 }
 

@@ -32,6 +32,7 @@ absl::StatusOr<BufferPtr> Evaluate(const Node& node, const std::vector<BufferPtr
     case OpCategory::kSort:
       return RunSort(node, raw);
     case OpCategory::kIndex:
+    case OpCategory::kScatter:
       return RunIndex(node, raw);
   }
   return absl::InternalError("unknown op category");

@@ -126,6 +126,22 @@ std::vector<CorpusCase> Corpus() {
                {cumsum(x, 1), cumsum(h, 0), cumprod(d, 1), cumsum(i, 1), cumprod(l, 0),
                 cumsum(exp(x) * 2.0, -1), cumsum(In({5, 7}), 1), cumsum(gt(x, v), 1),
                 cumsum(In({4, 5, 6}, DType::kF16), 1)}});
+  // Sorts: lines one block holds (every key type, either direction, strided lines, a
+  // prologue), and long lines: small k selected again from the parts' runs, large k merged.
+  const Tensor long_rows = In({2, 40000});
+  c.push_back({"sorts",
+               {argsort(x), sort(h, 0, true).first, topk(i, 5, 1).second, topk(l, 3, 0).second,
+                argsort(d, 1, true), argsort(gt(x, v)), topk(exp(x) * 2.0, 7, 0, false).second,
+                topk(long_rows, 50).second, topk(long_rows, 3000).second, argsort(long_rows),
+                topk(big, 1000).second}});
+  // scatter_add: along either axis, an index smaller than src and x, a prologue.
+  const Tensor targets = cast(In({30, 8}), DType::kI64);
+  c.push_back({"scatters",
+               {scatter_add(In({50, 8}), 0, targets, In({30, 8})),
+                scatter_add(cast(In({50, 8}), DType::kI32), 0, targets,
+                            cast(In({40, 9}), DType::kI32)),
+                scatter_add(In({8, 50}, DType::kBF16), 1, cast(In({6, 20}), DType::kI32),
+                            In({8, 20}, DType::kBF16) * 2.0)}});
   return c;
 }
 

@@ -51,11 +51,9 @@ TEST(FuzzerTest, ProgramsCoverTheApi) {
           several_outputs || (absl::StartsWith(line, "return ") && absl::StrContains(line, ","));
     }
   }
-  // CPU-only so far (recording them on CUDA is an Error), so the diff mode cannot run them.
-  const std::set<OpKind> cpu_only = {OpKind::kArgsort, OpKind::kScatterAdd};
   for (int op = 0; op <= static_cast<int>(OpKind::kScatterAdd); ++op) {
     const OpKind kind = static_cast<OpKind>(op);
-    EXPECT_EQ(ops.count(std::string(OpName(kind))), cpu_only.count(kind) ? 0u : 1u) << kind;
+    EXPECT_EQ(ops.count(std::string(OpName(kind))), 1u) << kind;
   }
   EXPECT_TRUE(realize && rank0 && size0 && size1 && several_outputs);
 }

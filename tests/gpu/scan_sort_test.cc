@@ -37,24 +37,81 @@ TEST_F(GpuTest, Scans) {
   });
 }
 
-// topk on the GPU (k <= 32: composed of extreme reductions): values and indices as the
-// CPU's sort gives them, with ties, NaN and -inf, staged and streamed rows, every axis.
-TEST_F(GpuTest, SmallTopK) {
-  for (DType dt : {DType::kF32, DType::kBF16, DType::kI32}) {
+// Sorts on the GPU give the CPU's stable order exactly (values and indices): ties, NaN, +-inf
+// and -0, every key type, both directions, strided lines, a prologue; lines a block holds,
+// long lines with small k (selected again from the parts' runs, over several launches) and
+// large k (runs merged).
+TEST_F(GpuTest, Sorts) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kI32, DType::kF64, DType::kI64}) {
     Compare([dt](Device d) {
       const Tensor nan =
           where(gt(Data({9, 300}, 41, DType::kF32, d), 1.8), NAN, zeros({}, DType::kF32, d));
       const Tensor x = cast(floor(Data({9, 300}, 42, DType::kF32, d, -4, 4)) + nan, dt);
       const Tensor wide = cast(Data({2, 20000}, 43, DType::kF32, d), dt);
+      const Tensor ties = cast(floor(Data({3, 70001}, 44, DType::kF32, d, -300, 300)), dt);
       std::vector<Tensor> out;
       for (const auto& [values, indices] :
-           {topk(x, 5, 1), topk(x, 3, 0, false), topk(wide, 32, -1), topk(x, 1, 1, false)}) {
+           {topk(x, 5, 1), topk(x, 3, 0, false), topk(wide, 32, -1), topk(x, 1, 1, false),
+            sort(x, 1), sort(x, 0, true), topk(wide, 50), topk(ties, 1000, 1, false),
+            topk(ties, 3000), sort(ties, 1, true), sort(cast(x, DType::kF32) * -2.0, 1)}) {
         out.push_back(values);
         out.push_back(indices);
       }
       return out;
     });
   }
+  Compare([](Device d) {
+    std::vector<float> v = {3, NAN, 1, 3, -2, 1, INFINITY, -INFINITY, NAN, 0, -0.0f, 3};
+    const Tensor f = from_vector(v, {3, 4}, DType::kF32, d);
+    const Tensor bits = gt(Data({5, 5000}, 45, DType::kF32, d), 0.0);
+    const Tensor lows = full({6}, -INFINITY, DType::kF32, d);
+    return std::vector<Tensor>{argsort(f, 1),           argsort(f, 0, true), argsort(bits, 1),
+                               topk(bits, 40, 1).second, argsort(lows),       argsort(f, 1, true)};
+  });
+}
+
+// scatter_add on the GPU: the CPU's sums bit for bit (the same order of additions), along
+// every axis, with an index smaller than src and x, many repeated targets, every dtype; the
+// same bits from run to run; and an index out of range throws the CPU's message.
+TEST_F(GpuTest, ScatterAdd) {
+  auto ids = [](const Shape& shape, uint64_t seed, int64_t range, Device d) {
+    return cast(floor(Data(shape, seed, DType::kF32, d, 0, static_cast<float>(range))),
+                DType::kI64);
+  };
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kF64, DType::kI32, DType::kI64}) {
+    Compare(
+        [&](Device d) {
+          const Tensor x = cast(Data({50, 8}, 61, DType::kF32, d, -50, 50), dt);
+          const Tensor src = cast(Data({300, 9}, 62, DType::kF32, d, -50, 50), dt);
+          const Tensor y = cast(Data({4, 30, 6}, 63, DType::kF32, d, -50, 50), dt);
+          return std::vector<Tensor>{
+              scatter_add(x, 0, ids({300, 8}, 64, 50, d), src),
+              scatter_add(x, 1, cast(ids({20, 5}, 65, 8, d), DType::kI32), src * 2.0),
+              scatter_add(y, 1, ids({3, 5000, 6}, 66, 30, d), cast(Data({4, 5000, 6}, 67,
+                                                                        DType::kF32, d), dt)),
+              scatter_add(y, 2, ids({4, 0, 6}, 71, 6, d), y)};  // an empty index: x itself
+        },
+        0, 0);
+  }
+  auto sums = [&] {  // fresh tensors: computed again, not found
+    const Device d = Device::kCUDA;
+    return scatter_add(Data({1000}, 68, DType::kF32, d), 0, ids({100000}, 69, 1000, d),
+                       Data({100000}, 70, DType::kF32, d))
+        .to_vector<float>();
+  };
+  const std::vector<float> first = sums();
+  for (int run = 0; run < 3; ++run) EXPECT_EQ(sums(), first);
+  auto message = [](Device d) {
+    const Tensor bad = from_vector(std::vector<int64_t>{2, 9, 1, -1, 9}, {5}, DType::kI64, d);
+    try {
+      realize({scatter_add(zeros({4}, DType::kF32, d), 0, bad, ones({5}, DType::kF32, d))});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(Device::kCPU), "no error");
+  EXPECT_EQ(message(Device::kCUDA), message(Device::kCPU));
 }
 
 // Lines long enough to chain their tiles across blocks (one line, or a few: more than one

@@ -119,10 +119,12 @@ TEST(IndexingTest, BadOperandsAreErrorsWhenRecorded) {
       },
       {"scatter_add", "does not fit"});
   ExpectError([&] { one_hot(Ids({0}, {1}), 0); }, {"one_hot", "classes must be positive"});
-  // Recorded on CUDA (no GPU needed to record): not built there yet, and it says so.
+  // Recorded on CUDA (no GPU needed to record).
   Tensor g = zeros({3, 4}, DType::kF32, Device::kCUDA);
   Tensor gi = zeros({1, 2}, DType::kI64, Device::kCUDA);
-  ExpectError([&] { scatter_add(g, 0, gi, g); }, {"scatter_add", "on CUDA is not built yet"});
+  EXPECT_EQ(scatter_add(g, 0, gi, g).node().inputs().size(), 4u);
+  ExpectError([&] { scatter_add(g, 0, gi, zeros({1, 2}, DType::kF32, kCpu)); },
+              {"scatter_add", "devices"});
 }
 
 TEST(IndexingTest, AnIndexOutOfRangeIsAnErrorAtRealize) {

@@ -184,8 +184,8 @@ class Generator {
         &Generator::Unary,  &Generator::Binary, &Generator::WithScalar, &Generator::Compare,
         &Generator::Cast,   &Generator::Reduce, &Generator::Normalize,  &Generator::View,
         &Generator::Concat, &Generator::Matmul, &Generator::Create,     &Generator::RealizeMid,
-        &Generator::Index,  &Generator::Scan};
-    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3});
+        &Generator::Index,  &Generator::Scan,   &Generator::Sort,       &Generator::Scatter};
+    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2});
     try {
       (this->*steps[which])();
     } catch (const InternalError&) {
@@ -524,6 +524,51 @@ class Generator {
     Tensor x = Pick();
     const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
     Add(rng_.Chance(0.7) ? cumsum(Use(x), axis) : cumprod(Use(x), axis));
+  }
+
+  // sort, argsort or topk along any axis, either direction, any k: values or indices.
+  void Sort() {
+    Tensor x = Pick();
+    const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+    const int64_t n = x.rank() == 0 ? 1 : x.shape()[axis < 0 ? axis + x.rank() : axis];
+    const bool descending = rng_.Chance(0.5);
+    std::pair<Tensor, Tensor> sorted;
+    switch (rng_.Below(3)) {
+      case 0:
+        return Add(argsort(Use(x), axis, descending));
+      case 1:
+        sorted = sort(Use(x), axis, descending);
+        break;
+      default: {
+        const int64_t k = rng_.Chance(0.5) ? rng_.Between(0, std::min<int64_t>(n, 64))
+                                           : rng_.Between(0, n);
+        sorted = topk(Use(x), k, axis, descending);
+        break;
+      }
+    }
+    Add(rng_.Chance(0.5) ? sorted.first : sorted.second);
+  }
+
+  // scatter_add along any axis: an index (a new input brought in range by a remainder) no
+  // larger than x on the other axes, src no smaller than the index.
+  void Scatter() {
+    Tensor x = PickNonBool();
+    const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+    const int a = axis < 0 ? axis + x.rank() : axis;
+    const int64_t size = x.rank() == 0 ? 1 : x.shape()[a];
+    if (size == 0) return;
+    Shape::Dims index = x.shape().dims(), src;
+    for (int d = 0; d < x.rank(); ++d) {
+      if (d == a) index[d] = rng_.Between(1, 3 * size);
+      if (d != a && rng_.Chance(0.2)) index[d] = rng_.Between(0, index[d]);
+    }
+    const Shape index_shape = Fit(Shape(index));
+    src = index_shape.dims();
+    for (int64_t& e : src) e += rng_.Chance(0.2) ? rng_.Between(0, 3) : 0;
+    const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
+    const Tensor at = remainder(Use(NewInput(it, index_shape)),
+                                full({}, static_cast<double>(size), it, Device::kCPU));
+    Add(scatter_add(Use(x), axis, at, Use(NewInput(x.dtype(), Shape(src)))));
   }
 
   // gather, index_select or embedding, its indices (new inputs, i32 or i64) brought in range

@@ -333,15 +333,21 @@ class PerturbedReplay {
           }
           return t;
         }
-        return AnyFragile(in, shape);  // scatter_add: not generated yet
+        return AnyFragile(in, shape);
+      case OpCategory::kScatter:  // a sum per target: fragile anywhere when any term is
+        return AnyFragile(in, shape);
       case OpCategory::kScan: {
         if (!in[0].taint.defined()) return Tensor();
         // A running value is fragile from the first fragile term on.
         const int axis = static_cast<int>(line.attrs.ints.at(0));
         return gt(cumsum(cast(in[0].taint, DType::kI32), axis), Scalar(0));
       }
-      case OpCategory::kSort:  // not generated yet
-        return AnyFragile(in, shape);
+      case OpCategory::kSort: {
+        // A line's order moves wherever one of its values may: the whole line is fragile.
+        if (!in[0].taint.defined() || in[0].value.numel() == 0) return Tensor();
+        const int axis = static_cast<int>(line.attrs.ints.at(0));
+        return Or(Tensor(), max(in[0].taint, {axis}, true), shape);
+      }
       case OpCategory::kElementwise:
         break;
     }

@@ -1,0 +1,291 @@
+// Sort kernels: the first k positions of each line along an axis in sorted order (argsort,
+// sort, topk), the shape seen as [outer, along, inner]. The algorithm is in
+// codegen/device/sort.cuh; this file plans the launches and writes their entry points.
+//
+// A line of at most kPart elements is one block's work: one launch writes the result. Longer
+// lines are cut into parts of kPart, each giving a sorted run of its first k items (in the
+// workspace); then
+//   - small k (a part can select them: k <= kChosen): further launches select the first k
+//     of the concatenated runs again, kPart items per block, until one part is left;
+//   - large k: runs (a power of two per line, the last ones padding) merge pairwise, one
+//     launch per doubling, kMergeTile outputs per block (merge path).
+// The last launch writes the positions. The same input gives the same result (items are
+// distinct: any race in collecting them is ordered by the sort that follows).
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/generate.h"
+#include "codegen/kernel_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int64_t kPart = 4096;
+constexpr int64_t kChosen = kPart / 4;
+constexpr int kMergeTile = 2048;  // kThreads x 8
+
+int64_t PowerOfTwoAtLeast(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+struct SortLines {
+  int64_t outer = 1, along = 1, inner = 1, lines = 1;
+  int64_t k = 0;
+  bool descending = false;
+  bool wide_keys = false;  // 8-byte keys (f64, i64)
+  int64_t part = kPart;    // items a block holds
+  int64_t chosen = kChosen;
+  const char* Key() const { return wide_keys ? "unsigned long long" : "unsigned"; }
+  int64_t ItemBytes() const { return (wide_keys ? 8 : 4) + 4; }
+};
+
+SortLines SortLinesOf(const Node& sort) {
+  const Shape& shape = sort.input(0).shape();
+  const int axis = static_cast<int>(sort.attrs().ints.at(0));
+  SortLines l;
+  for (int d = 0; d < shape.rank(); ++d) {
+    (d < axis ? l.outer : d == axis ? l.along : l.inner) *= shape[d];
+  }
+  l.lines = l.outer * l.inner;
+  l.descending = sort.attrs().ints.at(1) != 0;
+  l.k = sort.attrs().ints.at(2);
+  const DType t = sort.input(0).dtype();
+  l.wide_keys = t == DType::kF64 || t == DType::kI64;
+  if (l.along <= kPart) {  // one block per line, sized to it
+    l.part = PowerOfTwoAtLeast(std::max<int64_t>(l.along, 2));
+    l.chosen = l.part / 4;
+  }
+  return l;
+}
+
+// One launch: how many blocks per line, what each reads and writes.
+struct SortStep {
+  enum Kind { kFromInput, kSelect, kMerge } kind = kFromInput;
+  int64_t parts = 1;     // blocks per line
+  int64_t in_len = 0;    // items per line read from the workspace (kSelect, kMerge)
+  int64_t out_slots = 0; // items per part written to the workspace (kFromInput, kSelect)
+  int64_t run = 0;       // kMerge: the length of the runs merged
+  bool last = false;     // writes the positions
+  int in_region = 0;     // workspace regions read and written (0 or 1)
+};
+
+std::vector<SortStep> PlanSteps(const SortLines& l) {
+  std::vector<SortStep> steps;
+  SortStep first;
+  first.parts = (l.along + l.part - 1) / l.part;
+  const bool merge = first.parts > 1 && l.k > l.chosen;
+  if (merge) first.parts = PowerOfTwoAtLeast(first.parts);
+  first.out_slots = merge ? l.part : l.k;
+  first.last = first.parts == 1;
+  steps.push_back(first);
+  int region = 0;  // the one the previous step wrote
+  if (merge) {
+    for (int64_t runs = first.parts, run = l.part; runs > 1; runs /= 2, run *= 2) {
+      SortStep m;
+      m.kind = SortStep::kMerge;
+      m.run = run;
+      m.in_len = first.parts * l.part;
+      m.parts = (runs / 2) * (2 * run / kMergeTile);
+      m.last = runs == 2;
+      m.in_region = region;
+      region ^= 1;
+      steps.push_back(m);
+    }
+    return steps;
+  }
+  for (int64_t parts = first.parts; parts > 1;) {
+    SortStep s;
+    s.kind = SortStep::kSelect;
+    s.in_len = parts * l.k;
+    s.parts = (s.in_len + l.part - 1) / l.part;
+    s.out_slots = l.k;
+    s.last = s.parts == 1;
+    s.in_region = region;
+    region ^= 1;
+    parts = s.parts;
+    steps.push_back(s);
+  }
+  return steps;
+}
+
+// Items per line that a region must hold: the most any step writes.
+int64_t RegionLength(const std::vector<SortStep>& steps) {
+  int64_t len = 0;
+  for (const SortStep& s : steps) {
+    len = std::max(len, s.kind == SortStep::kMerge ? s.in_len : s.parts * s.out_slots);
+  }
+  return len;
+}
+
+std::string KeyOf(DType dtype, const std::string& v, bool descending) {
+  const char* d = descending ? "true" : "false";
+  switch (dtype) {
+    case DType::kF64:
+      return absl::StrCat("tessel_sort_key_f64((double)", v, ", ", d, ")");
+    case DType::kI64:
+      return absl::StrCat("tessel_sort_key_i64((long long)", v, ", ", d, ")");
+    case DType::kI32:
+    case DType::kBool:
+      return absl::StrCat("tessel_sort_key_i32((int)", v, ", ", d, ")");
+    default:
+      return absl::StrCat("tessel_sort_key_f32((float)", v, ", ", d, ")");
+  }
+}
+
+class SortWriter {
+ public:
+  SortWriter(CodeWriter& w, const KernelSource& ks, const Node& sort, const SortLines& l)
+      : w_(w), ks_(ks), sort_(sort), l_(l), region_(RegionLength(PlanSteps(l))) {}
+
+  int64_t WorkspaceBytes() const { return 2 * l_.lines * region_ * l_.ItemBytes(); }
+
+  void Entry(const SortStep& s, const std::string& name) {
+    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", name,
+                         "(", ParameterList(ks_), ")");
+    w_.Line("extern __shared__ __align__(16) unsigned char smem[];");
+    if (!s.last || s.kind != SortStep::kFromInput) DeclareRegions();
+    if (s.kind == SortStep::kMerge) return Merge(s);
+    w_.Line("const tessel_sort_space<Key> s = tessel_sort_space<Key>::at(smem, ", l_.part, ", ",
+            l_.chosen, ");");
+    w_.Line("const long long line = blockIdx.x / ", s.parts, ", begin = blockIdx.x % ", s.parts,
+            " * ", l_.part, "LL;");
+    const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
+    w_.Line("const int n = begin < ", len, "LL ? (int)min(", l_.part, "LL, ", len,
+            "LL - begin) : 0;");
+    if (s.kind == SortStep::kFromInput) {
+      LoadInput();
+    } else {
+      w_.Line("const long long from = line * ", region_, "LL + begin;");
+      w_.Line("tessel_load_items(s, ", Region(s.in_region, "key"), " + from, ",
+              Region(s.in_region, "pos"), " + from, n, ", l_.part, ");");
+    }
+    w_.Line("const Key* key;");
+    w_.Line("const tessel_pos* pos;");
+    w_.Line("tessel_sort_part(s, n, ", l_.k, ", ", l_.part, ", ", l_.chosen, ", &key, &pos);");
+    if (s.last) {
+      w_.Line("tessel_store_positions(pos, ", l_.k, ", out0, line, ", l_.inner, ");");
+      return;
+    }
+    w_.Line("const long long to = line * ", region_, "LL + blockIdx.x % ", s.parts, " * ",
+            s.out_slots, "LL;");
+    const int other = s.kind == SortStep::kFromInput ? 0 : s.in_region ^ 1;
+    w_.Line("tessel_store_run(key, pos, min(n, ", l_.k, "), ", s.out_slots, ", ",
+            Region(other, "key"), " + to, ", Region(other, "pos"), " + to);");
+  }
+
+  int64_t SharedBytes(const SortStep& s) const {
+    if (s.kind == SortStep::kMerge) return kMergeTile * l_.ItemBytes();
+    return (l_.part + l_.chosen) * l_.ItemBytes() + 260 * 4;
+  }
+
+ private:
+  // Region r's keys or positions (names DeclareRegions gives them).
+  static std::string Region(int r, const char* what) {
+    return absl::StrCat(std::string(what) == "key" ? "keys" : "positions", r);
+  }
+
+  // The workspace's two regions: each the keys of every line, then their positions.
+  void DeclareRegions() {
+    const int64_t items = l_.lines * region_;
+    for (int r = 0; r < 2; ++r) {
+      w_.Line("Key* const keys", r, " = (Key*)((unsigned char*)ws + ", r * items * l_.ItemBytes(),
+              "LL);");
+      w_.Line("tessel_pos* const positions", r, " = (tessel_pos*)(keys", r, " + ", items, "LL);");
+    }
+  }
+
+  void LoadInput() {
+    const Node& in = sort_.input(0);
+    w_.Line("#pragma unroll 4");
+    auto loop = w_.Block("for (int j = threadIdx.x; j < ", l_.part, "; j += ", kThreads, ")");
+    w_.Line("Key key = ~(Key)0;");
+    w_.Line("tessel_pos pos = TESSEL_PAD_POS;");
+    {
+      auto valid = w_.Block("if (j < n)");
+      if (l_.inner == 1) {
+        w_.Line("const index_t at = (index_t)(line * ", l_.along, "LL + begin + j);");
+      } else {
+        w_.Line("const index_t at = (index_t)((line / ", l_.inner, " * ", l_.along,
+                "LL + begin + j) * ", l_.inner, " + line % ", l_.inner, ");");
+      }
+      ExprEmitter emitter(&w_, 1, ks_);
+      const Value v = emitter.Get(&in, FromLinear(in.shape(), "at", false, 1));
+      w_.Line("key = ", KeyOf(in.dtype(), v.At(), l_.descending), ";");
+      w_.Line("pos = (tessel_pos)(begin + j);");
+    }
+    w_.Line("s.key[j] = key;");
+    w_.Line("s.pos[j] = pos;");
+  }
+
+  void Merge(const SortStep& s) {
+    const int64_t tiles = 2 * s.run / kMergeTile;
+    w_.Line("Key* tile_key = (Key*)smem;");
+    w_.Line("tessel_pos* tile_pos = (tessel_pos*)(tile_key + ", kMergeTile, ");");
+    w_.Line("const long long line = blockIdx.x / ", s.parts, ";");
+    w_.Line("const int pair = blockIdx.x % ", s.parts, " / ", tiles, ", tile = blockIdx.x % ",
+            tiles, ";");
+    w_.Line("const long long first = line * ", region_, "LL + pair * ", 2 * s.run, "LL;");
+    const int other = s.in_region ^ 1;
+    w_.Line("tessel_merge_tile<Key, ", kMergeTile, ">(", Region(s.in_region, "key"), " + first, ",
+            Region(s.in_region, "pos"), " + first, ", s.run, ", tile, ", Region(other, "key"),
+            " + first, ", Region(other, "pos"), " + first, tile_key, tile_pos, ",
+            s.last ? "out0" : "nullptr", ", ", l_.k, ", line, ", l_.inner, ");");
+  }
+
+  CodeWriter& w_;
+  const KernelSource& ks_;
+  const Node& sort_;
+  const SortLines l_;
+  const int64_t region_;  // items per line in each workspace region
+};
+
+const char* StepName(const SortStep& s) {
+  switch (s.kind) {
+    case SortStep::kFromInput:
+      return "part";
+    case SortStep::kSelect:
+      return "select";
+    case SortStep::kMerge:
+      return "merge";
+  }
+  return "";
+}
+
+}  // namespace
+
+KernelSource GenerateSort(const FusedKernel& kernel) {
+  KernelSource ks = NewKernelSource(kernel);
+  const Node& sort = *kernel.outputs.at(0);
+  const SortLines l = SortLinesOf(sort);
+  const std::vector<SortStep> steps = PlanSteps(l);
+  CodeWriter w;
+  SortWriter writer(w, ks, sort, l);
+  if (steps.size() > 1) ks.workspace_bytes = writer.WorkspaceBytes();
+  BeginSource(w, kernel);
+  w.Line("#include \"tessel/sort.cuh\"");
+  w.Line("typedef ", l.Key(), " Key;");
+  w.Line("// ", l.lines, " lines of ", l.along, " (stride ", l.inner, "), the first ", l.k,
+         l.descending ? " descending" : " ascending", ": ", steps.size(), " launches");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const SortStep& s = steps[i];
+    const std::string entry =
+        i + 1 == steps.size() ? kNamePlaceholder : absl::StrCat(kNamePlaceholder, "_", i, StepName(s));
+    w.Blank();
+    writer.Entry(s, entry);
+    Launch launch;
+    launch.entry = entry;
+    launch.block = kThreads;
+    launch.grid[0] = l.lines * s.parts;
+    launch.shared_bytes = writer.SharedBytes(s);
+    ks.launches.push_back(launch);
+  }
+  FinishSource(kernel, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

@@ -352,15 +352,40 @@ __device__ __forceinline__ T tessel_block_exclusive_scan(T v, Op op, T identity,
 }
 // Cross-block hand-off (chained scans): the producer stores its value, then raises the flag;
 // a consumer waits for the flag, then reads the value from L2 (__ldcg).
-__device__ __forceinline__ void tessel_raise(unsigned long long* flag) {
+__device__ __forceinline__ void tessel_raise(unsigned long long* flag, unsigned long long to = 1) {
   __threadfence();
-  atomicExch(flag, 1ull);
+  atomicExch(flag, to);
 }
 __device__ __forceinline__ void tessel_await(const unsigned long long* flag) {
   while (*(const volatile unsigned long long*)flag == 0) {
     __nanosleep(64);  // fewer polls crowding the L2 that the producers' loads go through
   }
   __threadfence();
+}
+// Warp 0's look-back (chained scans): the inclusive prefix of groups 0..group-1 of a line,
+// whose states are 0 (nothing yet), 1 (aggregate published) or 2 (prefix published too). It
+// folds forward from the nearest published prefix over the aggregates after it, so the result
+// has the bits of the plain chain prefix(g) = prefix(g-1) + aggregate(g) wherever it starts:
+// the same bits from run to run. It waits while the 32 groups before `group` hold no prefix.
+template <typename T, typename Op>
+__device__ T tessel_look_back(const unsigned long long* state, const T* aggregates,
+                              const T* prefixes, long long group, Op op, T identity) {
+  const int lane = threadIdx.x & 31;
+  const long long g = group - 1 - lane;
+  for (;;) {
+    const unsigned long long s = g < 0 ? 2 : *(const volatile unsigned long long*)(state + g);
+    const unsigned with_prefix = __ballot_sync(0xffffffffu, s == 2);
+    const unsigned missing = __ballot_sync(0xffffffffu, s == 0);
+    const int p = __ffs(with_prefix) - 1;
+    if (p >= 0 && (missing & ((1u << p) - 1u)) == 0) {
+      __threadfence();
+      const T v = g < 0 ? identity : lane == p ? __ldcg(prefixes + g) : __ldcg(aggregates + g);
+      T acc = __shfl_sync(0xffffffffu, v, p);
+      for (int q = p - 1; q >= 0; --q) acc = op(acc, __shfl_sync(0xffffffffu, v, q));
+      return acc;
+    }
+    __nanosleep(32);
+  }
 }
 // The same for a pair (m, s) that `combine(m, s, m2, s2)` merges in place (an online max and
 // sum: codegen/streaming_reduction.cc); warp 0 ends with the block's pair.

@@ -8,14 +8,16 @@
 // neighbouring threads read neighbouring lines (coalesced).
 //
 // Few long contiguous lines (one line of 2^28) would get one block each: their tiles chain
-// across blocks instead, keeping the bits fixed (a decoupled look-back that stops wherever a
-// prefix happens to be ready would add the same totals in a different order from run to
-// run). Tiles take ids in launch order (an atomic counter: a tile waits only on tiles that
-// started before it) and publish their totals; groups of kGroup tiles publish their inclusive
-// prefixes. A tile's carry is the previous group's prefix plus the totals of the earlier tiles
-// of its group, those reduced by the block in a fixed tree; the last tile of a group publishes
-// the group's prefix. The chain advances one group (kGroup tiles of reading) per hop. Few
-// strided lines (a long axis 0 of a narrow matrix) still get a thread each.
+// across blocks instead, keeping the bits fixed. Tiles take ids in launch order (an atomic
+// counter: a tile waits only on tiles that started before it) and publish their totals.
+// Groups of kGroup tiles publish their aggregates (the last tile of the group reduces the
+// group's totals in a fixed tree) and then their inclusive prefixes. A tile's carry is the
+// prefix of the groups before its own plus the totals of the earlier tiles of its group. The
+// prefix comes from a decoupled look-back that folds forward from the nearest published
+// prefix over the aggregates after it: the bits of the plain chain, so the same from run to
+// run (the usual look-back adds what it finds in whatever order it finds it), while a
+// prefix travels up to 32 groups per hop. Few strided lines (a long axis 0 of a narrow
+// matrix) still get a thread each.
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/generate.h"
@@ -28,10 +30,10 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLanes = 4;
 // Chained tiles: kChainedLanes contiguous values per thread (4096 per tile), its loads all in
-// flight at once; kGroup tiles per group (one earlier tile per thread of the block).
+// flight at once; kGroup tiles per group (one earlier tile per lane of warp 0).
 constexpr int kChainedLanes = 16;
 constexpr int kChainedTile = kThreads * kChainedLanes;
-constexpr int kGroup = kThreads;
+constexpr int kGroup = 32;
 // Fewer lines than this chain their tiles: two blocks per SM of an H100 (132 SMs) is where a
 // block per line starts to leave the GPU idle.
 constexpr int64_t kFewLines = 264;
@@ -112,12 +114,12 @@ void EmitColumns(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
 }
 
 // The chained layout of the workspace, in 8-byte words: the ticket counter, a ready flag per
-// tile and per group (zeroed by the _init entry before each scan), then the tiles' totals and
-// the groups' inclusive prefixes.
+// tile and a state per group (zeroed by the _init entry before each scan), then the tiles'
+// totals, the groups' aggregates and the groups' inclusive prefixes.
 struct Chain {
   int64_t tiles_per_line, groups_per_line, tiles, groups;
   int64_t FlagWords() const { return 1 + tiles + groups; }
-  int64_t Words() const { return FlagWords() + tiles + groups; }
+  int64_t Words() const { return FlagWords() + tiles + 2 * groups; }
 };
 
 Chain ChainOf(const Lines& e) {
@@ -152,18 +154,26 @@ void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& i
          ", scratch, &tile_total);");
 }
 
-// The carry into this tile: the previous group's prefix, then the earlier tiles of its group.
+// The carry into this tile, by warp 0: the prefix of the earlier groups of its line (a
+// look-back), then the earlier tiles of its group. The group's last tile publishes the
+// group's aggregate as soon as its group's totals are in, and its prefix once the look-back
+// returns.
 void EmitChainedCarry(CodeWriter& w, const Chain& c, const RunningValue& r) {
   w.Line("unsigned long long* tile_ready = (unsigned long long*)ws + 1;");
-  w.Line("unsigned long long* group_ready = tile_ready + ", c.tiles, ";");
-  w.Line(r.type, "* totals = (", r.type, "*)(group_ready + ", c.groups, ");");
-  w.Line(r.type, "* prefixes = totals + ", c.tiles, ";");
+  w.Line("unsigned long long* group_state = tile_ready + ", c.tiles, ";");
+  w.Line(r.type, "* totals = (", r.type, "*)(group_state + ", c.groups, ");");
+  w.Line(r.type, "* aggregates = totals + ", c.tiles, ";");
+  w.Line(r.type, "* prefixes = aggregates + ", c.groups, ";");
   {
     auto publish = w.Block("if (threadIdx.x == 0)");
     w.Line("__stcg(totals + ticket, tile_total);");
     w.Line("tessel_raise(tile_ready + ticket);");
   }
-  w.Line("const index_t group = tile / ", kGroup, ", first = group * ", kGroup, ";");
+  auto lead = w.Block("if (threadIdx.x < 32)");
+  w.Line("const index_t group = tile / ", kGroup, ", first = group * ", kGroup,
+         ", lines_group = line * ", c.groups_per_line, ";");
+  w.Line("const bool last = tile == first + ", kGroup - 1, " || tile == ",
+         c.tiles_per_line - 1, ";");
   w.Line(r.type, " earlier = ", r.identity, ";");
   {
     auto wait = w.Block("if (threadIdx.x < tile - first)");
@@ -171,23 +181,22 @@ void EmitChainedCarry(CodeWriter& w, const Chain& c, const RunningValue& r) {
     w.Line("tessel_await(tile_ready + j);");
     w.Line("earlier = __ldcg(totals + j);");
   }
-  w.Line("earlier = tessel_block_reduce(earlier, ", r.op, ", ", r.identity, ", scratch);");
+  w.Line("earlier = tessel_warp_reduce(earlier, ", r.op, ");");
+  w.Line("const ", r.type, " aggregate = ", r.Combine("earlier", "tile_total"), ";");
   {
-    auto lead = w.Block("if (threadIdx.x == 0)");
-    w.Line(r.type, " prefix = ", r.identity, ";");
-    w.Line("const index_t g = line * ", c.groups_per_line, " + group;");
-    {
-      auto previous = w.Block("if (group > 0)");
-      w.Line("tessel_await(group_ready + g - 1);");
-      w.Line("prefix = __ldcg(prefixes + g - 1);");
-    }
-    w.Line("carry = ", r.Combine("prefix", "earlier"), ";");
-    auto last =
-        w.Block("if (tile == first + ", kGroup - 1, " || tile == ", c.tiles_per_line - 1, ")");
-    w.Line("__stcg(prefixes + g, ", r.Combine("carry", "tile_total"), ");");
-    w.Line("tessel_raise(group_ready + g);");
+    auto publish = w.Block("if (last && threadIdx.x == 0)");
+    w.Line("__stcg(aggregates + lines_group + group, aggregate);");
+    w.Line("tessel_raise(group_state + lines_group + group, 1);");
   }
-  w.Line("__syncthreads();");
+  w.Line("const ", r.type, " prefix = tessel_look_back(group_state + lines_group, aggregates + ",
+         "lines_group, prefixes + lines_group, group, ", r.op, ", ", r.identity, ");");
+  {
+    auto publish = w.Block("if (threadIdx.x == 0)");
+    w.Line("carry = ", r.Combine("prefix", "earlier"), ";");
+    auto last = w.Block("if (last)");
+    w.Line("__stcg(prefixes + lines_group + group, ", r.Combine("prefix", "aggregate"), ");");
+    w.Line("tessel_raise(group_state + lines_group + group, 2);");
+  }
 }
 
 void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const Lines& e,
@@ -211,6 +220,7 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   Value values;
   EmitChainedTileScan(w, emitter, idx, scan, r, &values);
   EmitChainedCarry(w, c, r);
+  w.Line("__syncthreads();");
   // Stored as vectors: a thread's contiguous values stored one element at a time touch a
   // sector per lane per store (the 2^28 cumsum ran at 18% of copy so).
   const char* type = CudaComputeType(scan.dtype());
@@ -247,13 +257,8 @@ KernelSource GenerateScan(const FusedKernel& kernel) {
   launch.entry = kNamePlaceholder;
   launch.block = kThreads;
   {
-    // Chained tiles of 4-byte values fit six blocks per SM in 40 registers without spilling
-    // (56 unbounded): more tiles resident while their carries travel the chain (50% -> 55%
-    // of copy for 2^28 f32 on the H100).
-    const bool six_blocks = chained && DTypeSize(scan.dtype()) <= 4;
-    auto body =
-        w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads,
-                six_blocks ? ", 6" : "", ") ", kNamePlaceholder, "(", ParameterList(ks), ")");
+    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
+                        kNamePlaceholder, "(", ParameterList(ks), ")");
     if (chained) {
       EmitChained(w, ks, scan, e, c, r);
       launch.grid[0] = c.tiles;

@@ -22,7 +22,10 @@
 namespace tessel::codegen {
 namespace {
 
+// Threads of a merge block, and of a part's block (kPart / kPartThreads keys in each
+// thread's registers).
 constexpr int kThreads = 256;
+constexpr int kPartThreads = 256;
 constexpr int64_t kPart = 4096;
 constexpr int64_t kChosen = kPart / 4;
 constexpr int kMergeTile = 2048;  // kThreads x 8
@@ -137,6 +140,8 @@ std::string KeyOf(DType dtype, const std::string& v, bool descending) {
   }
 }
 
+int Threads(const SortStep& s) { return s.kind == SortStep::kMerge ? kThreads : kPartThreads; }
+
 class SortWriter {
  public:
   SortWriter(CodeWriter& w, const KernelSource& ks, const Node& sort, const SortLines& l)
@@ -145,81 +150,98 @@ class SortWriter {
   int64_t WorkspaceBytes() const { return 2 * l_.lines * region_ * l_.ItemBytes(); }
 
   void Entry(const SortStep& s, const std::string& name) {
-    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", name,
+    // At least one block per SM, said explicitly: without it ptxas (NVRTC's, sm_80) held
+    // some selections to 64 registers and spilled.
+    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", Threads(s), ", 1) ", name,
                          "(", ParameterList(ks_), ")");
     w_.Line("extern __shared__ __align__(16) unsigned char smem[];");
-    if (!s.last || s.kind != SortStep::kFromInput) DeclareRegions();
+    DeclareRegions(s);
     if (s.kind == SortStep::kMerge) return Merge(s);
-    w_.Line("const tessel_sort_space<Key> s = tessel_sort_space<Key>::at(smem, ", l_.part, ", ",
-            l_.chosen, ");");
+    w_.Line("const tessel_sort_space<Key> s = tessel_sort_space<Key>::at(smem, ",
+            Selects() ? l_.chosen : l_.part, ", ", Selects() ? l_.part : 0, ");");
     w_.Line("const long long line = blockIdx.x / ", s.parts, ", begin = blockIdx.x % ", s.parts,
             " * ", l_.part, "LL;");
     const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
     w_.Line("const int n = begin < ", len, "LL ? (int)min(", l_.part, "LL, ", len,
             "LL - begin) : 0;");
+    w_.Line("Key item_key[", ItemsPerThread(s), "];");
     if (s.kind == SortStep::kFromInput) {
-      LoadInput();
+      LoadInput(s);
+      w_.Line("auto pos_of = [&](int i, int j) { return (tessel_pos)(begin + j); };");
     } else {
       w_.Line("const long long from = line * ", region_, "LL + begin;");
-      w_.Line("tessel_load_items(s, ", Region(s.in_region, "key"), " + from, ",
-              Region(s.in_region, "pos"), " + from, n, ", l_.part, ");");
+      w_.Line("tessel_load_run_keys(", Region(s.in_region, "key"), " + from, n, item_key);");
+      w_.Line("auto pos_of = [&](int i, int j) { return ", Region(s.in_region, "pos"),
+              "[from + j]; };");
     }
-    w_.Line("const Key* key;");
-    w_.Line("const tessel_pos* pos;");
-    w_.Line("tessel_sort_part(s, n, ", l_.k, ", ", l_.part, ", ", l_.chosen, ", &key, &pos);");
+    if (Selects()) {
+      w_.Line("tessel_select_part(s, item_key, pos_of, n, ", l_.k, ");");
+    } else {
+      w_.Line("tessel_sort_whole_part(s, item_key, pos_of, n, ", l_.part, ");");
+    }
     if (s.last) {
-      w_.Line("tessel_store_positions(pos, ", l_.k, ", out0, line, ", l_.inner, ");");
+      w_.Line("tessel_store_positions(s.pos, ", l_.k, ", out0, line, ", l_.inner, ");");
       return;
     }
     w_.Line("const long long to = line * ", region_, "LL + blockIdx.x % ", s.parts, " * ",
             s.out_slots, "LL;");
     const int other = s.kind == SortStep::kFromInput ? 0 : s.in_region ^ 1;
-    w_.Line("tessel_store_run(key, pos, min(n, ", l_.k, "), ", s.out_slots, ", ",
+    w_.Line("tessel_store_run(s.key, s.pos, min(n, ", l_.k, "), ", s.out_slots, ", ",
             Region(other, "key"), " + to, ", Region(other, "pos"), " + to);");
   }
 
   int64_t SharedBytes(const SortStep& s) const {
     if (s.kind == SortStep::kMerge) return kMergeTile * l_.ItemBytes();
-    return (l_.part + l_.chosen) * l_.ItemBytes() + 260 * 4;
+    return (Selects() ? l_.chosen + l_.part : l_.part) * l_.ItemBytes() + 261 * 4;
   }
 
  private:
+  // Whether parts select their first k (else they sort whole).
+  bool Selects() const { return l_.k <= l_.chosen; }
+  // Enough for the most items a part of step s holds.
+  int64_t ItemsPerThread(const SortStep& s) const {
+    const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
+    return (std::min(l_.part, len) + kPartThreads - 1) / kPartThreads;
+  }
+
   // Region r's keys or positions (names DeclareRegions gives them).
   static std::string Region(int r, const char* what) {
     return absl::StrCat(std::string(what) == "key" ? "keys" : "positions", r);
   }
 
-  // The workspace's two regions: each the keys of every line, then their positions.
-  void DeclareRegions() {
+  // The workspace's regions that step s reads or writes: each region the keys of every line,
+  // then their positions.
+  void DeclareRegions(const SortStep& s) {
     const int64_t items = l_.lines * region_;
     for (int r = 0; r < 2; ++r) {
+      const bool reads = s.kind != SortStep::kFromInput && r == s.in_region;
+      const bool writes = (!s.last || s.kind == SortStep::kMerge) &&
+                          r == (s.kind == SortStep::kFromInput ? 0 : s.in_region ^ 1);
+      if (!reads && !writes) continue;
       w_.Line("Key* const keys", r, " = (Key*)((unsigned char*)ws + ", r * items * l_.ItemBytes(),
               "LL);");
       w_.Line("tessel_pos* const positions", r, " = (tessel_pos*)(keys", r, " + ", items, "LL);");
     }
   }
 
-  void LoadInput() {
+  // The thread's keys of the part, as in tessel_load_run_keys. Items past n read item n - 1
+  // rather than skip the load: with no branch around them the loads issue back to back (a
+  // guarded load's key waited for its value before the next load, 16 latencies in a row).
+  void LoadInput(const SortStep& s) {
     const Node& in = sort_.input(0);
-    w_.Line("#pragma unroll 4");
-    auto loop = w_.Block("for (int j = threadIdx.x; j < ", l_.part, "; j += ", kThreads, ")");
-    w_.Line("Key key = ~(Key)0;");
-    w_.Line("tessel_pos pos = TESSEL_PAD_POS;");
-    {
-      auto valid = w_.Block("if (j < n)");
-      if (l_.inner == 1) {
-        w_.Line("const index_t at = (index_t)(line * ", l_.along, "LL + begin + j);");
-      } else {
-        w_.Line("const index_t at = (index_t)((line / ", l_.inner, " * ", l_.along,
-                "LL + begin + j) * ", l_.inner, " + line % ", l_.inner, ");");
-      }
-      ExprEmitter emitter(&w_, 1, ks_);
-      const Value v = emitter.Get(&in, FromLinear(in.shape(), "at", false, 1));
-      w_.Line("key = ", KeyOf(in.dtype(), v.At(), l_.descending), ";");
-      w_.Line("pos = (tessel_pos)(begin + j);");
+    w_.Line("#pragma unroll");
+    auto loop = w_.Block("for (int i = 0; i < ", ItemsPerThread(s), "; ++i)");
+    w_.Line("const int j = i * ", kPartThreads, " + threadIdx.x;");
+    w_.Line("const long long a = begin + min(j, n - 1);");
+    if (l_.inner == 1) {
+      w_.Line("const index_t at = (index_t)(line * ", l_.along, "LL + a);");
+    } else {
+      w_.Line("const index_t at = (index_t)((line / ", l_.inner, " * ", l_.along, "LL + a) * ",
+              l_.inner, " + line % ", l_.inner, ");");
     }
-    w_.Line("s.key[j] = key;");
-    w_.Line("s.pos[j] = pos;");
+    ExprEmitter emitter(&w_, 1, ks_);
+    const Value v = emitter.Get(&in, FromLinear(in.shape(), "at", false, 1));
+    w_.Line("item_key[i] = j < n ? ", KeyOf(in.dtype(), v.At(), l_.descending), " : ~(Key)0;");
   }
 
   void Merge(const SortStep& s) {
@@ -279,7 +301,7 @@ KernelSource GenerateSort(const FusedKernel& kernel) {
     writer.Entry(s, entry);
     Launch launch;
     launch.entry = entry;
-    launch.block = kThreads;
+    launch.block = Threads(s);
     launch.grid[0] = l.lines * s.parts;
     launch.shared_bytes = writer.SharedBytes(s);
     ks.launches.push_back(launch);

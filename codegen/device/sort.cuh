@@ -3,12 +3,15 @@
 // that orders as the values do (NaN the largest, -0 equal to 0, descending sorts flipped),
 // and the position breaks ties, so items are distinct and any correct sort is stable.
 //
-// A block holds one part of a line (up to P items) in shared memory. It keeps the k smallest
-// items, found by a radix select on their leading bytes (a histogram per byte, the block
-// narrowing to the byte that holds the k-th item: a few passes over shared memory where a
-// sort would take log^2 P), then sorts those k by a bitonic network; where k is large it
-// sorts the whole part. Parts' results are sorted runs that later launches select from again
-// (small k) or merge pairwise (large k).
+// A block holds one part of a line (up to P items): thread t's i-th key, in registers, is
+// the part's item j = i * blockDim.x + t, whose position a functor gives (computed from j for
+// the input, loaded for a run). Where k is small enough to select, the block keeps the k
+// smallest items: a histogram of the keys' leading bytes finds the bin of the k-th item;
+// items in lower bins are chosen, those in its bin (the candidates, usually few) go to
+// shared memory, where a radix select over their further bytes narrows to the k-th item (a
+// few passes where a sort would take log^2 P). Then a bitonic network sorts the k. Where k
+// is large the block sorts the whole part in shared memory. Parts' results are sorted runs
+// that later launches select from again (small k) or merge pairwise (large k).
 #pragma once
 
 typedef unsigned tessel_pos;  // a position within a line; ~0u pads
@@ -39,51 +42,83 @@ __device__ __forceinline__ bool tessel_item_less(Key ka, tessel_pos pa, Key kb, 
   return ka < kb || (ka == kb && pa < pb);
 }
 
-// Shared memory of a part: its items, the k selected, and a 256-bin histogram with three
-// words for the bin found.
+// Shared memory of a part: the items chosen (a selection: `chosen` of them) or all the
+// part's (a whole sort), a selection's candidates (`candidates` of them), a 256-bin histogram
+// with three words for the bin found and two counters.
 template <typename Key>
 struct tessel_sort_space {
-  Key* key;
-  tessel_pos* pos;
-  Key* chosen_key;
-  tessel_pos* chosen_pos;
+  Key *key, *candidate_key;
+  tessel_pos *pos, *candidate_pos;
   int* hist;
-  __device__ static tessel_sort_space at(void* smem, int part, int chosen) {
+  __device__ static tessel_sort_space at(void* smem, int chosen, int candidates) {
     tessel_sort_space s;
     s.key = (Key*)smem;
-    s.chosen_key = s.key + part;
-    s.pos = (tessel_pos*)(s.chosen_key + chosen);
-    s.chosen_pos = s.pos + part;
-    s.hist = (int*)(s.chosen_pos + chosen);
+    s.candidate_key = s.key + chosen;
+    s.pos = (tessel_pos*)(s.candidate_key + candidates);
+    s.candidate_pos = s.pos + chosen;
+    s.hist = (int*)(s.candidate_pos + candidates);
     return s;
   }
 };
 
-// Loads n items of a run (a later launch's input) and pads the part.
+// A thread's keys of a run (a later launch's input) of n items, pads after them.
+template <typename Key, int kItems>
+__device__ __forceinline__ void tessel_load_run_keys(const Key* key, int n,
+                                                     Key (&item_key)[kItems]) {
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int j = i * blockDim.x + threadIdx.x;
+    item_key[i] = j < n ? key[j] : ~(Key)0;
+  }
+}
+
+// Where in `counter`'s array this lane appends when `take`: one atomic per warp. The whole
+// warp calls it.
+__device__ __forceinline__ int tessel_append_at(bool take, int* counter) {
+  const unsigned takers = __ballot_sync(0xffffffffu, take);
+  if (takers == 0) return -1;
+  const int lane = threadIdx.x & 31, leader = __ffs(takers) - 1;
+  int base = 0;
+  if (lane == leader) base = atomicAdd(counter, __popc(takers));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  return take ? base + __popc(takers & ((1u << lane) - 1u)) : -1;
+}
+
+// Pair i of a bitonic stage (sequences of `size`, pairs `stride` apart) of m items.
 template <typename Key>
-__device__ void tessel_load_items(const tessel_sort_space<Key>& s, const Key* key,
-                                  const tessel_pos* pos, int n, int part) {
-  for (int i = threadIdx.x; i < part; i += blockDim.x) {
-    s.key[i] = i < n ? key[i] : ~(Key)0;
-    s.pos[i] = i < n ? pos[i] : TESSEL_PAD_POS;
+__device__ __forceinline__ void tessel_compare_swap(Key* key, tessel_pos* pos, int i, int m,
+                                                    int size, int stride) {
+  if (i >= m / 2) return;
+  const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
+  const Key ka = key[lo], kb = key[hi];
+  const tessel_pos pa = pos[lo], pb = pos[hi];
+  if (tessel_item_less(kb, pb, ka, pa) == ((lo & size) == 0)) {
+    key[lo] = kb;
+    key[hi] = ka;
+    pos[lo] = pb;
+    pos[hi] = pa;
   }
 }
 
 // Sorts m (a power of two) items ascending. Callers synchronize before.
 template <typename Key>
 __device__ void tessel_bitonic_sort(Key* key, tessel_pos* pos, int m) {
+  if (m <= 64) {  // warp 0 alone: no block barrier per stage
+    if (threadIdx.x < 32) {
+      for (int size = 2; size <= m; size <<= 1) {
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+          tessel_compare_swap(key, pos, threadIdx.x, m, size, stride);
+          __syncwarp();
+        }
+      }
+    }
+    __syncthreads();
+    return;
+  }
   for (int size = 2; size <= m; size <<= 1) {
     for (int stride = size >> 1; stride > 0; stride >>= 1) {
       for (int i = threadIdx.x; i < m / 2; i += blockDim.x) {
-        const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
-        const Key ka = key[lo], kb = key[hi];
-        const tessel_pos pa = pos[lo], pb = pos[hi];
-        if (tessel_item_less(kb, pb, ka, pa) == ((lo & size) == 0)) {
-          key[lo] = kb;
-          key[hi] = ka;
-          pos[lo] = pb;
-          pos[hi] = pa;
-        }
+        tessel_compare_swap(key, pos, i, m, size, stride);
       }
       __syncthreads();
     }
@@ -128,93 +163,139 @@ struct tessel_item_prefix {
 // Warp 0 finds the bin holding the `rank`-th item (1-based) of the histogram: hist[256] the
 // bin, hist[257] the items in bins before it, hist[258] the items in it.
 __device__ __forceinline__ void tessel_find_bin(int* hist, int rank) {
-  if (threadIdx.x >= 32) return;
-  const int lane = threadIdx.x;
-  int c[8], total = 0;
+  if (threadIdx.x < 32) {
+    const int lane = threadIdx.x;
+    int c[8], total = 0;
 #pragma unroll
-  for (int j = 0; j < 8; ++j) total += c[j] = hist[lane * 8 + j];
-  int inclusive = total;
+    for (int j = 0; j < 8; ++j) total += c[j] = hist[lane * 8 + j];
+    int inclusive = total;
 #pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const int up = __shfl_up_sync(0xffffffffu, inclusive, o);
-    if (lane >= o) inclusive += up;
-  }
-  int before = inclusive - total;
-  if (before < rank && rank <= inclusive) {
+    for (int o = 1; o < 32; o <<= 1) {
+      const int up = __shfl_up_sync(0xffffffffu, inclusive, o);
+      if (lane >= o) inclusive += up;
+    }
+    int before = inclusive - total;
+#pragma unroll
     for (int j = 0; j < 8; ++j) {
-      if (before + c[j] >= rank) {
+      if (before < rank && before + c[j] >= rank) {
         hist[256] = lane * 8 + j;
         hist[257] = before;
         hist[258] = c[j];
-        break;
       }
       before += c[j];
     }
   }
 }
 
+// Narrows `prefix` (its first `from` bytes set) to the leading bytes of the rank-th of the
+// n items at key/pos that match it.
 template <typename Key>
-__device__ tessel_item_prefix<Key> tessel_radix_select(const tessel_sort_space<Key>& s, int n,
-                                                        int k) {
-  tessel_item_prefix<Key> prefix;
-  int rank = k;
-  for (int d = 0; d < (int)sizeof(Key) + 4; ++d) {
-    for (int b = threadIdx.x; b < 256; b += blockDim.x) s.hist[b] = 0;
+__device__ tessel_item_prefix<Key> tessel_radix_select(int* hist, const Key* key,
+                                                        const tessel_pos* pos, int n, int rank,
+                                                        tessel_item_prefix<Key> prefix, int from) {
+  for (int d = from; d < (int)sizeof(Key) + 4; ++d) {
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) hist[b] = 0;
     __syncthreads();
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
-      const Key key = s.key[i];
-      const tessel_pos pos = s.pos[i];
-      if (prefix.matches(key, pos)) atomicAdd(&s.hist[tessel_item_byte(key, pos, d)], 1);
+      if (prefix.matches(key[i], pos[i])) atomicAdd(&hist[tessel_item_byte(key[i], pos[i], d)], 1);
     }
     __syncthreads();
-    tessel_find_bin(s.hist, rank);
+    tessel_find_bin(hist, rank);
     __syncthreads();
-    const int bin = s.hist[256], before = s.hist[257], in_bin = s.hist[258];
+    const int bin = hist[256], before = hist[257], in_bin = hist[258];
     prefix.set_byte(d, bin);
     rank -= before;
-    if (in_bin == rank) break;  // the k-th item is the last of its bin
+    if (in_bin == rank) break;  // the rank-th item is the last of its bin
   }
   return prefix;
 }
 
-// The part's first min(k, n) items in order, at (*key, *pos): the chosen arrays when k is
-// small enough to select (k <= chosen), else the part's own arrays, sorted whole (padded to
-// `part`, a power of two). The part's n items are in s.key/s.pos, padded with ~0 items.
-template <typename Key>
-__device__ void tessel_sort_part(const tessel_sort_space<Key>& s, int n, int k, int part,
-                                 int chosen, const Key** key, const tessel_pos** pos) {
+// The part's first min(k, n) items in order, sorted at s.key/s.pos (k <= the space's chosen;
+// the candidates' space holds the part). Pads (a run's, after its count; ~0 keys, the largest)
+// are never collected: when the k-th item is a pad, pads fill the sorted k instead.
+template <typename Key, int kItems, typename PosOf>
+__device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&key)[kItems],
+                                   PosOf pos_of, int n, int k) {
+  constexpr int kShift = 8 * (sizeof(Key) - 1);
+  int* const chosen = s.hist + 259;
+  int* const candidates = s.hist + 260;
+  for (int b = threadIdx.x; b < 256; b += blockDim.x) s.hist[b] = 0;
+  if (threadIdx.x == 0) *chosen = *candidates = 0;
   __syncthreads();
-  if (k >= n || k > chosen) {
-    tessel_bitonic_sort(s.key, s.pos, part);
-    *key = s.key;
-    *pos = s.pos;
-    return;
+  int bin = 256, rank = 0, in_bin = 0;  // k >= n: every item is chosen
+  if (k < n) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (i * blockDim.x + threadIdx.x < n) atomicAdd(&s.hist[(int)(key[i] >> kShift)], 1);
+    }
+    __syncthreads();
+    tessel_find_bin(s.hist, k);
+    __syncthreads();
+    bin = s.hist[256];
+    rank = k - s.hist[257];
+    in_bin = s.hist[258];
   }
-  const tessel_item_prefix<Key> prefix = tessel_radix_select(s, n, k);
-  if (threadIdx.x == 0) s.hist[259] = 0;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int j = i * blockDim.x + threadIdx.x;
+    const int b = j < n ? (int)(key[i] >> kShift) : 257;
+    if (b < bin) {
+      const tessel_pos p = pos_of(i, j);
+      if (p != TESSEL_PAD_POS) {
+        const int at = atomicAdd(chosen, 1);
+        s.key[at] = key[i];
+        s.pos[at] = p;
+      }
+    }
+    const int c = tessel_append_at(b == bin, candidates);
+    if (c >= 0) {
+      s.candidate_key[c] = key[i];
+      s.candidate_pos[c] = pos_of(i, j);
+    }
+  }
   __syncthreads();
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
-    const Key kk = s.key[i];
-    const tessel_pos pp = s.pos[i];
-    // Pads are equal to each other, so when the k-th item is a pad, at_most matches every
-    // pad: collect only real items (at most k) and pad the rest below.
-    if (pp != TESSEL_PAD_POS && prefix.at_most(kk, pp)) {
-      const int at = atomicAdd(&s.hist[259], 1);
-      s.chosen_key[at] = kk;
-      s.chosen_pos[at] = pp;
+  const int count = *candidates;
+  tessel_item_prefix<Key> prefix;
+  prefix.set_byte(0, bin);
+  if (in_bin != rank) prefix = tessel_radix_select(s.hist, s.candidate_key, s.candidate_pos, count, rank, prefix, 1);
+  for (int c = threadIdx.x; c < count; c += blockDim.x) {
+    const Key kc = s.candidate_key[c];
+    const tessel_pos pc = s.candidate_pos[c];
+    if (pc != TESSEL_PAD_POS && prefix.at_most(kc, pc)) {
+      const int at = atomicAdd(chosen, 1);
+      s.key[at] = kc;
+      s.pos[at] = pc;
     }
   }
   int m = 1;
   while (m < k) m <<= 1;
   __syncthreads();
-  for (int i = s.hist[259] + threadIdx.x; i < m; i += blockDim.x) {
-    s.chosen_key[i] = ~(Key)0;
-    s.chosen_pos[i] = TESSEL_PAD_POS;
+  for (int i = *chosen + threadIdx.x; i < m; i += blockDim.x) {
+    s.key[i] = ~(Key)0;
+    s.pos[i] = TESSEL_PAD_POS;
   }
   __syncthreads();
-  tessel_bitonic_sort(s.chosen_key, s.chosen_pos, m);
-  *key = s.chosen_key;
-  *pos = s.chosen_pos;
+  tessel_bitonic_sort(s.key, s.pos, m);
+}
+
+// The part's items sorted whole at s.key/s.pos (`part` of them, a power of two, pads last).
+template <typename Key, int kItems, typename PosOf>
+__device__ void tessel_sort_whole_part(const tessel_sort_space<Key>& s, const Key (&key)[kItems],
+                                       PosOf pos_of, int n, int part) {
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int j = i * blockDim.x + threadIdx.x;
+    if (j < part) {
+      s.key[j] = key[i];
+      s.pos[j] = j < n ? pos_of(i, j) : TESSEL_PAD_POS;
+    }
+  }
+  for (int j = kItems * blockDim.x + threadIdx.x; j < part; j += blockDim.x) {
+    s.key[j] = ~(Key)0;
+    s.pos[j] = TESSEL_PAD_POS;
+  }
+  __syncthreads();
+  tessel_bitonic_sort(s.key, s.pos, part);
 }
 
 // Writes `count` items as a run of `slots` (pads after them).

@@ -120,12 +120,13 @@ std::vector<CorpusCase> Corpus() {
                 gather(x, 0, i), gather(h, 1, ids + 1), index_select(d, 0, reshape(slice(ids, 0, 0, 1), {-1})),
                 sum(embedding(x, slice(i, 0, 0, 1)), {2}), one_hot(slice(ids, 0, 0, 1), 9),
                 matmul(x, In({96, 96})) + gather(x, 1, ids)}});
-  // Scans along contiguous lines (a block per line; ragged too) and strided ones (a thread
-  // per line), every accumulator type, with a prologue.
+  // Scans along contiguous lines (a block per line; ragged too; few long lines chained) and
+  // strided ones (a thread per line), every accumulator type, with a prologue.
   c.push_back({"scans",
                {cumsum(x, 1), cumsum(h, 0), cumprod(d, 1), cumsum(i, 1), cumprod(l, 0),
                 cumsum(exp(x) * 2.0, -1), cumsum(In({5, 7}), 1), cumsum(gt(x, v), 1),
-                cumsum(In({4, 5, 6}, DType::kF16), 1)}});
+                cumsum(In({4, 5, 6}, DType::kF16), 1), cumsum(In({1 << 20}), 0),
+                cumprod(In({3, 50000}, DType::kF64), 1)}});
   // Sorts: lines one block holds (every key type, either direction, strided lines, a
   // prologue), and long lines: small k selected again from the parts' runs, large k merged.
   const Tensor long_rows = In({2, 40000});

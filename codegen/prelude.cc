@@ -350,6 +350,49 @@ __device__ __forceinline__ T tessel_block_exclusive_scan(T v, Op op, T identity,
   if (lane == 0) return warp == 0 ? identity : scratch[warp - 1];
   return warp == 0 ? within : op(scratch[warp - 1], within);
 }
+// The exclusive scan of R values per thread in row-major order over (row, thread): row r's
+// values precede row r + 1's (a tile read in coalesced rows). In place; R x warps <= 32;
+// *total gets the whole block's. A fixed order: the same bits from run to run.
+template <int R, typename T, typename Op>
+__device__ __forceinline__ void tessel_block_exclusive_scan_rows(T (&v)[R], Op op, T identity,
+                                                                 T* scratch, T* total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  T x[R];  // inclusive within the warp, per row
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    x[r] = v[r];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const T y = __shfl_up_sync(0xffffffffu, x[r], d);
+      if (lane >= d) x[r] = op(y, x[r]);
+    }
+  }
+  __syncthreads();  // scratch may still be read from the previous scan
+  if (lane == 31) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) scratch[r * warps + warp] = x[r];
+  }
+  __syncthreads();
+  if (warp == 0) {
+    T w = lane < R * warps ? scratch[lane] : identity;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const T y = __shfl_up_sync(0xffffffffu, w, d);
+      if (lane >= d) w = op(y, w);
+    }
+    if (lane < R * warps) scratch[lane] = w;
+  }
+  __syncthreads();
+  *total = scratch[R * warps - 1];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const T within = __shfl_up_sync(0xffffffffu, x[r], 1);
+    const int slot = r * warps + warp;
+    const T before = slot == 0 ? identity : scratch[slot - 1];
+    v[r] = lane == 0 ? before : op(before, within);
+  }
+}
 // Cross-block hand-off (chained scans): the producer stores its value, then raises the flag;
 // a consumer waits for the flag, then reads the value from L2 (__ldcg).
 __device__ __forceinline__ void tessel_raise(unsigned long long* flag, unsigned long long to = 1) {
@@ -380,8 +423,15 @@ __device__ T tessel_look_back(const unsigned long long* state, const T* aggregat
     if (p >= 0 && (missing & ((1u << p) - 1u)) == 0) {
       __threadfence();
       const T v = g < 0 ? identity : lane == p ? __ldcg(prefixes + g) : __ldcg(aggregates + g);
-      T acc = __shfl_sync(0xffffffffu, v, p);
-      for (int q = p - 1; q >= 0; --q) acc = op(acc, __shfl_sync(0xffffffffu, v, q));
+      // Constant source lanes (unrolled): a variable one made ptxas call a shuffle routine
+      // that spilled for sm_80.
+      T acc = identity;
+#pragma unroll
+      for (int q = 31; q >= 0; --q) {
+        const T vq = __shfl_sync(0xffffffffu, v, q);
+        if (q == p) acc = vq;
+        if (q < p) acc = op(acc, vq);
+      }
       return acc;
     }
     __nanosleep(32);

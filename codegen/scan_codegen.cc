@@ -29,9 +29,11 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kLanes = 4;
-// Chained tiles: kChainedLanes contiguous values per thread (4096 per tile), its loads all in
-// flight at once; kGroup tiles per group (one earlier tile per lane of warp 0).
+// Chained tiles: kChainedLanes values per thread (4096 per tile) in kChainedRows rows of kLanes
+// contiguous ones, its loads all in flight at once; kGroup tiles per group (one earlier tile
+// per lane of warp 0).
 constexpr int kChainedLanes = 16;
+constexpr int kChainedRows = kChainedLanes / kLanes;
 constexpr int kChainedTile = kThreads * kChainedLanes;
 constexpr int kGroup = 32;
 // Fewer lines than this chain their tiles: two blocks per SM of an H100 (132 SMs) is where a
@@ -138,19 +140,24 @@ void EmitChainInit(CodeWriter& w, const KernelSource& ks, const Chain& c) {
   w.Line("if (i < ", c.FlagWords(), ") ((unsigned long long*)ws)[i] = 0;");
 }
 
-// This tile's values, scanned: each thread folds its kChainedLanes contiguous values into
-// `part`, and `before` is the value preceding them within the tile. Only the values stay in
-// registers (the running values are recomputed as they are stored). One block scan per tile:
-// four sub-tiles of coalesced rows, each with its own block scan, ran at 45% of copy.
+// This tile's values, scanned. A thread holds kChainedLanes values in kChainedRows rows of
+// the tile (each row kThreads x kLanes contiguous values: coalesced loads and stores, where a
+// thread's 16 contiguous values made every access touch twice the sectors); `rows[r]` folds
+// the thread's values of row r, then becomes the value preceding them within the tile. Only
+// the values stay in registers (the running values are recomputed as they are stored).
 void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& idx,
                          const Node& scan, const RunningValue& r, Value* values) {
   *values = emitter.Get(&scan.input(0), idx);
-  w.Line(r.type, " part = ", r.identity, ";");
+  w.Line(r.type, " rows[", kChainedRows, "];");
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) if (", idx.lane_guard,
-         ") part = ", r.Combine("part", absl::StrCat("(", r.type, ")", values->At())), ";");
+  w.Line("for (int j = 0; j < ", kChainedRows, "; ++j) rows[j] = ", r.identity, ";");
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) if (", idx.lane_guard, ") rows[k / ",
+         kLanes, "] = ", r.Combine(absl::StrCat("rows[k / ", kLanes, "]"),
+                                   absl::StrCat("(", r.type, ")", values->At())),
+         ";");
   w.Line(r.type, " tile_total;");
-  w.Line("const ", r.type, " before = tessel_block_exclusive_scan(part, ", r.op, ", ", r.identity,
+  w.Line("tessel_block_exclusive_scan_rows(rows, ", r.op, ", ", r.identity,
          ", scratch, &tile_total);");
 }
 
@@ -210,8 +217,9 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   w.Line("__syncthreads();");
   w.Line("const index_t line = ticket / ", c.tiles_per_line, ", tile = ticket % ", c.tiles_per_line,
          ";");
-  w.Line("auto col = [&](int k) -> index_t { return tile * ", kChainedTile,
-         " + (index_t)threadIdx.x * ", kChainedLanes, " + k; };");
+  w.Line("auto col = [&](int k) -> index_t { return tile * ", kChainedTile, " + k / ", kLanes,
+         " * ", kThreads * kLanes, " + (index_t)threadIdx.x * ", kLanes, " + k % ", kLanes,
+         "; };");
   const int vec = VectorWidth(e);
   IndexExpr idx =
       FromLinear(scan.shape(), absl::StrCat("(line * ", e.along, " + col(k))"), true, vec);
@@ -221,14 +229,17 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   EmitChainedTileScan(w, emitter, idx, scan, r, &values);
   EmitChainedCarry(w, c, r);
   w.Line("__syncthreads();");
-  // Stored as vectors: a thread's contiguous values stored one element at a time touch a
-  // sector per lane per store (the 2^28 cumsum ran at 18% of copy so).
   const char* type = CudaComputeType(scan.dtype());
-  w.Line(r.type, " running = ", r.Combine("carry", "before"), ";");
+  w.Line(r.type, " running = ", r.identity, ";");
   w.Line(type, " scanned[", kChainedLanes, "];");
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) scanned[k] = (", type,
-         ")(running = ", r.Combine("running", absl::StrCat("(", r.type, ")", values.At())), ");");
+  {
+    auto each = w.Block("for (int k = 0; k < ", kChainedLanes, "; ++k)");
+    w.Line("if (k % ", kLanes, " == 0) running = ",
+           r.Combine("carry", absl::StrCat("rows[k / ", kLanes, "]")), ";");
+    w.Line("scanned[k] = (", type, ")(running = ",
+           r.Combine("running", absl::StrCat("(", r.type, ")", values.At())), ");");
+  }
   emitter.Store("out0", &scan, idx, Value{"scanned", true});
 }
 

@@ -241,7 +241,9 @@ class SortWriter {
     }
     ExprEmitter emitter(&w_, 1, ks_);
     const Value v = emitter.Get(&in, FromLinear(in.shape(), "at", false, 1));
-    w_.Line("item_key[i] = j < n ? ", KeyOf(in.dtype(), v.At(), l_.descending), " : ~(Key)0;");
+    // A mask, not a choice: `j < n ? key : pad` became a branch around the load again.
+    w_.Line("item_key[i] = ", KeyOf(in.dtype(), v.At(), l_.descending),
+            " | (j < n ? (Key)0 : ~(Key)0);");
   }
 
   void Merge(const SortStep& s) {

@@ -72,16 +72,19 @@ __device__ __forceinline__ void tessel_load_run_keys(const Key* key, int n,
   }
 }
 
-// Where in `counter`'s array this lane appends when `take`: one atomic per warp. The whole
-// warp calls it.
-__device__ __forceinline__ int tessel_append_at(bool take, int* counter) {
-  const unsigned takers = __ballot_sync(0xffffffffu, take);
-  if (takers == 0) return -1;
-  const int lane = threadIdx.x & 31, leader = __ffs(takers) - 1;
+// Where in `counter`'s array this thread appends its `count` items: one atomic per warp,
+// which calls it whole.
+__device__ __forceinline__ int tessel_warp_append(int count, int* counter) {
+  const int lane = threadIdx.x & 31;
+  int inclusive = count;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int up = __shfl_up_sync(0xffffffffu, inclusive, o);
+    if (lane >= o) inclusive += up;
+  }
   int base = 0;
-  if (lane == leader) base = atomicAdd(counter, __popc(takers));
-  base = __shfl_sync(0xffffffffu, base, leader);
-  return take ? base + __popc(takers & ((1u << lane) - 1u)) : -1;
+  if (lane == 31 && inclusive > 0) base = atomicAdd(counter, inclusive);
+  return __shfl_sync(0xffffffffu, base, 31) + inclusive - count;
 }
 
 // Pair i of a bitonic stage (sequences of `size`, pairs `stride` apart) of m items.
@@ -235,22 +238,27 @@ __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&
     rank = k - s.hist[257];
     in_bin = s.hist[258];
   }
+  // Item j's leading byte, 257 past the part's items (never chosen, never a candidate).
+  auto byte_of = [&](int i) {
+    return i * blockDim.x + threadIdx.x < n ? (int)(key[i] >> kShift) : 257;
+  };
+  int mine = 0;  // counted first, so that the candidates take one atomic per warp
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) mine += byte_of(i) == bin;
+  int at = tessel_warp_append(mine, candidates);
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int j = i * blockDim.x + threadIdx.x;
-    const int b = j < n ? (int)(key[i] >> kShift) : 257;
-    if (b < bin) {
+    const int j = i * blockDim.x + threadIdx.x, b = byte_of(i);
+    if (b < bin) {  // fewer than k of these
       const tessel_pos p = pos_of(i, j);
       if (p != TESSEL_PAD_POS) {
-        const int at = atomicAdd(chosen, 1);
-        s.key[at] = key[i];
-        s.pos[at] = p;
+        const int c = atomicAdd(chosen, 1);
+        s.key[c] = key[i];
+        s.pos[c] = p;
       }
-    }
-    const int c = tessel_append_at(b == bin, candidates);
-    if (c >= 0) {
-      s.candidate_key[c] = key[i];
-      s.candidate_pos[c] = pos_of(i, j);
+    } else if (b == bin) {
+      s.candidate_key[at] = key[i];
+      s.candidate_pos[at++] = pos_of(i, j);
     }
   }
   __syncthreads();

@@ -281,13 +281,8 @@ bool SameIndexAlongRows(const Node& node, int width) {
 
 }  // namespace
 
-Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
-  const Node& data = node->input(0);
-  const int axis = static_cast<int>(node->attrs().ints[0]);
-  const int64_t size = data.shape()[axis];
-  const Value at = Get(&node->input(1), idx);  // the index has the gather's shape
-  // A bad index is reported (realize throws) and read as the nearest good one, so that no
-  // thread reads out of bounds.
+void ExprEmitter::ReportBadIndices(const Node* node, const IndexExpr& idx, const Value& at) {
+  const int64_t size = node->input(0).shape()[node->attrs().ints[0]];
   const std::string bad = absl::StrCat("bad + ", 3 * IndexCheckSlot(kernel_, node));
   const std::string report =
       absl::StrCat("if (", at.At(), " < 0 || ", at.At(), " >= ", size, ") tessel_report_index(",
@@ -300,12 +295,26 @@ Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
   } else {
     w_->Line(guarded);
   }
+}
+
+Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
+  const Node& data = node->input(0);
+  const int axis = static_cast<int>(node->attrs().ints[0]);
+  const int64_t size = data.shape()[axis];
+  const Value at = Get(&node->input(1), idx);  // the index has the gather's shape
   if (data.shape().numel() == 0) {  // nothing to read: every index was reported
+    if (!IndicesInRange(*node)) ReportBadIndices(node, idx, at);
     return Value{ConvertExpr("0", DType::kI32, node->dtype()), false};
   }
-  const Value clamped = Define("at", "index_t", at.per_lane,
-                               absl::StrCat("(index_t)(", at.At(), " < 0 ? 0 : ", at.At(), " < ",
-                                            size, " ? ", at.At(), " : ", size - 1, ")"));
+  Value clamped = at;
+  if (!IndicesInRange(*node)) {
+    // A bad index is reported (realize throws) and read as the nearest good one, so that no
+    // thread reads out of bounds.
+    ReportBadIndices(node, idx, at);
+    clamped = Define("at", "index_t", at.per_lane,
+                     absl::StrCat("(index_t)(", at.At(), " < 0 ? 0 : ", at.At(), " < ", size,
+                                  " ? ", at.At(), " : ", size - 1, ")"));
+  }
   std::vector<std::string> dims = idx.dims;
   std::vector<bool> lane = idx.lane;
   dims[axis] = clamped.At();

@@ -71,6 +71,8 @@ class ExprEmitter {
   Value Compute(const Node* node, const IndexExpr& idx);
   // kGather at `idx`: reads its data where the index points, reporting bad indices.
   Value Gathered(const Node* node, const IndexExpr& idx);
+  // Records gather `node`'s out-of-range indices `at` (read at idx) in its check's slot.
+  void ReportBadIndices(const Node* node, const IndexExpr& idx, const Value& at);
   Value Convert(const Value& v, DType from, DType to);
   // A paired value: `unsigned name[lanes / 2]` assigned from `expr` (which may use `p`).
   Value DefinePairs(const std::string& prefix, DType dtype, const std::string& expr);

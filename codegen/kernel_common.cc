@@ -36,11 +36,18 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
   ks.outputs = kernel.outputs;
   for (const Node* n : kernel.nodes) {
     if (IsScalarArgument(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
-    if (n->op() == OpKind::kGather || n->op() == OpKind::kScatterAdd) {
+    if ((n->op() == OpKind::kGather && !IndicesInRange(*n)) || n->op() == OpKind::kScatterAdd) {
       ks.index_checks.push_back(n);
     }
   }
   return ks;
+}
+
+bool IndicesInRange(const Node& gather) {
+  const Node& index = gather.input(1);
+  if (index.op() != OpKind::kArgsort) return false;
+  const int64_t positions = index.input(0).shape()[index.attrs().ints.at(0)];
+  return positions <= gather.input(0).shape()[gather.attrs().ints.at(0)];
 }
 
 bool IsScalarArgument(const Node& node) {

@@ -158,7 +158,7 @@ class SortWriter {
     DeclareRegions(s);
     if (s.kind == SortStep::kMerge) return Merge(s);
     w_.Line("const tessel_sort_space<Key> s = tessel_sort_space<Key>::at(smem, ",
-            Selects() ? l_.chosen : l_.part, ", ", Selects() ? l_.part : 0, ");");
+            Selects() ? ChosenSlots() : l_.part, ", ", Selects() ? l_.part : 0, ");");
     w_.Line("const long long line = blockIdx.x / ", s.parts, ", begin = blockIdx.x % ", s.parts,
             " * ", l_.part, "LL;");
     const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
@@ -167,17 +167,18 @@ class SortWriter {
     w_.Line("Key item_key[", ItemsPerThread(s), "];");
     if (s.kind == SortStep::kFromInput) {
       LoadInput(s);
-      w_.Line("auto pos_of = [&](int i, int j) { return (tessel_pos)(begin + j); };");
+      w_.Line("auto pos_of = [&](int, int j) { return (tessel_pos)(begin + j); };");
     } else {
       w_.Line("const long long from = line * ", region_, "LL + begin;");
-      w_.Line("tessel_load_run_keys(", Region(s.in_region, "key"), " + from, n, item_key);");
-      w_.Line("auto pos_of = [&](int i, int j) { return ", Region(s.in_region, "pos"),
-              "[from + j]; };");
+      w_.Line("tessel_pos item_pos[", ItemsPerThread(s), "];");
+      w_.Line("tessel_load_run_items(", Region(s.in_region, "key"), " + from, ",
+              Region(s.in_region, "pos"), " + from, n, item_key, item_pos);");
+      w_.Line("auto pos_of = [&](int i, int) { return item_pos[i]; };");
     }
     if (Selects()) {
-      w_.Line("tessel_select_part(s, item_key, pos_of, n, ", l_.k, ");");
+      w_.Line("tessel_select_part<", Vector(s), ">(s, item_key, pos_of, n, ", l_.k, ");");
     } else {
-      w_.Line("tessel_sort_whole_part(s, item_key, pos_of, n, ", l_.part, ");");
+      w_.Line("tessel_sort_whole_part<", Vector(s), ">(s, item_key, pos_of, n, ", l_.part, ");");
     }
     if (s.last) {
       w_.Line("tessel_store_positions(s.pos, ", l_.k, ", out0, line, ", l_.inner, ");");
@@ -192,12 +193,14 @@ class SortWriter {
 
   int64_t SharedBytes(const SortStep& s) const {
     if (s.kind == SortStep::kMerge) return kMergeTile * l_.ItemBytes();
-    return (Selects() ? l_.chosen + l_.part : l_.part) * l_.ItemBytes() + 261 * 4;
+    return (Selects() ? ChosenSlots() + l_.part : l_.part) * l_.ItemBytes() + 261 * 4;
   }
 
  private:
   // Whether parts select their first k (else they sort whole).
   bool Selects() const { return l_.k <= l_.chosen; }
+  // A selection's sorted k, padded to a power of two (k <= chosen).
+  int64_t ChosenSlots() const { return PowerOfTwoAtLeast(std::max<int64_t>(l_.k, 1)); }
   // Enough for the most items a part of step s holds.
   int64_t ItemsPerThread(const SortStep& s) const {
     const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
@@ -224,15 +227,41 @@ class SortWriter {
     }
   }
 
-  // The thread's keys of the part, as in tessel_load_run_keys. Items past n read item n - 1
-  // rather than skip the load: with no branch around them the loads issue back to back (a
-  // guarded load's key waited for its value before the next load, 16 latencies in a row).
+  // Items per vector a thread reads of the input (tessel_item_index): 4 where lines are
+  // contiguous and every part starts and ends on a multiple of 4 (one address and one load
+  // for four keys), else 1.
+  int Vector(const SortStep& s) const {
+    const bool vectors = s.kind == SortStep::kFromInput && l_.inner == 1 && l_.along % 4 == 0 &&
+                         ItemsPerThread(s) % 4 == 0;
+    return vectors ? 4 : 1;
+  }
+
+  // The thread's keys of the part, as in tessel_load_run_items. Items past n read the last
+  // item (vector) of the part rather than skip the load, and a mask makes them pads: with no
+  // branch around them the loads issue back to back (a guarded load's key waited for its
+  // value before the next load, 16 latencies in a row).
   void LoadInput(const SortStep& s) {
     const Node& in = sort_.input(0);
+    const int v = Vector(s);
+    const int64_t items = ItemsPerThread(s);
+    const char* pad = " | (tessel_item_index<";
+    if (v > 1) {
+      w_.Line("auto col = [&](int k) -> index_t { return (index_t)min(k / ", v, " * ",
+              v * kPartThreads, " + (int)threadIdx.x * ", v, ", n - ", v, ") + k % ", v,
+              "; };");
+      ExprEmitter emitter(&w_, static_cast<int>(items), ks_);
+      const Value values = emitter.Get(
+          &in, FromLinear(in.shape(), absl::StrCat("(line * ", l_.along, "LL + begin + col(k))"),
+                          true, v));
+      w_.Line("#pragma unroll");
+      w_.Line("for (int k = 0; k < ", items, "; ++k) item_key[k] = ",
+              KeyOf(in.dtype(), values.At(), l_.descending), pad, v,
+              ">(k) < n ? (Key)0 : ~(Key)0);");
+      return;
+    }
     w_.Line("#pragma unroll");
-    auto loop = w_.Block("for (int i = 0; i < ", ItemsPerThread(s), "; ++i)");
-    w_.Line("const int j = i * ", kPartThreads, " + threadIdx.x;");
-    w_.Line("const long long a = begin + min(j, n - 1);");
+    auto loop = w_.Block("for (int i = 0; i < ", items, "; ++i)");
+    w_.Line("const long long a = begin + min(tessel_item_index<1>(i), n - 1);");
     if (l_.inner == 1) {
       w_.Line("const index_t at = (index_t)(line * ", l_.along, "LL + a);");
     } else {
@@ -240,10 +269,9 @@ class SortWriter {
               l_.inner, " + line % ", l_.inner, ");");
     }
     ExprEmitter emitter(&w_, 1, ks_);
-    const Value v = emitter.Get(&in, FromLinear(in.shape(), "at", false, 1));
-    // A mask, not a choice: `j < n ? key : pad` became a branch around the load again.
-    w_.Line("item_key[i] = ", KeyOf(in.dtype(), v.At(), l_.descending),
-            " | (j < n ? (Key)0 : ~(Key)0);");
+    const Value value = emitter.Get(&in, FromLinear(in.shape(), "at", false, 1));
+    w_.Line("item_key[i] = ", KeyOf(in.dtype(), value.At(), l_.descending), pad,
+            "1>(i) < n ? (Key)0 : ~(Key)0);");
   }
 
   void Merge(const SortStep& s) {

@@ -17,16 +17,29 @@
 typedef unsigned tessel_pos;  // a position within a line; ~0u pads
 #define TESSEL_PAD_POS 0xffffffffu
 
+// The part's item that is a thread's i-th: V contiguous items per thread per row of
+// V x blockDim.x (V = 4 where the input is read as vectors), so neighbouring threads read
+// neighbouring items.
+template <int V>
+__device__ __forceinline__ int tessel_item_index(int i) {
+  return (i / V) * (V * (int)blockDim.x) + (int)threadIdx.x * V + i % V;
+}
+
+// Floats: flip every bit of a negative value, the sign bit of a positive one (-0 first made
+// +0); a descending key flips them all again.
 __device__ __forceinline__ unsigned tessel_sort_key_f32(float v, bool descending) {
-  const unsigned b = __float_as_uint(v == 0.0f ? 0.0f : v);
-  const unsigned k = v != v ? 0xffffffffu : (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-  return descending ? ~k : k;
+  unsigned b = __float_as_uint(v);
+  b = b == 0x80000000u ? 0u : b;
+  const unsigned flip = ((unsigned)((int)b >> 31) | 0x80000000u) ^ (descending ? ~0u : 0u);
+  return v != v ? (descending ? 0u : ~0u) : b ^ flip;
 }
 __device__ __forceinline__ unsigned long long tessel_sort_key_f64(double v, bool descending) {
+  unsigned long long b = (unsigned long long)__double_as_longlong(v);
   const unsigned long long sign = 1ull << 63;
-  const unsigned long long b = (unsigned long long)__double_as_longlong(v == 0.0 ? 0.0 : v);
-  const unsigned long long k = v != v ? ~0ull : (b & sign) ? ~b : (b | sign);
-  return descending ? ~k : k;
+  b = b == sign ? 0ull : b;
+  const unsigned long long flip =
+      ((unsigned long long)((long long)b >> 63) | sign) ^ (descending ? ~0ull : 0ull);
+  return v != v ? (descending ? 0ull : ~0ull) : b ^ flip;
 }
 __device__ __forceinline__ unsigned tessel_sort_key_i32(int v, bool descending) {
   const unsigned k = (unsigned)v ^ 0x80000000u;
@@ -61,14 +74,17 @@ struct tessel_sort_space {
   }
 };
 
-// A thread's keys of a run (a later launch's input) of n items, pads after them.
+// A thread's items of a run (a later launch's input) of n items, pads after them. The
+// positions are loaded with the keys, not when an item is chosen: one latency, not a chain.
 template <typename Key, int kItems>
-__device__ __forceinline__ void tessel_load_run_keys(const Key* key, int n,
-                                                     Key (&item_key)[kItems]) {
+__device__ __forceinline__ void tessel_load_run_items(const Key* key, const tessel_pos* pos,
+                                                      int n, Key (&item_key)[kItems],
+                                                      tessel_pos (&item_pos)[kItems]) {
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int j = i * blockDim.x + threadIdx.x;
+    const int j = tessel_item_index<1>(i);
     item_key[i] = j < n ? key[j] : ~(Key)0;
+    item_pos[i] = j < n ? pos[j] : TESSEL_PAD_POS;
   }
 }
 
@@ -216,21 +232,22 @@ __device__ tessel_item_prefix<Key> tessel_radix_select(int* hist, const Key* key
 // The part's first min(k, n) items in order, sorted at s.key/s.pos (k <= the space's chosen;
 // the candidates' space holds the part). Pads (a run's, after its count; ~0 keys, the largest)
 // are never collected: when the k-th item is a pad, pads fill the sorted k instead.
-template <typename Key, int kItems, typename PosOf>
+template <int V, typename Key, int kItems, typename PosOf>
 __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&key)[kItems],
                                    PosOf pos_of, int n, int k) {
   constexpr int kShift = 8 * (sizeof(Key) - 1);
   int* const chosen = s.hist + 259;
   int* const candidates = s.hist + 260;
-  for (int b = threadIdx.x; b < 256; b += blockDim.x) s.hist[b] = 0;
+  // Items past n (keys ~0) are counted too, unguarded, and taken off bin 255 beforehand.
+  for (int b = threadIdx.x; b < 256; b += blockDim.x) {
+    s.hist[b] = b == 255 ? n - kItems * (int)blockDim.x : 0;
+  }
   if (threadIdx.x == 0) *chosen = *candidates = 0;
   __syncthreads();
   int bin = 256, rank = 0, in_bin = 0;  // k >= n: every item is chosen
   if (k < n) {
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      if (i * blockDim.x + threadIdx.x < n) atomicAdd(&s.hist[(int)(key[i] >> kShift)], 1);
-    }
+    for (int i = 0; i < kItems; ++i) atomicAdd(&s.hist[(int)(key[i] >> kShift)], 1);
     __syncthreads();
     tessel_find_bin(s.hist, k);
     __syncthreads();
@@ -240,7 +257,7 @@ __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&
   }
   // Item j's leading byte, 257 past the part's items (never chosen, never a candidate).
   auto byte_of = [&](int i) {
-    return i * blockDim.x + threadIdx.x < n ? (int)(key[i] >> kShift) : 257;
+    return tessel_item_index<V>(i) < n ? (int)(key[i] >> kShift) : 257;
   };
   int mine = 0;  // counted first, so that the candidates take one atomic per warp
 #pragma unroll
@@ -248,7 +265,7 @@ __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&
   int at = tessel_warp_append(mine, candidates);
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int j = i * blockDim.x + threadIdx.x, b = byte_of(i);
+    const int j = tessel_item_index<V>(i), b = byte_of(i);
     if (b < bin) {  // fewer than k of these
       const tessel_pos p = pos_of(i, j);
       if (p != TESSEL_PAD_POS) {
@@ -287,12 +304,12 @@ __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&
 }
 
 // The part's items sorted whole at s.key/s.pos (`part` of them, a power of two, pads last).
-template <typename Key, int kItems, typename PosOf>
+template <int V, typename Key, int kItems, typename PosOf>
 __device__ void tessel_sort_whole_part(const tessel_sort_space<Key>& s, const Key (&key)[kItems],
                                        PosOf pos_of, int n, int part) {
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int j = i * blockDim.x + threadIdx.x;
+    const int j = tessel_item_index<V>(i);
     if (j < part) {
       s.key[j] = key[i];
       s.pos[j] = j < n ? pos_of(i, j) : TESSEL_PAD_POS;

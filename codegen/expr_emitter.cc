@@ -306,15 +306,15 @@ Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
     if (!IndicesInRange(*node)) ReportBadIndices(node, idx, at);
     return Value{ConvertExpr("0", DType::kI32, node->dtype()), false};
   }
-  Value clamped = at;
-  if (!IndicesInRange(*node)) {
-    // A bad index is reported (realize throws) and read as the nearest good one, so that no
-    // thread reads out of bounds.
-    ReportBadIndices(node, idx, at);
-    clamped = Define("at", "index_t", at.per_lane,
-                     absl::StrCat("(index_t)(", at.At(), " < 0 ? 0 : ", at.At(), " < ", size,
-                                  " ? ", at.At(), " : ", size - 1, ")"));
-  }
+  // A bad index is reported (realize throws) and read as the nearest good one, so that no
+  // thread reads out of bounds.
+  const bool checked = !IndicesInRange(*node);
+  if (checked) ReportBadIndices(node, idx, at);
+  const Value clamped =
+      Define("at", "index_t", at.per_lane,
+             checked ? absl::StrCat("(index_t)(", at.At(), " < 0 ? 0 : ", at.At(), " < ", size,
+                                    " ? ", at.At(), " : ", size - 1, ")")
+                     : absl::StrCat("(index_t)", at.At()));
   std::vector<std::string> dims = idx.dims;
   std::vector<bool> lane = idx.lane;
   dims[axis] = clamped.At();

@@ -251,7 +251,8 @@ class SortWriter {
               "; };");
       ExprEmitter emitter(&w_, static_cast<int>(items), ks_);
       const Value values = emitter.Get(
-          &in, FromLinear(in.shape(), absl::StrCat("(line * ", l_.along, "LL + begin + col(k))"),
+          &in, FromLinear(in.shape(),
+                          absl::StrCat("(index_t)(line * ", l_.along, "LL + begin + col(k))"),
                           true, v));
       w_.Line("#pragma unroll");
       w_.Line("for (int k = 0; k < ", items, "; ++k) item_key[k] = ",

@@ -343,10 +343,21 @@ class PerturbedReplay {
         return gt(cumsum(cast(in[0].taint, DType::kI32), axis), Scalar(0));
       }
       case OpCategory::kSort: {
-        // A line's order moves wherever one of its values may: the whole line is fragile.
-        if (!in[0].taint.defined() || in[0].value.numel() == 0) return Tensor();
+        // A line's order moves wherever one of its values may, or where two of its computed
+        // values nearly tie (seed 9513173): the whole line is fragile.
         const int axis = static_cast<int>(line.attrs.ints.at(0));
-        return Or(Tensor(), max(in[0].taint, {axis}, true), shape);
+        const Tensor& x = in[0].value;
+        if (x.numel() == 0) return Tensor();
+        Tensor t = in[0].taint.defined() ? max(in[0].taint, {axis}, true) : Tensor();
+        if (!in[0].exact && x.shape()[axis] > 1) {
+          const int64_t n = x.shape()[axis];
+          const Tensor sorted = sort(F32(x), axis).first;
+          const Tensor a = slice(sorted, axis, 0, n - 1), b = slice(sorted, axis, 1, n);
+          const double margin = Margin(in[0].precision);
+          const Tensor ties = max(le(abs(a - b), (abs(a) + abs(b)) * margin + margin), {axis}, true);
+          t = t.defined() ? logical_or(t, ties) : ties;
+        }
+        return t.defined() ? Or(Tensor(), t, shape) : Tensor();
       }
       case OpCategory::kElementwise:
         break;

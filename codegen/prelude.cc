@@ -135,9 +135,10 @@ __device__ __forceinline__ T tessel_saturate(F f) {
 // An out-of-range index at row-major `position` of a gather: the record `bad` (three words:
 // key, index value, lock; zeroed before the launch) keeps the first position over all
 // threads (the largest key ~position), with its value, so that realize names what the CPU
-// backend names. Only bad indices get here: the lock costs nothing on the usual path.
-__device__ __noinline__ void tessel_report_index(unsigned long long* bad, long long position,
-                                                 long long value) {
+// backend names. Only bad indices get here: the lock costs nothing on the usual path. Inlined:
+// a call from a Hopper GEMM's epilogue (warp groups with setmaxnreg) failed ptxas (seed 9723005).
+__device__ __forceinline__ void tessel_report_index(unsigned long long* bad, long long position,
+                                                    long long value) {
   const unsigned long long key = ~(unsigned long long)position;
   if (atomicMax(bad, key) >= key) return;  // an earlier position is already recorded
   while (atomicCAS(bad + 2, 0ull, 1ull) != 0ull) {

@@ -302,7 +302,7 @@ Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
   const int axis = static_cast<int>(node->attrs().ints[0]);
   const int64_t size = data.shape()[axis];
   const Value at = Get(&node->input(1), idx);  // the index has the gather's shape
-  if (data.shape().numel() == 0) {  // nothing to read: every index was reported
+  if (data.shape().numel() == 0) {             // nothing to read: every index was reported
     if (!IndicesInRange(*node)) ReportBadIndices(node, idx, at);
     return Value{ConvertExpr("0", DType::kI32, node->dtype()), false};
   }

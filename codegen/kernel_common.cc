@@ -133,10 +133,10 @@ std::string RunningValue::Combine(const std::string& a, const std::string& b) co
 RunningValue RunningValueOf(DType dtype, bool product) {
   if (IsFloating(dtype)) {
     return RunningValue{"double", product ? "1.0" : "0.0",
-                       product ? "tessel_prod_op()" : "tessel_sum_op()"};
+                        product ? "tessel_prod_op()" : "tessel_sum_op()"};
   }
   return RunningValue{"long long", product ? "(long long)1" : "(long long)0",
-                     product ? "tessel_iprod_op()" : "tessel_isum_op()"};
+                      product ? "tessel_iprod_op()" : "tessel_isum_op()"};
 }
 
 std::string StoreAccumulated(DType dtype, const std::string& acc) {

@@ -6,10 +6,9 @@
 #include <functional>
 #include <string>
 
-#include "core/dtype.h"
-
 #include "codegen/code_writer.h"
 #include "codegen/kernel_source.h"
+#include "core/dtype.h"
 #include "fusion/plan.h"
 
 namespace tessel::codegen {
@@ -34,8 +33,8 @@ int IndexCheckSlot(const KernelSource& ks, const Node* node);
 int InputIndex(const KernelSource& ks, const Node* node);
 
 // "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
-// unsigned long long* __restrict__ bad, const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1,
-// long long rows".
+// unsigned long long* __restrict__ bad, const __grid_constant__ tessel_tensor_map tmap0, ..., float
+// s0, unsigned long long s1, long long rows".
 std::string ParameterList(const KernelSource& ks);
 
 // "int" when every index fits in 31 bits (with dynamic rows: at their most), else "long long".

@@ -153,8 +153,9 @@ void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& i
   w.Line("for (int j = 0; j < ", kChainedRows, "; ++j) rows[j] = ", r.identity, ";");
   w.Line("#pragma unroll");
   w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) if (", idx.lane_guard, ") rows[k / ",
-         kLanes, "] = ", r.Combine(absl::StrCat("rows[k / ", kLanes, "]"),
-                                   absl::StrCat("(", r.type, ")", values->At())),
+         kLanes, "] = ",
+         r.Combine(absl::StrCat("rows[k / ", kLanes, "]"),
+                   absl::StrCat("(", r.type, ")", values->At())),
          ";");
   w.Line(r.type, " tile_total;");
   w.Line("tessel_block_exclusive_scan_rows(rows, ", r.op, ", ", r.identity,
@@ -179,8 +180,8 @@ void EmitChainedCarry(CodeWriter& w, const Chain& c, const RunningValue& r) {
   auto lead = w.Block("if (threadIdx.x < 32)");
   w.Line("const index_t group = tile / ", kGroup, ", first = group * ", kGroup,
          ", lines_group = line * ", c.groups_per_line, ";");
-  w.Line("const bool last = tile == first + ", kGroup - 1, " || tile == ",
-         c.tiles_per_line - 1, ";");
+  w.Line("const bool last = tile == first + ", kGroup - 1, " || tile == ", c.tiles_per_line - 1,
+         ";");
   w.Line(r.type, " earlier = ", r.identity, ";");
   {
     auto wait = w.Block("if (threadIdx.x < tile - first)");
@@ -218,8 +219,7 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   w.Line("const index_t line = ticket / ", c.tiles_per_line, ", tile = ticket % ", c.tiles_per_line,
          ";");
   w.Line("auto col = [&](int k) -> index_t { return tile * ", kChainedTile, " + k / ", kLanes,
-         " * ", kThreads * kLanes, " + (index_t)threadIdx.x * ", kLanes, " + k % ", kLanes,
-         "; };");
+         " * ", kThreads * kLanes, " + (index_t)threadIdx.x * ", kLanes, " + k % ", kLanes, "; };");
   const int vec = VectorWidth(e);
   IndexExpr idx =
       FromLinear(scan.shape(), absl::StrCat("(line * ", e.along, " + col(k))"), true, vec);
@@ -235,10 +235,10 @@ void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   w.Line("#pragma unroll");
   {
     auto each = w.Block("for (int k = 0; k < ", kChainedLanes, "; ++k)");
-    w.Line("if (k % ", kLanes, " == 0) running = ",
-           r.Combine("carry", absl::StrCat("rows[k / ", kLanes, "]")), ";");
-    w.Line("scanned[k] = (", type, ")(running = ",
-           r.Combine("running", absl::StrCat("(", r.type, ")", values.At())), ");");
+    w.Line("if (k % ", kLanes,
+           " == 0) running = ", r.Combine("carry", absl::StrCat("rows[k / ", kLanes, "]")), ";");
+    w.Line("scanned[k] = (", type,
+           ")(running = ", r.Combine("running", absl::StrCat("(", r.type, ")", values.At())), ");");
   }
   emitter.Store("out0", &scan, idx, Value{"scanned", true});
 }

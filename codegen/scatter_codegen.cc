@@ -62,8 +62,8 @@ class ScatterWriter {
       w_.Line("sum = ", acc.Combine("sum", absl::StrCat("(", acc.type, ")Src(o, at, i)")), ";");
     }
     const IndexExpr out = Position(scatter_.shape(), "target");
-    w_.Line("out0[", LinearOffset(out, scatter_.shape()), "] = ",
-            StoreAccumulated(scatter_.dtype(), "sum"), ";");
+    w_.Line("out0[", LinearOffset(out, scatter_.shape()),
+            "] = ", StoreAccumulated(scatter_.dtype(), "sum"), ";");
   }
 
   // Device lambdas reading x, the index, src and the order at (o, a, i): emitted first in
@@ -89,9 +89,9 @@ class ScatterWriter {
       }
       int64_t& stride = d < axis_ ? outer_stride : inner_stride;
       stride /= index[d];
-      const std::string scaled =
-          stride == 1 ? (d < axis_ ? "o" : "i")
-                      : absl::StrCat("(", d < axis_ ? "o" : "i", " / ", stride, ")");
+      const std::string scaled = stride == 1
+                                     ? (d < axis_ ? "o" : "i")
+                                     : absl::StrCat("(", d < axis_ ? "o" : "i", " / ", stride, ")");
       dims[d] = absl::StrCat("(index_t)(", scaled, " % ", index[d], ")");
     }
     return FromDims(shape, dims, std::vector<bool>(shape.rank(), false));

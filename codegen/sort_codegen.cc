@@ -69,12 +69,12 @@ SortLines SortLinesOf(const Node& sort) {
 // One launch: how many blocks per line, what each reads and writes.
 struct SortStep {
   enum Kind { kFromInput, kSelect, kMerge } kind = kFromInput;
-  int64_t parts = 1;     // blocks per line
-  int64_t in_len = 0;    // items per line read from the workspace (kSelect, kMerge)
-  int64_t out_slots = 0; // items per part written to the workspace (kFromInput, kSelect)
-  int64_t run = 0;       // kMerge: the length of the runs merged
-  bool last = false;     // writes the positions
-  int in_region = 0;     // workspace regions read and written (0 or 1)
+  int64_t parts = 1;      // blocks per line
+  int64_t in_len = 0;     // items per line read from the workspace (kSelect, kMerge)
+  int64_t out_slots = 0;  // items per part written to the workspace (kFromInput, kSelect)
+  int64_t run = 0;        // kMerge: the length of the runs merged
+  bool last = false;      // writes the positions
+  int in_region = 0;      // workspace regions read and written (0 or 1)
 };
 
 std::vector<SortStep> PlanSteps(const SortLines& l) {
@@ -152,8 +152,8 @@ class SortWriter {
   void Entry(const SortStep& s, const std::string& name) {
     // At least one block per SM, said explicitly: without it ptxas (NVRTC's, sm_80) held
     // some selections to 64 registers and spilled.
-    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", Threads(s), ", 1) ", name,
-                         "(", ParameterList(ks_), ")");
+    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", Threads(s), ", 1) ",
+                         name, "(", ParameterList(ks_), ")");
     w_.Line("extern __shared__ __align__(16) unsigned char smem[];");
     DeclareRegions(s);
     if (s.kind == SortStep::kMerge) return Merge(s);
@@ -247,16 +247,15 @@ class SortWriter {
     const char* pad = " | (tessel_item_index<";
     if (v > 1) {
       w_.Line("auto col = [&](int k) -> index_t { return (index_t)min(k / ", v, " * ",
-              v * kPartThreads, " + (int)threadIdx.x * ", v, ", n - ", v, ") + k % ", v,
-              "; };");
+              v * kPartThreads, " + (int)threadIdx.x * ", v, ", n - ", v, ") + k % ", v, "; };");
       ExprEmitter emitter(&w_, static_cast<int>(items), ks_);
       const Value values = emitter.Get(
-          &in, FromLinear(in.shape(),
-                          absl::StrCat("(index_t)(line * ", l_.along, "LL + begin + col(k))"),
-                          true, v));
+          &in,
+          FromLinear(in.shape(),
+                     absl::StrCat("(index_t)(line * ", l_.along, "LL + begin + col(k))"), true, v));
       w_.Line("#pragma unroll");
-      w_.Line("for (int k = 0; k < ", items, "; ++k) item_key[k] = ",
-              KeyOf(in.dtype(), values.At(), l_.descending), pad, v,
+      w_.Line("for (int k = 0; k < ", items,
+              "; ++k) item_key[k] = ", KeyOf(in.dtype(), values.At(), l_.descending), pad, v,
               ">(k) < n ? (Key)0 : ~(Key)0);");
       return;
     }
@@ -326,8 +325,9 @@ KernelSource GenerateSort(const FusedKernel& kernel) {
          l.descending ? " descending" : " ascending", ": ", steps.size(), " launches");
   for (size_t i = 0; i < steps.size(); ++i) {
     const SortStep& s = steps[i];
-    const std::string entry =
-        i + 1 == steps.size() ? kNamePlaceholder : absl::StrCat(kNamePlaceholder, "_", i, StepName(s));
+    const std::string entry = i + 1 == steps.size()
+                                  ? kNamePlaceholder
+                                  : absl::StrCat(kNamePlaceholder, "_", i, StepName(s));
     w.Blank();
     writer.Entry(s, entry);
     Launch launch;

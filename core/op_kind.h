@@ -21,8 +21,8 @@ enum class OpCategory {
   kView,         // moves or repeats elements without arithmetic
   kConcat,
   kMatmul,
-  kScan,   // running sums or products along one axis
-  kSort,   // the order of the elements along one axis (indices)
+  kScan,     // running sums or products along one axis
+  kSort,     // the order of the elements along one axis (indices)
   kIndex,    // elements picked at positions held in an index tensor
   kScatter,  // values added at positions held in an index tensor (x, index, src and the
              // index's stable order along the axis)

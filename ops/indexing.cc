@@ -24,7 +24,6 @@ void CheckIndexDType(absl::string_view op, const Tensor& index) {
   }
 }
 
-
 // x's entries along `axis` at the positions of the 1-D `index`: a broadcast gather.
 Tensor Select(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
   const absl::string_view op = IndexCallerName(caller);
@@ -79,10 +78,9 @@ Tensor ops_internal::Gather(IndexCaller caller, const Tensor& x, int axis, const
 absl::Status ops_internal::IndexOutOfRange(const Node& node, int64_t value) {
   const Node& data = node.input(0);
   const int axis = static_cast<int>(node.attrs().ints[0]);
-  const absl::string_view op =
-      node.op() == OpKind::kGather
-          ? IndexCallerName(static_cast<IndexCaller>(node.attrs().ints[1]))
-          : GetOpInfo(node.op()).name;
+  const absl::string_view op = node.op() == OpKind::kGather
+                                   ? IndexCallerName(static_cast<IndexCaller>(node.attrs().ints[1]))
+                                   : GetOpInfo(node.op()).name;
   return absl::OutOfRangeError(absl::StrCat(
       op, ": index ", value, " is out of range for axis ", axis, " of ", DTypeName(data.dtype()),
       data.shape().ToString(), " (size ", data.shape()[axis], ")"));

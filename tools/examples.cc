@@ -57,12 +57,14 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"embedding",
                "embedding(table, ids) * 64 + positions: 8 x 2048 tokens of 4096 bf16",
                {embedding(table, ids) * 64.0 + positions}});
-  e.push_back({"cumsum", "cumsum over one line of 2^28 f32: chained tiles with a look-back",
+  e.push_back({"cumsum",
+               "cumsum over one line of 2^28 f32: chained tiles with a look-back",
                {cumsum(In({int64_t{1} << 28}, DType::kF32, d), 0)}});
   Tensor vocab = In({256, 131072}, DType::kF32, d);
-  e.push_back({"topk",
-               "topk(x, 50) over 256 rows of 131072 f32: parts' runs, one more selection, the values",
-               {topk(vocab, 50).first, topk(vocab, 50).second}});
+  e.push_back(
+      {"topk",
+       "topk(x, 50) over 256 rows of 131072 f32: parts' runs, one more selection, the values",
+       {topk(vocab, 50).first, topk(vocab, 50).second}});
   Tensor grads = In({8 * 2048, 4096}, DType::kBF16, d);
   Tensor flat_ids = reshape(ids, {8 * 2048, 1});
   e.push_back({"scatter_add",

@@ -3,15 +3,15 @@
 // that orders as the values do (NaN the largest, -0 equal to 0, descending sorts flipped),
 // and the position breaks ties, so items are distinct and any correct sort is stable.
 //
-// A block holds one part of a line (up to P items): thread t's i-th key, in registers, is
-// the part's item j = i * blockDim.x + t, whose position a functor gives (computed from j for
-// the input, loaded for a run). Where k is small enough to select, the block keeps the k
-// smallest items: a histogram of the keys' leading bytes finds the bin of the k-th item;
-// items in lower bins are chosen, those in its bin (the candidates, usually few) go to
-// shared memory, where a radix select over their further bytes narrows to the k-th item (a
-// few passes where a sort would take log^2 P). Then a bitonic network sorts the k. Where k
-// is large the block sorts the whole part in shared memory. Parts' results are sorted runs
-// that later launches select from again (small k) or merge pairwise (large k).
+// A block holds one part of a line (up to P items): a thread's i-th key, in registers, is
+// the part's item j = tessel_item_index<V>(i), whose position a functor gives (computed from
+// j for the input, loaded with the keys for a run). Where k is small enough to select, the
+// block keeps the k smallest items: a histogram of the keys' leading bytes finds the bin of
+// the k-th item; items in lower bins are chosen, those in its bin (the candidates, usually
+// few) go to shared memory, where a radix select over their further bytes narrows to the
+// k-th item (a few passes where a sort would take log^2 P). Then a bitonic network sorts the
+// k. Where k is large the block sorts the whole part in shared memory. Parts' results are
+// sorted runs that later launches select from again (small k) or merge pairwise (large k).
 #pragma once
 
 typedef unsigned tessel_pos;  // a position within a line; ~0u pads
@@ -282,7 +282,9 @@ __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&
   const int count = *candidates;
   tessel_item_prefix<Key> prefix;
   prefix.set_byte(0, bin);
-  if (in_bin != rank) prefix = tessel_radix_select(s.hist, s.candidate_key, s.candidate_pos, count, rank, prefix, 1);
+  if (in_bin != rank) {
+    prefix = tessel_radix_select(s.hist, s.candidate_key, s.candidate_pos, count, rank, prefix, 1);
+  }
   for (int c = threadIdx.x; c < count; c += blockDim.x) {
     const Key kc = s.candidate_key[c];
     const tessel_pos pc = s.candidate_pos[c];

@@ -115,11 +115,12 @@ std::vector<CorpusCase> Corpus() {
   // Gathers inlined into pointwise kernels, a reduction's prologue and a GEMM's epilogue,
   // along every axis, with i32 and i64 indices (some computed in the kernel).
   const Tensor ids = cast(i, DType::kI64), table = In({1000, 96}, DType::kBF16);
-  c.push_back({"gathers",
-               {embedding(table, slice(ids, 1, 0, 7)) * 2.0 + In({7, 96}, DType::kBF16),
-                gather(x, 0, i), gather(h, 1, ids + 1), index_select(d, 0, reshape(slice(ids, 0, 0, 1), {-1})),
-                sum(embedding(x, slice(i, 0, 0, 1)), {2}), one_hot(slice(ids, 0, 0, 1), 9),
-                matmul(x, In({96, 96})) + gather(x, 1, ids)}});
+  c.push_back(
+      {"gathers",
+       {embedding(table, slice(ids, 1, 0, 7)) * 2.0 + In({7, 96}, DType::kBF16), gather(x, 0, i),
+        gather(h, 1, ids + 1), index_select(d, 0, reshape(slice(ids, 0, 0, 1), {-1})),
+        sum(embedding(x, slice(i, 0, 0, 1)), {2}), one_hot(slice(ids, 0, 0, 1), 9),
+        matmul(x, In({96, 96})) + gather(x, 1, ids)}});
   // Scans along contiguous lines (a block per line; ragged too; few long lines chained) and
   // strided ones (a thread per line), every accumulator type, with a prologue.
   c.push_back({"scans",
@@ -137,12 +138,12 @@ std::vector<CorpusCase> Corpus() {
                 topk(big, 1000).second}});
   // scatter_add: along either axis, an index smaller than src and x, a prologue.
   const Tensor targets = cast(In({30, 8}), DType::kI64);
-  c.push_back({"scatters",
-               {scatter_add(In({50, 8}), 0, targets, In({30, 8})),
-                scatter_add(cast(In({50, 8}), DType::kI32), 0, targets,
-                            cast(In({40, 9}), DType::kI32)),
-                scatter_add(In({8, 50}, DType::kBF16), 1, cast(In({6, 20}), DType::kI32),
-                            In({8, 20}, DType::kBF16) * 2.0)}});
+  c.push_back(
+      {"scatters",
+       {scatter_add(In({50, 8}), 0, targets, In({30, 8})),
+        scatter_add(cast(In({50, 8}), DType::kI32), 0, targets, cast(In({40, 9}), DType::kI32)),
+        scatter_add(In({8, 50}, DType::kBF16), 1, cast(In({6, 20}), DType::kI32),
+                    In({8, 20}, DType::kBF16) * 2.0)}});
   return c;
 }
 

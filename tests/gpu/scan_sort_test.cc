@@ -65,8 +65,9 @@ TEST_F(GpuTest, Sorts) {
     const Tensor f = from_vector(v, {3, 4}, DType::kF32, d);
     const Tensor bits = gt(Data({5, 5000}, 45, DType::kF32, d), 0.0);
     const Tensor lows = full({6}, -INFINITY, DType::kF32, d);
-    return std::vector<Tensor>{argsort(f, 1),           argsort(f, 0, true), argsort(bits, 1),
-                               topk(bits, 40, 1).second, argsort(lows),       argsort(f, 1, true)};
+    return std::vector<Tensor>{argsort(f, 1),    argsort(f, 0, true),
+                               argsort(bits, 1), topk(bits, 40, 1).second,
+                               argsort(lows),    argsort(f, 1, true)};
   });
 }
 
@@ -87,8 +88,8 @@ TEST_F(GpuTest, ScatterAdd) {
           return std::vector<Tensor>{
               scatter_add(x, 0, ids({300, 8}, 64, 50, d), src),
               scatter_add(x, 1, cast(ids({20, 5}, 65, 8, d), DType::kI32), src * 2.0),
-              scatter_add(y, 1, ids({3, 5000, 6}, 66, 30, d), cast(Data({4, 5000, 6}, 67,
-                                                                        DType::kF32, d), dt)),
+              scatter_add(y, 1, ids({3, 5000, 6}, 66, 30, d),
+                          cast(Data({4, 5000, 6}, 67, DType::kF32, d), dt)),
               scatter_add(y, 2, ids({4, 0, 6}, 71, 6, d), y)};  // an empty index: x itself
         },
         0, 0);

@@ -123,8 +123,11 @@ TEST(IndexingTest, BadOperandsAreErrorsWhenRecorded) {
   Tensor g = zeros({3, 4}, DType::kF32, Device::kCUDA);
   Tensor gi = zeros({1, 2}, DType::kI64, Device::kCUDA);
   EXPECT_EQ(scatter_add(g, 0, gi, g).node().inputs().size(), 4u);
-  ExpectError([&] { scatter_add(g, 0, gi, zeros({1, 2}, DType::kF32, kCpu)); },
-              {"scatter_add", "devices"});
+  ExpectError(
+      [&] {
+        scatter_add(g, 0, gi, zeros({1, 2}, DType::kF32, kCpu));
+      },
+      {"scatter_add", "devices"});
 }
 
 TEST(IndexingTest, AnIndexOutOfRangeIsAnErrorAtRealize) {

@@ -134,8 +134,11 @@ TEST(ScanSortTest, BadCallsAreErrorsNamingTheOp) {
   EXPECT_EQ(cumsum(g, 1).dtype(), DType::kF32);  // a scan kernel
   EXPECT_EQ(topk(g, 3, 1).second.dtype(), DType::kI64);
   EXPECT_EQ(sort(g, 0).first.shape(), Shape({2, 3}));
-  ExpectError([&] { sort(zeros({2, (int64_t{1} << 29) + 1}, DType::kF32, Device::kCUDA), 1); },
-              {"sort", "536870913 elements", "on CUDA is not built yet"});
+  ExpectError(
+      [&] {
+        sort(zeros({2, (int64_t{1} << 29) + 1}, DType::kF32, Device::kCUDA), 1);
+      },
+      {"sort", "536870913 elements", "on CUDA is not built yet"});
 }
 
 }  // namespace

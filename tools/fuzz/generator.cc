@@ -540,8 +540,8 @@ class Generator {
         sorted = sort(Use(x), axis, descending);
         break;
       default: {
-        const int64_t k = rng_.Chance(0.5) ? rng_.Between(0, std::min<int64_t>(n, 64))
-                                           : rng_.Between(0, n);
+        const int64_t k =
+            rng_.Chance(0.5) ? rng_.Between(0, std::min<int64_t>(n, 64)) : rng_.Between(0, n);
         sorted = topk(Use(x), k, axis, descending);
         break;
       }
@@ -598,8 +598,8 @@ class Generator {
             index_select(Use(x), axis, indices(Fit(Shape{rng_.Between(1, 2 * size)}), size)));
       default:
         if (x.rank() != 2) return;
-        return Add(embedding(Use(x), indices(Fit(Shape{rng_.Between(1, 9), RandomExtent()}),
-                                             x.shape()[0])));
+        return Add(embedding(
+            Use(x), indices(Fit(Shape{rng_.Between(1, 9), RandomExtent()}), x.shape()[0])));
     }
   }
 

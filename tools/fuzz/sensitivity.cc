@@ -354,7 +354,8 @@ class PerturbedReplay {
           const Tensor sorted = sort(F32(x), axis).first;
           const Tensor a = slice(sorted, axis, 0, n - 1), b = slice(sorted, axis, 1, n);
           const double margin = Margin(in[0].precision);
-          const Tensor ties = max(le(abs(a - b), (abs(a) + abs(b)) * margin + margin), {axis}, true);
+          const Tensor ties =
+              max(le(abs(a - b), (abs(a) + abs(b)) * margin + margin), {axis}, true);
           t = t.defined() ? logical_or(t, ties) : ties;
         }
         return t.defined() ? Or(Tensor(), t, shape) : Tensor();

@@ -49,11 +49,15 @@ TEST_F(GpuTest, Sorts) {
       const Tensor x = cast(floor(Data({9, 300}, 42, DType::kF32, d, -4, 4)) + nan, dt);
       const Tensor wide = cast(Data({2, 20000}, 43, DType::kF32, d), dt);
       const Tensor ties = cast(floor(Data({3, 70001}, 44, DType::kF32, d, -300, 300)), dt);
+      const Tensor tall = cast(floor(Data({9000, 3}, 46, DType::kF32, d, -50, 50)), dt);
       std::vector<Tensor> out;
+      // wide: parts read as vectors (selected, or sorted whole and merged for k = 2000);
+      // ties: lines of odd length, read a key at a time; tall: long strided lines.
       for (const auto& [values, indices] :
            {topk(x, 5, 1), topk(x, 3, 0, false), topk(wide, 32, -1), topk(x, 1, 1, false),
             sort(x, 1), sort(x, 0, true), topk(wide, 50), topk(ties, 1000, 1, false),
-            topk(ties, 3000), sort(ties, 1, true), sort(cast(x, DType::kF32) * -2.0, 1)}) {
+            topk(ties, 3000), sort(ties, 1, true), sort(cast(x, DType::kF32) * -2.0, 1),
+            topk(wide, 2000), topk(tall, 40, 0), sort(tall, 0, true)}) {
         out.push_back(values);
         out.push_back(indices);
       }

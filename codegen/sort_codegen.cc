@@ -22,10 +22,8 @@
 namespace tessel::codegen {
 namespace {
 
-// Threads of a merge block, and of a part's block (kPart / kPartThreads keys in each
-// thread's registers).
+// Threads of a block (a part's block holds kPart / kThreads keys in each thread's registers).
 constexpr int kThreads = 256;
-constexpr int kPartThreads = 256;
 constexpr int64_t kPart = 4096;
 constexpr int64_t kChosen = kPart / 4;
 constexpr int kMergeTile = 2048;  // kThreads x 8
@@ -140,8 +138,6 @@ std::string KeyOf(DType dtype, const std::string& v, bool descending) {
   }
 }
 
-int Threads(const SortStep& s) { return s.kind == SortStep::kMerge ? kThreads : kPartThreads; }
-
 class SortWriter {
  public:
   SortWriter(CodeWriter& w, const KernelSource& ks, const Node& sort, const SortLines& l)
@@ -152,8 +148,8 @@ class SortWriter {
   void Entry(const SortStep& s, const std::string& name) {
     // At least one block per SM, said explicitly: without it ptxas (NVRTC's, sm_80) held
     // some selections to 64 registers and spilled.
-    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", Threads(s), ", 1) ",
-                         name, "(", ParameterList(ks_), ")");
+    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ", 1) ", name,
+                         "(", ParameterList(ks_), ")");
     w_.Line("extern __shared__ __align__(16) unsigned char smem[];");
     DeclareRegions(s);
     if (s.kind == SortStep::kMerge) return Merge(s);
@@ -204,7 +200,7 @@ class SortWriter {
   // Enough for the most items a part of step s holds.
   int64_t ItemsPerThread(const SortStep& s) const {
     const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
-    return (std::min(l_.part, len) + kPartThreads - 1) / kPartThreads;
+    return (std::min(l_.part, len) + kThreads - 1) / kThreads;
   }
 
   // Region r's keys or positions (names DeclareRegions gives them).
@@ -246,8 +242,8 @@ class SortWriter {
     const int64_t items = ItemsPerThread(s);
     const char* pad = " | (tessel_item_index<";
     if (v > 1) {
-      w_.Line("auto col = [&](int k) -> index_t { return (index_t)min(k / ", v, " * ",
-              v * kPartThreads, " + (int)threadIdx.x * ", v, ", n - ", v, ") + k % ", v, "; };");
+      w_.Line("auto col = [&](int k) -> index_t { return (index_t)min(k / ", v, " * ", v * kThreads,
+              " + (int)threadIdx.x * ", v, ", n - ", v, ") + k % ", v, "; };");
       ExprEmitter emitter(&w_, static_cast<int>(items), ks_);
       const Value values = emitter.Get(
           &in,
@@ -332,7 +328,7 @@ KernelSource GenerateSort(const FusedKernel& kernel) {
     writer.Entry(s, entry);
     Launch launch;
     launch.entry = entry;
-    launch.block = Threads(s);
+    launch.block = kThreads;
     launch.grid[0] = l.lines * s.parts;
     launch.shared_bytes = writer.SharedBytes(s);
     ks.launches.push_back(launch);

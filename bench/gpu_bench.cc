@@ -195,8 +195,8 @@ BENCHMARK(BM_Cumsum)->Arg(2)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::k
 
 // top-k over long rows (issue 12's target: k = 50 over rows of 128K at >= 50% of the
 // row-read roofline, here the copy bandwidth): 256 rows of 131072 f32, values and indices.
-// Two launches: each block selects the top 50 of a 4096-element part (radix select in
-// shared memory), then one block per row selects from the parts' runs.
+// Three kernels: each block selects the top 50 of a 4096-element part, one block per row
+// selects from the parts' runs, and the values are gathered at the positions.
 void BM_TopK(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   constexpr int64_t kRows = 256, kRow = 131072, kK = 50;

@@ -303,12 +303,12 @@ Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
   const int64_t size = data.shape()[axis];
   const Value at = Get(&node->input(1), idx);  // the index has the gather's shape
   if (data.shape().numel() == 0) {             // nothing to read: every index was reported
-    if (!IndicesInRange(*node)) ReportBadIndices(node, idx, at);
+    if (IndexCheckSlot(kernel_, node) >= 0) ReportBadIndices(node, idx, at);
     return Value{ConvertExpr("0", DType::kI32, node->dtype()), false};
   }
   // A bad index is reported (realize throws) and read as the nearest good one, so that no
   // thread reads out of bounds.
-  const bool checked = !IndicesInRange(*node);
+  const bool checked = IndexCheckSlot(kernel_, node) >= 0;  // see NewKernelSource
   if (checked) ReportBadIndices(node, idx, at);
   const Value clamped =
       Define("at", "index_t", at.per_lane,

@@ -27,14 +27,15 @@ std::string ScalarName(const KernelSource& ks, const Node* node);
 // wrote along an axis no longer than the one gathered from (topk's values). Such a gather
 // gets no check, so realize has no flag to read back and need not wait for the kernels.
 bool IndicesInRange(const Node& gather);
-// The position of gather `node` among the kernel's index checks (KernelSource::index_checks).
+// The position of gather `node` among the kernel's index checks (KernelSource::index_checks),
+// or -1 where it has none.
 int IndexCheckSlot(const KernelSource& ks, const Node* node);
 // The position of `node` among the kernel's inputs, or -1.
 int InputIndex(const KernelSource& ks, const Node* node);
 
 // "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
-// unsigned long long* __restrict__ bad, const __grid_constant__ tessel_tensor_map tmap0, ..., float
-// s0, unsigned long long s1, long long rows".
+// unsigned long long* __restrict__ bad, const __grid_constant__ tessel_tensor_map tmap0, ...,
+// float s0, unsigned long long s1, long long rows".
 std::string ParameterList(const KernelSource& ks);
 
 // "int" when every index fits in 31 bits (with dynamic rows: at their most), else "long long".

@@ -27,6 +27,9 @@ constexpr int kThreads = 256;
 constexpr int64_t kPart = 4096;
 constexpr int64_t kChosen = kPart / 4;
 constexpr int kMergeTile = 2048;  // kThreads x 8
+// Words after a part's items in shared memory (sort.cuh's tessel_sort_space): 256 bins, the
+// bin found (3), the chosen and candidate counters.
+constexpr int kHistWords = 261;
 
 int64_t PowerOfTwoAtLeast(int64_t n) {
   int64_t p = 1;
@@ -167,8 +170,8 @@ class SortWriter {
     } else {
       w_.Line("const long long from = line * ", region_, "LL + begin;");
       w_.Line("tessel_pos item_pos[", ItemsPerThread(s), "];");
-      w_.Line("tessel_load_run_items(", Region(s.in_region, "key"), " + from, ",
-              Region(s.in_region, "pos"), " + from, n, item_key, item_pos);");
+      w_.Line("tessel_load_run_items(", Keys(s.in_region), " + from, ", Positions(s.in_region),
+              " + from, n, item_key, item_pos);");
       w_.Line("auto pos_of = [&](int i, int) { return item_pos[i]; };");
     }
     if (Selects()) {
@@ -183,13 +186,13 @@ class SortWriter {
     w_.Line("const long long to = line * ", region_, "LL + blockIdx.x % ", s.parts, " * ",
             s.out_slots, "LL;");
     const int other = s.kind == SortStep::kFromInput ? 0 : s.in_region ^ 1;
-    w_.Line("tessel_store_run(s.key, s.pos, min(n, ", l_.k, "), ", s.out_slots, ", ",
-            Region(other, "key"), " + to, ", Region(other, "pos"), " + to);");
+    w_.Line("tessel_store_run(s.key, s.pos, min(n, ", l_.k, "), ", s.out_slots, ", ", Keys(other),
+            " + to, ", Positions(other), " + to);");
   }
 
   int64_t SharedBytes(const SortStep& s) const {
     if (s.kind == SortStep::kMerge) return kMergeTile * l_.ItemBytes();
-    return (Selects() ? ChosenSlots() + l_.part : l_.part) * l_.ItemBytes() + 261 * 4;
+    return (Selects() ? ChosenSlots() + l_.part : l_.part) * l_.ItemBytes() + kHistWords * 4;
   }
 
  private:
@@ -203,10 +206,9 @@ class SortWriter {
     return (std::min(l_.part, len) + kThreads - 1) / kThreads;
   }
 
-  // Region r's keys or positions (names DeclareRegions gives them).
-  static std::string Region(int r, const char* what) {
-    return absl::StrCat(std::string(what) == "key" ? "keys" : "positions", r);
-  }
+  // Region r's keys and positions (the names DeclareRegions gives them).
+  static std::string Keys(int r) { return absl::StrCat("keys", r); }
+  static std::string Positions(int r) { return absl::StrCat("positions", r); }
 
   // The workspace's regions that step s reads or writes: each region the keys of every line,
   // then their positions.
@@ -217,9 +219,10 @@ class SortWriter {
       const bool writes = (!s.last || s.kind == SortStep::kMerge) &&
                           r == (s.kind == SortStep::kFromInput ? 0 : s.in_region ^ 1);
       if (!reads && !writes) continue;
-      w_.Line("Key* const keys", r, " = (Key*)((unsigned char*)ws + ", r * items * l_.ItemBytes(),
+      w_.Line("Key* const ", Keys(r), " = (Key*)((unsigned char*)ws + ", r * items * l_.ItemBytes(),
               "LL);");
-      w_.Line("tessel_pos* const positions", r, " = (tessel_pos*)(keys", r, " + ", items, "LL);");
+      w_.Line("tessel_pos* const ", Positions(r), " = (tessel_pos*)(", Keys(r), " + ", items,
+              "LL);");
     }
   }
 
@@ -279,10 +282,10 @@ class SortWriter {
             tiles, ";");
     w_.Line("const long long first = line * ", region_, "LL + pair * ", 2 * s.run, "LL;");
     const int other = s.in_region ^ 1;
-    w_.Line("tessel_merge_tile<Key, ", kMergeTile, ">(", Region(s.in_region, "key"), " + first, ",
-            Region(s.in_region, "pos"), " + first, ", s.run, ", tile, ", Region(other, "key"),
-            " + first, ", Region(other, "pos"), " + first, tile_key, tile_pos, ",
-            s.last ? "out0" : "nullptr", ", ", l_.k, ", line, ", l_.inner, ");");
+    w_.Line("tessel_merge_tile<Key, ", kMergeTile, ">(", Keys(s.in_region), " + first, ",
+            Positions(s.in_region), " + first, ", s.run, ", tile, ", Keys(other), " + first, ",
+            Positions(other), " + first, tile_key, tile_pos, ", s.last ? "out0" : "nullptr", ", ",
+            l_.k, ", line, ", l_.inner, ");");
   }
 
   CodeWriter& w_;

@@ -335,12 +335,17 @@ __device__ void tessel_store_run(const Key* key, const tessel_pos* pos, int coun
   }
 }
 
-// Writes the first `count` positions of line `line` (= outer * inner + i, the result laid
-// out [outer, count, inner]).
+// Where line `line` (= outer * inner + i) of a result laid out [outer, count, inner] starts.
+__device__ __forceinline__ long long* tessel_line_start(long long* out, int count, long long line,
+                                                       long long inner) {
+  return out + (line / inner) * count * inner + line % inner;
+}
+
+// Writes the first `count` positions of line `line` of the result.
 __device__ __forceinline__ void tessel_store_positions(const tessel_pos* pos, int count,
                                                        long long* out, long long line,
                                                        long long inner) {
-  long long* first = out + (line / inner) * count * inner + line % inner;
+  long long* first = tessel_line_start(out, count, line, inner);
   for (int j = threadIdx.x; j < count; j += blockDim.x) first[(long long)j * inner] = pos[j];
 }
 
@@ -391,8 +396,7 @@ __device__ void tessel_merge_tile(const Key* run_key, const tessel_pos* run_pos,
   int i = tessel_merge_path(smem_key, smem_pos, la, smem_key + la, smem_pos + la, lb, d);
   int j = d - i;
   const int first = tile * kTile + d;
-  long long* line_out =
-      out == nullptr ? nullptr : out + (line / inner) * count * inner + line % inner;
+  long long* line_out = out == nullptr ? nullptr : tessel_line_start(out, count, line, inner);
   for (int o = 0; o < per; ++o) {
     const bool take_a =
         j >= lb || (i < la && tessel_item_less(smem_key[i], smem_pos[i], smem_key[la + j],

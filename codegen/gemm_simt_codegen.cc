@@ -36,8 +36,7 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
   CodeWriter w;
   BeginSource(w, kernel, rows);
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
-                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, absl::StrCat(kThreads), kNamePlaceholder, ks);
     w.Line("// [", m, " x ", k, "] x [", k, " x ", n, "], batch of ", p.batch.numel(),
            p.a.transposed ? ", A read transposed" : "",
            p.b.transposed ? ", B read transposed" : "");

@@ -46,8 +46,7 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
   }
   w.Blank();
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(256) ", kNamePlaceholder,
-                        "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, "256", kNamePlaceholder, ks);
     w.Line("tessel_gemm_sm80<gemm_config>((const ", type, "*)", PointerName(ks, p.a.buffer),
            ", (const ", type, "*)", PointerName(ks, p.b.buffer),
            ", [&](const float (&acc)[64], int batch, int row0, int col0) {");

@@ -97,8 +97,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   }
   w.Blank();
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(384, 1) ", kNamePlaceholder,
-                        "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, "384, 1", kNamePlaceholder, ks);
     if (tma_store) {
       w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, tessel_gemm_sm90_no_epilogue{}, ",
              p.m_expr, ");");

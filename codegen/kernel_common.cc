@@ -109,6 +109,14 @@ std::string ParameterList(const KernelSource& ks) {
   return absl::StrJoin(params, ", ");
 }
 
+CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds, absl::string_view name,
+                              const KernelSource& ks) {
+  w.Line("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "(",
+         ParameterList(ks), ") {");
+  w.Line("  tessel_grid_entry();");  // one level in: the scope opens below
+  return CodeWriter::Scope(&w, "}");
+}
+
 const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows) {
   // A node with dynamic rows counts at the most rows it serves.
   auto elements = [&](const Node& n) {

@@ -38,6 +38,11 @@ int InputIndex(const KernelSource& ks, const Node* node);
 // float s0, unsigned long long s1, long long rows".
 std::string ParameterList(const KernelSource& ks);
 
+// Opens kernel `name`: `extern "C" __global__ void __launch_bounds__(<bounds>) name(<params>) {`
+// with tessel_grid_entry() (the prelude) as its first statement, as every kernel needs.
+[[nodiscard]] CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds,
+                                            absl::string_view name, const KernelSource& ks);
+
 // "int" when every index fits in 31 bits (with dynamic rows: at their most), else "long long".
 const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 

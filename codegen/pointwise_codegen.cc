@@ -101,8 +101,7 @@ KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* row
   launch.entry = kNamePlaceholder;
   launch.block = kThreads;
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
-                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, absl::StrCat(kThreads), kNamePlaceholder, ks);
     if (kernel.segments.size() == 1) {
       const Shape& shape = kernel.segments[0];
       const std::vector<const Node*> outputs = SegmentOutputs(kernel, shape);

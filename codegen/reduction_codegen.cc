@@ -34,8 +34,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
   CodeWriter w;
   BeginSource(w, k, rows);
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", threads, ") ",
-                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, absl::StrCat(threads), kNamePlaceholder, ks);
     w.Line("// ", rows != nullptr ? absl::StrCat("rows x ", per_leading) : absl::StrCat(l.rows),
            " rows of ", l.length, ": ", threads, " threads x ", lanes, " lanes hold a row (", vec,
            "-element vectors)");

@@ -134,8 +134,7 @@ Chain ChainOf(const Lines& e) {
 }
 
 void EmitChainInit(CodeWriter& w, const KernelSource& ks, const Chain& c) {
-  auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
-                      kNamePlaceholder, "_init(", ParameterList(ks), ")");
+  auto body = KernelBlock(w, absl::StrCat(kThreads), absl::StrCat(kNamePlaceholder, "_init"), ks);
   w.Line("const index_t i = (index_t)blockIdx.x * ", kThreads, " + threadIdx.x;");
   w.Line("if (i < ", c.FlagWords(), ") ((unsigned long long*)ws)[i] = 0;");
 }
@@ -268,8 +267,7 @@ KernelSource GenerateScan(const FusedKernel& kernel) {
   launch.entry = kNamePlaceholder;
   launch.block = kThreads;
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
-                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, absl::StrCat(kThreads), kNamePlaceholder, ks);
     if (chained) {
       EmitChained(w, ks, scan, e, c, r);
       launch.grid[0] = c.tiles;

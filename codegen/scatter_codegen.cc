@@ -125,8 +125,7 @@ KernelSource GenerateScatter(const FusedKernel& kernel) {
   BeginSource(w, kernel);
   const std::string copy = absl::StrCat(kNamePlaceholder, "_copy");
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", copy,
-                        "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, absl::StrCat(kThreads), copy, ks);
     writer.Copy();
   }
   Launch first;
@@ -136,8 +135,7 @@ KernelSource GenerateScatter(const FusedKernel& kernel) {
   // An empty index adds nothing (and has no lines to address): the copy is the result.
   if (writer.Threads() > 0) {
     w.Blank();
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
-                        kNamePlaceholder, "(", ParameterList(ks), ")");
+    auto body = KernelBlock(w, absl::StrCat(kThreads), kNamePlaceholder, ks);
     writer.Readers();
     writer.Runs();
     Launch runs;

@@ -151,8 +151,7 @@ class SortWriter {
   void Entry(const SortStep& s, const std::string& name) {
     // At least one block per SM, said explicitly: without it ptxas (NVRTC's, sm_80) held
     // some selections to 64 registers and spilled.
-    auto body = w_.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ", 1) ", name,
-                         "(", ParameterList(ks_), ")");
+    auto body = KernelBlock(w_, absl::StrCat(kThreads, ", 1"), name, ks_);
     w_.Line("extern __shared__ __align__(16) unsigned char smem[];");
     DeclareRegions(s);
     if (s.kind == SortStep::kMerge) return Merge(s);

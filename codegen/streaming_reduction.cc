@@ -204,8 +204,8 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   CodeWriter w;
   BeginSource(w, k);
   {
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
-                        kNamePlaceholder, "_stage1(", ParameterList(ks), ")");
+    auto body =
+        KernelBlock(w, absl::StrCat(kThreads), absl::StrCat(kNamePlaceholder, "_stage1"), ks);
     w.Line("// ", l.rows, " rows of ", l.length, ", each in ", parts, " chunks of ", chunk);
     DeclareScratch(w, accs);
     DeclarePairScratch(w, k);
@@ -261,8 +261,8 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   }
   if (parts > 1) {
     w.Blank();
-    auto body = w.Block("extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ",
-                        kNamePlaceholder, "_stage2(", ParameterList(ks), ")");
+    auto body =
+        KernelBlock(w, absl::StrCat(kThreads), absl::StrCat(kNamePlaceholder, "_stage2"), ks);
     DeclareScratch(w, accs);
     DeclarePairScratch(w, k);
     w.Line("const index_t row = blockIdx.x;");

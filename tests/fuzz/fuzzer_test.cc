@@ -122,5 +122,26 @@ TEST(FuzzerTest, DiffModeOnTheCpuChecksTheChecker) {
   }
 }
 
+TEST(FuzzerTest, ARefusalAtAnotherExtentMustBeTheSameOnTheDevice) {
+  // Indices in range at extent 12 (remainder by 12) are not at the rerun extent 8: the CPU
+  // refuses the program there, and the device (here the CPU again) must refuse it alike.
+  const std::string program = R"(%0 = input f32[12]
+%1 = input i32[12]
+%2 = full i32[] value=12
+%3 = remainder i32[12] %1, %2
+%4 = gather f32[12] %0, %3 axis=0 caller=0
+%5 = sum f32[1] %4 axes=[0]
+return %5
+)";
+  CheckOptions options;
+  options.mode = Mode::kDiff;
+  options.device = Device::kCPU;
+  options.data_seed = 3;
+  options.twice = true;  // the reruns at other extents come with the second run
+  const Outcome o = CheckProgram(program, options);
+  EXPECT_EQ(o.kind, Outcome::kPass) << o.signature << " " << o.detail;
+  EXPECT_GT(o.compared, 0);  // the run at extent 12 still compares
+}
+
 }  // namespace
 }  // namespace tessel::fuzz

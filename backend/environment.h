@@ -23,15 +23,6 @@ inline bool SyncEnabled() {
   return sync;
 }
 
-// TESSEL_OVERLAP=0: launch each kernel only after the one before it on its stream has
-// finished, as before programmatic dependent launch (execute.cc), e.g. to measure what the
-// overlap gains. Read once: launches ask.
-inline bool OverlapEnabled() {
-  static const bool overlap =
-      std::getenv("TESSEL_OVERLAP") == nullptr || std::string(std::getenv("TESSEL_OVERLAP")) != "0";
-  return overlap;
-}
-
 // TESSEL_DYNAMIC=0: every program specialized to its extents (dynamic_extents.h), e.g. to
 // compare with the dynamic kernels. Read at each plan-cache miss.
 inline bool DynamicExtentsEnabled() {

@@ -62,29 +62,12 @@ absl::Status NoData(const Node& n) {
                    " has no data (a graph parsed from text has placeholders only)"));
 }
 
-// Launches entry `e` on `stream`. On sm_90 with programmatic stream serialization: the
-// kernel's blocks may start while the kernel before it on the stream drains, each waiting
-// in tessel_grid_entry (the prelude) until that kernel has completed, so that the launch
-// latency and the ramp of one kernel hide behind the tail of the one before.
 absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e,
                     const std::array<int64_t, 3>& grid, void** params,
-                    runtime::DeviceContext& device, CUstream stream) {
-  const runtime::Driver* driver = device.driver();
-  CUlaunchAttribute overlap;
-  overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  overlap.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig config = {};
-  config.gridDimX = static_cast<unsigned>(grid[0]);
-  config.gridDimY = static_cast<unsigned>(grid[1]);
-  config.gridDimZ = static_cast<unsigned>(grid[2]);
-  config.blockDimX = static_cast<unsigned>(e.block);
-  config.blockDimY = config.blockDimZ = 1;
-  config.sharedMemBytes = static_cast<unsigned>(e.shared_bytes);
-  config.hStream = stream;
-  config.attrs = &overlap;
-  config.numAttrs = device.target().major >= 9 && OverlapEnabled() ? 1 : 0;
+                    const runtime::Driver* driver, CUstream stream) {
   // The messages are built only on failure: this is the launch path.
-  const CUresult launched = driver->cuLaunchKernelEx(&config, e.function, params, nullptr);
+  const CUresult launched = driver->cuLaunchKernel(e.function, grid[0], grid[1], grid[2], e.block,
+                                                   1, 1, e.shared_bytes, stream, params, nullptr);
   if (launched != CUDA_SUCCESS) {
     return runtime::CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
   }
@@ -122,8 +105,8 @@ absl::StatusOr<std::shared_ptr<runtime::DeviceBuffer>> NewIndexRecords(
 // After the plan's kernels: the error for the first gather in program order that met an
 // index out of range (at its first position), as the CPU backend reports it.
 absl::Status CheckIndexRecords(const ReadyPlan& plan, const OrderedProgram& program,
-                               const runtime::DeviceBuffer& records, runtime::DeviceContext& device,
-                               CUstream stream) {
+                               const runtime::DeviceBuffer& records,
+                               runtime::DeviceContext& device, CUstream stream) {
   std::vector<uint64_t> words(records.bytes() / 8);
   TESSEL_RETURN_IF_ERROR(device.CopyToHost(words.data(), records.ptr(), records.bytes(), stream));
   // Per gather (a gather inlined into two kernels has two records): the first position.
@@ -204,7 +187,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     for (const ReadyKernel::Entry& e : k.entries) {
       TESSEL_ASSIGN_OR_RETURN(const auto grid, LaunchGrid(k, e, rows, device.sm_count()));
       if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;
-      TESSEL_RETURN_IF_ERROR(Launch(k, e, grid, params.data(), device, stream));
+      TESSEL_RETURN_IF_ERROR(Launch(k, e, grid, params.data(), device.driver(), stream));
     }
     for (int r : k.release) values[r].reset();
   }

@@ -111,10 +111,8 @@ std::string ParameterList(const KernelSource& ks) {
 
 CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds, absl::string_view name,
                               const KernelSource& ks) {
-  w.Line("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "(",
-         ParameterList(ks), ") {");
-  w.Line("  tessel_grid_entry();");  // one level in: the scope opens below
-  return CodeWriter::Scope(&w, "}");
+  return w.Block("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "(",
+                 ParameterList(ks), ")");
 }
 
 const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows) {
@@ -149,6 +147,9 @@ RunningValue RunningValueOf(DType dtype, bool product) {
 
 std::string StoreAccumulated(DType dtype, const std::string& acc) {
   if (dtype == DType::kF64 || dtype == DType::kI64) return StoreConvert(dtype, acc);
+  // i32 keeps the low 32 bits of its wrapping i64 sum, as the CPU's cast does (through float
+  // it lost the bits below 2^24: fuzz seed 10602690).
+  if (dtype == DType::kI32) return absl::StrCat("(int)", acc);
   return StoreConvert(dtype, absl::StrCat("(float)", acc));
 }
 

@@ -38,8 +38,7 @@ int InputIndex(const KernelSource& ks, const Node* node);
 // float s0, unsigned long long s1, long long rows".
 std::string ParameterList(const KernelSource& ks);
 
-// Opens kernel `name`: `extern "C" __global__ void __launch_bounds__(<bounds>) name(<params>) {`
-// with tessel_grid_entry() (the prelude) as its first statement, as every kernel needs.
+// Opens kernel `name`: `extern "C" __global__ void __launch_bounds__(<bounds>) name(<params>) {`.
 [[nodiscard]] CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds,
                                             absl::string_view name, const KernelSource& ks);
 

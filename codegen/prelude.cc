@@ -132,18 +132,6 @@ __device__ __forceinline__ T tessel_saturate(F f) {
   if (f <= (F)lowest) return lowest;
   return (T)f;
 }
-// Every kernel's first statement. On sm_90 the runtime launches kernels with programmatic
-// stream serialization: a kernel's blocks may become resident while the kernel before it on
-// the stream finishes (its launch and ramp overlap that kernel's tail), and wait here until
-// it has completed and its writes are visible. Nothing before this line touches memory: the
-// kernel before may still read a buffer this one writes. The trigger comes first so that
-// the next kernel's launch overlaps this one likewise.
-__device__ __forceinline__ void tessel_grid_entry() {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
 // An out-of-range index at row-major `position` of a gather: the record `bad` (three words:
 // key, index value, lock; zeroed before the launch) keeps the first position over all
 // threads (the largest key ~position), with its value, so that realize names what the CPU

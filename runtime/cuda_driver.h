@@ -27,7 +27,6 @@ namespace tessel::runtime {
   X(cuModuleLoadData, "cuModuleLoadData")                 \
   X(cuModuleGetFunction, "cuModuleGetFunction")           \
   X(cuLaunchKernel, "cuLaunchKernel")                     \
-  X(cuLaunchKernelEx, "cuLaunchKernelEx")                 \
   X(cuFuncSetAttribute, "cuFuncSetAttribute")             \
   X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled")     \
   X(cuEventCreate, "cuEventCreate")                       \

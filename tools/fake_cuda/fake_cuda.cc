@@ -199,10 +199,6 @@ CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, un
   return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void**, void**) {
-  return CUDA_SUCCESS;
-}
-
 CUresult cuTensorMapEncodeTiled(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,

@@ -1,8 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_max_sub_exp_sum_c52676b2(const float* __restrict__ in0, float* __restrict__ out0) {
-  tessel_grid_entry();
+extern "C" __global__ void __launch_bounds__(32) N_max_sub_exp_sum_2ee55043(const float* __restrict__ in0, float* __restrict__ out0) {
   // 96 rows of 64: 32 threads x 2 lanes hold a row (1-element vectors)
   __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;

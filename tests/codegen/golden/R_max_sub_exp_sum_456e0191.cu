@@ -1,8 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_64ba344e_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
-  tessel_grid_entry();
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_456e0191_stage1(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   // 2 rows of 40000, each in 2 chunks of 20000
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
@@ -78,8 +77,7 @@ extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_64ba344e_sta
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_64ba344e_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
-  tessel_grid_entry();
+extern "C" __global__ void __launch_bounds__(256) R_max_sub_exp_sum_456e0191_stage2(const float* __restrict__ in0, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ ws) {
   __shared__ float scratch_f32[32];
   __shared__ float scratch_pair_m[32], scratch_pair_s[32];
   const index_t row = blockIdx.x;

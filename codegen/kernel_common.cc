@@ -147,8 +147,8 @@ RunningValue RunningValueOf(DType dtype, bool product) {
 
 std::string StoreAccumulated(DType dtype, const std::string& acc) {
   if (dtype == DType::kF64 || dtype == DType::kI64) return StoreConvert(dtype, acc);
-  // i32 keeps the low 32 bits of its wrapping i64 sum, as the CPU's cast does (through float
-  // it lost the bits below 2^24: fuzz seed 10602690).
+  // i32 (scatter_add's; integer scans give i64) keeps the low 32 bits of its wrapping i64
+  // sum, as the CPU's cast does (through float it lost the bits below 2^24: seed 10602690).
   if (dtype == DType::kI32) return absl::StrCat("(int)", acc);
   return StoreConvert(dtype, absl::StrCat("(float)", acc));
 }

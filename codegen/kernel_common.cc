@@ -88,6 +88,8 @@ std::string ScalarName(const KernelSource& ks, const Node* node) {
   return i < 0 ? "" : absl::StrCat("s", i);
 }
 
+namespace {
+
 std::string ParameterList(const KernelSource& ks) {
   std::vector<std::string> params;
   for (size_t i = 0; i < ks.inputs.size(); ++i) {
@@ -108,6 +110,8 @@ std::string ParameterList(const KernelSource& ks) {
   if (ks.takes_rows) params.push_back("long long rows");
   return absl::StrJoin(params, ", ");
 }
+
+}  // namespace
 
 CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds, absl::string_view name,
                               const KernelSource& ks) {

@@ -33,12 +33,11 @@ int IndexCheckSlot(const KernelSource& ks, const Node* node);
 // The position of `node` among the kernel's inputs, or -1.
 int InputIndex(const KernelSource& ks, const Node* node);
 
-// "const float* __restrict__ in0, ..., bf16_t* __restrict__ out0, float* __restrict__ ws,
-// unsigned long long* __restrict__ bad, const __grid_constant__ tessel_tensor_map tmap0, ...,
-// float s0, unsigned long long s1, long long rows".
-std::string ParameterList(const KernelSource& ks);
-
-// Opens kernel `name`: `extern "C" __global__ void __launch_bounds__(<bounds>) name(<params>) {`.
+// Opens kernel `name`: `extern "C" __global__ void __launch_bounds__(<bounds>) name(<params>) {`
+// with the parameters in the order the backend passes them: "const float* __restrict__ in0,
+// ..., bf16_t* __restrict__ out0, float* __restrict__ ws, unsigned long long* __restrict__
+// bad, const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1,
+// long long rows".
 [[nodiscard]] CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds,
                                             absl::string_view name, const KernelSource& ks);
 

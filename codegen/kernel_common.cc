@@ -27,6 +27,27 @@ int IndexOf(const std::vector<const Node*>& nodes, const Node* node) {
   return it == nodes.end() ? -1 : static_cast<int>(it - nodes.begin());
 }
 
+std::string ParameterList(const KernelSource& ks) {
+  std::vector<std::string> params;
+  for (size_t i = 0; i < ks.inputs.size(); ++i) {
+    params.push_back(
+        absl::StrCat("const ", StorageType(ks.inputs[i]->dtype()), "* __restrict__ in", i));
+  }
+  for (size_t i = 0; i < ks.outputs.size(); ++i) {
+    params.push_back(absl::StrCat(StorageType(ks.outputs[i]->dtype()), "* __restrict__ out", i));
+  }
+  if (ks.workspace_bytes > 0) params.push_back("float* __restrict__ ws");
+  if (!ks.index_checks.empty()) params.push_back("unsigned long long* __restrict__ bad");
+  for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
+    params.push_back(absl::StrCat("const __grid_constant__ tessel_tensor_map tmap", i));
+  }
+  for (size_t i = 0; i < ks.scalars.size(); ++i) {
+    params.push_back(absl::StrCat(ScalarType(*ks.scalars[i]), " s", i));
+  }
+  if (ks.takes_rows) params.push_back("long long rows");
+  return absl::StrJoin(params, ", ");
+}
+
 }  // namespace
 
 KernelSource NewKernelSource(const FusedKernel& kernel) {
@@ -87,31 +108,6 @@ std::string ScalarName(const KernelSource& ks, const Node* node) {
   const int i = IndexOf(ks.scalars, node);
   return i < 0 ? "" : absl::StrCat("s", i);
 }
-
-namespace {
-
-std::string ParameterList(const KernelSource& ks) {
-  std::vector<std::string> params;
-  for (size_t i = 0; i < ks.inputs.size(); ++i) {
-    params.push_back(
-        absl::StrCat("const ", StorageType(ks.inputs[i]->dtype()), "* __restrict__ in", i));
-  }
-  for (size_t i = 0; i < ks.outputs.size(); ++i) {
-    params.push_back(absl::StrCat(StorageType(ks.outputs[i]->dtype()), "* __restrict__ out", i));
-  }
-  if (ks.workspace_bytes > 0) params.push_back("float* __restrict__ ws");
-  if (!ks.index_checks.empty()) params.push_back("unsigned long long* __restrict__ bad");
-  for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
-    params.push_back(absl::StrCat("const __grid_constant__ tessel_tensor_map tmap", i));
-  }
-  for (size_t i = 0; i < ks.scalars.size(); ++i) {
-    params.push_back(absl::StrCat(ScalarType(*ks.scalars[i]), " s", i));
-  }
-  if (ks.takes_rows) params.push_back("long long rows");
-  return absl::StrJoin(params, ", ");
-}
-
-}  // namespace
 
 CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds, absl::string_view name,
                               const KernelSource& ks) {

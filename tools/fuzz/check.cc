@@ -115,31 +115,53 @@ std::vector<std::vector<double>> Read(const std::vector<Tensor>& ts) {
   return out;
 }
 
+// The program on the device under test: its outputs' values, or why there are none; a
+// refusal (an Error at realize, a mid-program one included) also leaves its message.
+struct DeviceRun {
+  std::vector<std::vector<double>> values;
+  Outcome failure;
+  std::string refusal;
+};
+
+const char* DeviceName(const CheckOptions& options) {
+  return options.device == Device::kCUDA ? "cuda" : "cpu";
+}
+
+DeviceRun RunOnDevice(const std::vector<Statement>& program, uint64_t data_seed,
+                      const CheckOptions& options) {
+  const char* name = DeviceName(options);
+  DeviceRun r;
+  absl::StatusOr<Replayed> run = Replay(program, options.device, data_seed, RealizeValues);
+  if (!run.ok()) {
+    if (absl::IsAborted(run.status())) r.refusal = std::string(run.status().message());
+    r.failure = ReplayFailure(name, run.status());
+    return r;
+  }
+  try {
+    realize(run->outputs);
+    r.values = Read(run->outputs);
+  } catch (const InternalError& e) {
+    r.failure = Fail(name, e.what());
+  } catch (const Error& e) {
+    r.refusal = e.what();
+    r.failure = Fail(name, e.what());
+  }
+  return r;
+}
+
 // The CPU refused to compute the program at realize (an index out of range: data that
 // makes one, or a program rerun at a leading extent its indices were not made for). The
 // device must refuse it with the same message, as api.md promises; nothing is compared.
 Outcome SameRefusal(const std::vector<Statement>& program, uint64_t data_seed,
                     const CheckOptions& options, absl::string_view refusal) {
   if (options.simulate > 0) return Outcome();  // the simulated device refuses alike
-  const char* name = options.device == Device::kCUDA ? "cuda" : "cpu";
-  std::string message;
-  absl::StatusOr<Replayed> run = Replay(program, options.device, data_seed, RealizeValues);
-  if (!run.ok()) {
-    if (!absl::IsAborted(run.status())) return ReplayFailure(name, run.status());
-    message = std::string(run.status().message());  // a mid-program realize refused it
-  } else {
-    try {
-      realize(run->outputs);
-    } catch (const InternalError& e) {
-      return Fail(name, e.what());
-    } catch (const Error& e) {
-      message = e.what();
-    }
-  }
-  if (message == refusal) return Outcome();
-  return Fail(name,
-              absl::StrCat("the CPU refused the program: ", refusal, "\n", name,
-                           message.empty() ? " computed it" : " refused it otherwise: ", message));
+  const DeviceRun run = RunOnDevice(program, data_seed, options);
+  if (run.refusal == refusal) return Outcome();
+  if (run.refusal.empty() && run.failure.kind != Outcome::kPass) return run.failure;
+  const char* name = DeviceName(options);
+  return Fail(name, absl::StrCat("the CPU refused the program: ", refusal, "\n", name,
+                                 run.refusal.empty() ? " computed it" : " refused it otherwise: ",
+                                 run.refusal));
 }
 
 Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
@@ -178,24 +200,14 @@ Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
     if (!p.ok()) return Fail("reference", p.status().message());
     device = Read(p->outputs);
   } else {
-    const char* name = options.device == Device::kCUDA ? "cuda" : "cpu";
-    Outcome failure;
-    absl::StatusOr<Replayed> run = Replay(program, options.device, data_seed, RealizeValues);
-    if (!run.ok()) {
-      failure = ReplayFailure(name, run.status());
-    } else {
-      try {
-        realize(run->outputs);
-        device = Read(run->outputs);
-      } catch (const Error& e) {
-        failure = Fail(name, e.what());
-      }
-    }
+    DeviceRun run = RunOnDevice(program, data_seed, options);
+    Outcome& failure = run.failure;
     if (failure.kind != Outcome::kPass) {
       failure.device_lost =
           failure.kind == Outcome::kFail && options.device == Device::kCUDA && !DeviceUsable();
       return failure;
     }
+    device = std::move(run.values);
   }
   Outcome o;
   for (size_t i = 0; i < reference.size(); ++i) {

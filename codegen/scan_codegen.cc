@@ -18,6 +18,16 @@
 // run (the usual look-back adds what it finds in whatever order it finds it), while a
 // prefix travels up to 32 groups per hop. Few strided lines (a long axis 0 of a narrow
 // matrix) still get a thread each.
+//
+// A block idles while warp 0 waits for its carry (the slowest of the tiles before it), so
+// the bandwidth comes from how many tiles an SM holds at once. Where the scanned values are
+// an input read in place, its tiles are copied to shared memory asynchronously (no
+// registers held by loads in flight, or across the wait) and read from there twice: 32 KB
+// tiles, five blocks per SM (H100, one line of 2^28 f32: 83% of copy bandwidth against 69%
+// for 16 KB tiles in registers and 60% with fenced flags and 64 registers, in a lab of
+// variants).
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/generate.h"
@@ -29,12 +39,15 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kLanes = 4;
-// Chained tiles: kChainedLanes values per thread (4096 per tile) in kChainedRows rows of kLanes
-// contiguous ones, its loads all in flight at once; kGroup tiles per group (one earlier tile
-// per lane of warp 0).
+// Chained tiles: values per thread in rows of kLanes contiguous ones, kThreads x kLanes per
+// row, all loads in flight at once; kGroup tiles per group (one earlier tile per lane of warp
+// 0). In registers 16 values a thread.
 constexpr int kChainedLanes = 16;
-constexpr int kChainedRows = kChainedLanes / kLanes;
-constexpr int kChainedTile = kThreads * kChainedLanes;
+// Staged: at most 32 KB and 32 values a thread; five blocks an SM for values of 4 bytes or
+// less (48 registers; 8-byte values would spill).
+constexpr int kStagedTileBytes = 32 * 1024;
+constexpr int kStagedLanes = 32;
+constexpr int kStagedBlocksPerSm = 5;
 constexpr int kGroup = 32;
 // Fewer lines than this chain their tiles: two blocks per SM of an H100 (132 SMs) is where a
 // block per line starts to leave the GPU idle.
@@ -115,18 +128,41 @@ void EmitColumns(CodeWriter& w, const KernelSource& ks, const Node& scan, const 
   w.Line("out0[at] = ", Stored(scan, "acc"), ";");
 }
 
-// The chained layout of the workspace, in 8-byte words: the ticket counter, a ready flag per
-// tile and a state per group (zeroed by the _init entry before each scan), then the tiles'
-// totals, the groups' aggregates and the groups' inclusive prefixes.
-struct Chain {
-  int64_t tiles_per_line, groups_per_line, tiles, groups;
-  int64_t FlagWords() const { return 1 + tiles + groups; }
-  int64_t Words() const { return FlagWords() + tiles + 2 * groups; }
+// How a chained scan holds its tile: `lanes` values a thread, in registers or staged in
+// shared memory.
+struct Tiling {
+  int lanes = kChainedLanes;
+  bool staged = false;
+  int blocks_per_sm = 0;  // the launch bound's minimum, where registers allow
+  int Rows() const { return lanes / kLanes; }
+  int64_t Elements() const { return int64_t{kThreads} * lanes; }
 };
 
-Chain ChainOf(const Lines& e) {
+// Staged where the scanned values are a kernel input read in place, in aligned rows of kLanes
+// elements of 2, 4 or 8 bytes (one asynchronous copy of 8, 16 or 32 bytes each).
+Tiling TilingOf(const KernelSource& ks, const Node& scan, const Lines& e) {
+  Tiling t;
+  const int64_t size = DTypeSize(scan.input(0).dtype());
+  if (InputIndex(ks, &scan.input(0)) >= 0 && VectorWidth(e) == kLanes &&
+      (size == 2 || size == 4 || size == 8)) {
+    t.staged = true;
+    t.lanes = static_cast<int>(std::min<int64_t>(kStagedLanes, kStagedTileBytes / (kThreads * size)));
+    t.blocks_per_sm = size <= 4 ? kStagedBlocksPerSm : 0;
+  }
+  return t;
+}
+
+// The chained layout of the workspace, in 8-byte words, all zeroed by the _init entry before
+// each scan: the ticket counter (two words), then a two-word slot (tessel_publish) per tile
+// for its total, and per group for its aggregate and for its inclusive prefix.
+struct Chain {
+  int64_t tiles_per_line, groups_per_line, tiles, groups;
+  int64_t Words() const { return 2 + 2 * tiles + 4 * groups; }
+};
+
+Chain ChainOf(const Lines& e, const Tiling& t) {
   Chain c;
-  c.tiles_per_line = (e.along + kChainedTile - 1) / kChainedTile;
+  c.tiles_per_line = (e.along + t.Elements() - 1) / t.Elements();
   c.groups_per_line = (c.tiles_per_line + kGroup - 1) / kGroup;
   c.tiles = e.outer * c.tiles_per_line;
   c.groups = e.outer * c.groups_per_line;
@@ -136,25 +172,24 @@ Chain ChainOf(const Lines& e) {
 void EmitChainInit(CodeWriter& w, const KernelSource& ks, const Chain& c) {
   auto body = KernelBlock(w, absl::StrCat(kThreads), absl::StrCat(kNamePlaceholder, "_init"), ks);
   w.Line("const index_t i = (index_t)blockIdx.x * ", kThreads, " + threadIdx.x;");
-  w.Line("if (i < ", c.FlagWords(), ") ((unsigned long long*)ws)[i] = 0;");
+  w.Line("if (i < ", c.Words(), ") ((unsigned long long*)ws)[i] = 0;");
 }
 
-// This tile's values, scanned. A thread holds kChainedLanes values in kChainedRows rows of
-// the tile (each row kThreads x kLanes contiguous values: coalesced loads and stores, where a
-// thread's 16 contiguous values made every access touch twice the sectors); `rows[r]` folds
-// the thread's values of row r, then becomes the value preceding them within the tile. Only
-// the values stay in registers (the running values are recomputed as they are stored).
-void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& idx,
-                         const Node& scan, const RunningValue& r, Value* values) {
-  *values = emitter.Get(&scan.input(0), idx);
-  w.Line(r.type, " rows[", kChainedRows, "];");
+// This tile's values, scanned. A thread holds t.lanes values in t.Rows() rows of the tile
+// (each row kThreads x kLanes contiguous values: coalesced loads and stores, where a thread's
+// 16 contiguous values made every access touch twice the sectors); `rows[r]` folds the
+// thread's values of row r, then becomes the value preceding them within the tile. Only the
+// values stay in registers (the running values are recomputed as they are stored).
+void EmitChainedTileScan(CodeWriter& w, const Tiling& t, const IndexExpr& idx,
+                         const RunningValue& r, const Value& values) {
+  w.Line(r.type, " rows[", t.Rows(), "];");
   w.Line("#pragma unroll");
-  w.Line("for (int j = 0; j < ", kChainedRows, "; ++j) rows[j] = ", r.identity, ";");
+  w.Line("for (int j = 0; j < ", t.Rows(), "; ++j) rows[j] = ", r.identity, ";");
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", kChainedLanes, "; ++k) if (", idx.lane_guard, ") rows[k / ",
-         kLanes, "] = ",
+  w.Line("for (int k = 0; k < ", t.lanes, "; ++k) if (", idx.lane_guard, ") rows[k / ", kLanes,
+         "] = ",
          r.Combine(absl::StrCat("rows[k / ", kLanes, "]"),
-                   absl::StrCat("(", r.type, ")", values->At())),
+                   absl::StrCat("(", r.type, ")", values.At())),
          ";");
   w.Line(r.type, " tile_total;");
   w.Line("tessel_block_exclusive_scan_rows(rows, ", r.op, ", ", r.identity,
@@ -166,74 +201,116 @@ void EmitChainedTileScan(CodeWriter& w, ExprEmitter& emitter, const IndexExpr& i
 // group's aggregate as soon as its group's totals are in, and its prefix once the look-back
 // returns.
 void EmitChainedCarry(CodeWriter& w, const Chain& c, const RunningValue& r) {
-  w.Line("unsigned long long* tile_ready = (unsigned long long*)ws + 1;");
-  w.Line("unsigned long long* group_state = tile_ready + ", c.tiles, ";");
-  w.Line(r.type, "* totals = (", r.type, "*)(group_state + ", c.groups, ");");
-  w.Line(r.type, "* aggregates = totals + ", c.tiles, ";");
-  w.Line(r.type, "* prefixes = aggregates + ", c.groups, ";");
-  {
-    auto publish = w.Block("if (threadIdx.x == 0)");
-    w.Line("__stcg(totals + ticket, tile_total);");
-    w.Line("tessel_raise(tile_ready + ticket);");
-  }
+  w.Line("unsigned long long* totals = (unsigned long long*)ws + 2;");
+  w.Line("unsigned long long* aggregates = totals + 2 * ", c.tiles, ";");
+  w.Line("unsigned long long* prefixes = aggregates + 2 * ", c.groups, ";");
+  w.Line("if (threadIdx.x == 0) tessel_publish(totals + 2 * ticket, tile_total);");
   auto lead = w.Block("if (threadIdx.x < 32)");
   w.Line("const index_t group = tile / ", kGroup, ", first = group * ", kGroup,
          ", lines_group = line * ", c.groups_per_line, ";");
   w.Line("const bool last = tile == first + ", kGroup - 1, " || tile == ", c.tiles_per_line - 1,
          ";");
   w.Line(r.type, " earlier = ", r.identity, ";");
-  {
-    auto wait = w.Block("if (threadIdx.x < tile - first)");
-    w.Line("const index_t j = line * ", c.tiles_per_line, " + first + threadIdx.x;");
-    w.Line("tessel_await(tile_ready + j);");
-    w.Line("earlier = __ldcg(totals + j);");
-  }
+  w.Line("if (threadIdx.x < tile - first) earlier = tessel_await<", r.type, ">(totals + 2 * (line * ",
+         c.tiles_per_line, " + first + threadIdx.x));");
   w.Line("earlier = tessel_warp_reduce(earlier, ", r.op, ");");
   w.Line("const ", r.type, " aggregate = ", r.Combine("earlier", "tile_total"), ";");
-  {
-    auto publish = w.Block("if (last && threadIdx.x == 0)");
-    w.Line("__stcg(aggregates + lines_group + group, aggregate);");
-    w.Line("tessel_raise(group_state + lines_group + group, 1);");
-  }
-  w.Line("const ", r.type, " prefix = tessel_look_back(group_state + lines_group, aggregates + ",
-         "lines_group, prefixes + lines_group, group, ", r.op, ", ", r.identity, ");");
-  {
-    auto publish = w.Block("if (threadIdx.x == 0)");
-    w.Line("carry = ", r.Combine("prefix", "earlier"), ";");
-    auto last = w.Block("if (last)");
-    w.Line("__stcg(prefixes + lines_group + group, ", r.Combine("prefix", "aggregate"), ");");
-    w.Line("tessel_raise(group_state + lines_group + group, 2);");
-  }
+  w.Line("if (last && threadIdx.x == 0) tessel_publish(aggregates + 2 * (lines_group + group), ",
+         "aggregate);");
+  w.Line("const ", r.type, " prefix = tessel_look_back(aggregates + 2 * lines_group, ",
+         "prefixes + 2 * lines_group, group, ", r.op, ", ", r.identity, ");");
+  auto publish = w.Block("if (threadIdx.x == 0)");
+  w.Line("carry = ", r.Combine("prefix", "earlier"), ";");
+  w.Line("if (last) tessel_publish(prefixes + 2 * (lines_group + group), ",
+         r.Combine("prefix", "aggregate"), ");");
+}
+
+// Staged tiles: each thread copies its rows of kLanes input elements to shared memory
+// (asynchronously), then reads them into `values` (again after the wait for the carry, so
+// that no register holds them across it). A thread reads back only what it copied.
+void EmitStagedCopy(CodeWriter& w, const KernelSource& ks, const Node& input, const Lines& e,
+                    const Tiling& t) {
+  const char* storage = StorageType(input.dtype());
+  w.Line("__shared__ __align__(16) ", storage, " staged[", t.Elements(), "];");
+  w.Line("auto staged_at = [&](int k) -> int { return k / ", kLanes, " * ", kThreads * kLanes,
+         " + threadIdx.x * ", kLanes, " + k % ", kLanes, "; };");
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", t.lanes, "; k += ", kLanes, ") if (col(k) < ", e.along,
+         ") tessel_copy_async<", kLanes * DTypeSize(input.dtype()), ">(staged + staged_at(k), ",
+         PointerName(ks, &input), " + (line * ", e.along, " + col(k)));");
+  w.Line("tessel_copy_async_wait();");
+}
+
+void EmitStagedRead(CodeWriter& w, const Node& input, const Tiling& t, const Value& values) {
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", t.lanes, "; ++k) ", values.name, "[k] = ",
+         LoadConvert(input.dtype(), "staged[staged_at(k)]"), ";");
+}
+
+// The scanned tile from shared memory, a row of kLanes at a time (few registers live).
+void EmitStagedStore(CodeWriter& w, const Node& scan, const Lines& e, const Tiling& t,
+                     const RunningValue& r) {
+  const DType in = scan.input(0).dtype(), out = scan.dtype();
+  w.Line("#pragma unroll");
+  auto each = w.Block("for (int k = 0; k < ", t.lanes, "; k += ", kLanes, ")");
+  w.Line(r.type, " running = ", r.Combine("carry", absl::StrCat("rows[k / ", kLanes, "]")), ";");
+  w.Line("tessel_vec<", StorageType(out), ", ", kLanes, "> vec;");
+  w.Line("#pragma unroll");
+  w.Line("for (int j = 0; j < ", kLanes, "; ++j) vec.v[j] = ",
+         StoreConvert(out, absl::StrCat(
+                               "(", CudaComputeType(out), ")(running = ",
+                               r.Combine("running",
+                                         absl::StrCat("(", r.type, ")",
+                                                      LoadConvert(in, "staged[staged_at(k + j)]"))),
+                               ")")),
+         ";");
+  w.Line("if (col(k) < ", e.along, ") tessel_store_vec<", StorageType(out), ", ", kLanes,
+         ">(out0 + (line * ", e.along, " + col(k)), vec);");
 }
 
 void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const Lines& e,
-                 const Chain& c, const RunningValue& r) {
+                 const Tiling& t, const Chain& c, const RunningValue& r) {
   w.Line("// ", e.outer, " lines of ", e.along, ": ", c.tiles_per_line, " chained tiles of ",
-         kChainedTile, " each, in groups of ", kGroup);
-  w.Line("__shared__ ", r.type, " scratch[32];");
+         t.Elements(), " each, in groups of ", kGroup,
+         t.staged ? ", staged in shared memory" : "");
+  w.Line("__shared__ ", r.type, " scratch[", std::max(32, t.Rows() * kThreads / 32), "];");
   w.Line("__shared__ ", r.type, " carry;");
   w.Line("__shared__ unsigned long long ticket;");
   w.Line("if (threadIdx.x == 0) ticket = atomicAdd((unsigned long long*)ws, 1ull);");
   w.Line("__syncthreads();");
   w.Line("const index_t line = ticket / ", c.tiles_per_line, ", tile = ticket % ", c.tiles_per_line,
          ";");
-  w.Line("auto col = [&](int k) -> index_t { return tile * ", kChainedTile, " + k / ", kLanes,
+  w.Line("auto col = [&](int k) -> index_t { return tile * ", t.Elements(), " + k / ", kLanes,
          " * ", kThreads * kLanes, " + (index_t)threadIdx.x * ", kLanes, " + k % ", kLanes, "; };");
   const int vec = VectorWidth(e);
   IndexExpr idx =
       FromLinear(scan.shape(), absl::StrCat("(line * ", e.along, " + col(k))"), true, vec);
   idx.lane_guard = absl::StrCat("col(k) < ", e.along);
-  ExprEmitter emitter(&w, kChainedLanes, ks);
+  ExprEmitter emitter(&w, t.lanes, ks);
+  const Node& input = scan.input(0);
   Value values;
-  EmitChainedTileScan(w, emitter, idx, scan, r, &values);
+  if (t.staged) {
+    EmitStagedCopy(w, ks, input, e, t);
+    values = Value{"values", true};
+    w.Line(CudaComputeType(input.dtype()), " values[", t.lanes, "];");
+    EmitStagedRead(w, input, t, values);
+    emitter.Bind(&input, idx, values);
+  } else {
+    values = emitter.Get(&input, idx);
+  }
+  EmitChainedTileScan(w, t, idx, r, values);
   EmitChainedCarry(w, c, r);
   w.Line("__syncthreads();");
+  if (t.staged) {
+    EmitStagedStore(w, scan, e, t, r);
+    return;
+  }
   const char* type = CudaComputeType(scan.dtype());
   w.Line(r.type, " running = ", r.identity, ";");
-  w.Line(type, " scanned[", kChainedLanes, "];");
+  w.Line(type, " scanned[", t.lanes, "];");
   w.Line("#pragma unroll");
   {
-    auto each = w.Block("for (int k = 0; k < ", kChainedLanes, "; ++k)");
+    auto each = w.Block("for (int k = 0; k < ", t.lanes, "; ++k)");
     w.Line("if (k % ", kLanes,
            " == 0) running = ", r.Combine("carry", absl::StrCat("rows[k / ", kLanes, "]")), ";");
     w.Line("scanned[k] = (", type,
@@ -249,8 +326,9 @@ KernelSource GenerateScan(const FusedKernel& kernel) {
   const Node& scan = *kernel.outputs.at(0);
   const Lines e = LinesOf(scan);
   const RunningValue r = RunningOf(scan);
-  const bool chained = e.inner == 1 && e.outer < kFewLines && e.along > kChainedTile;
-  const Chain c = ChainOf(e);
+  const Tiling t = TilingOf(ks, scan, e);
+  const bool chained = e.inner == 1 && e.outer < kFewLines && e.along > t.Elements();
+  const Chain c = ChainOf(e, t);
   if (chained) ks.workspace_bytes = 8 * c.Words();
   CodeWriter w;
   BeginSource(w, kernel);
@@ -260,16 +338,20 @@ KernelSource GenerateScan(const FusedKernel& kernel) {
     Launch init;
     init.entry = absl::StrCat(kNamePlaceholder, "_init");
     init.block = kThreads;
-    init.grid[0] = (c.FlagWords() + kThreads - 1) / kThreads;
+    init.grid[0] = (c.Words() + kThreads - 1) / kThreads;
     ks.launches.push_back(init);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
   launch.block = kThreads;
   {
-    auto body = KernelBlock(w, absl::StrCat(kThreads), kNamePlaceholder, ks);
+    // Staged tiles hold no values in registers across the wait: registers for more blocks.
+    const std::string bounds = chained && t.blocks_per_sm > 0
+                                   ? absl::StrCat(kThreads, ", ", t.blocks_per_sm)
+                                   : absl::StrCat(kThreads);
+    auto body = KernelBlock(w, bounds, kNamePlaceholder, ks);
     if (chained) {
-      EmitChained(w, ks, scan, e, c, r);
+      EmitChained(w, ks, scan, e, t, c, r);
       launch.grid[0] = c.tiles;
     } else if (e.inner == 1) {
       EmitLines(w, ks, scan, e, r);

@@ -159,12 +159,25 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
     w.Line("REPRO_CHECK(cudaMalloc(&ws, ", ks.workspace_bytes, "LL));");
     args.push_back("ws");
   }
+  if (!ks.index_checks.empty()) {  // three words per check (tessel_report_index), zeroed
+    const size_t words = 3 * ks.index_checks.size();
+    w.Line("unsigned long long* bad = nullptr;");
+    w.Line("REPRO_CHECK(cudaMalloc(&bad, ", words, " * sizeof(*bad)));");
+    w.Line("REPRO_CHECK(cudaMemset(bad, 0, ", words, " * sizeof(*bad)));");
+    args.push_back("bad");
+  }
   EmitTensorMaps(w, ks, args);
   std::vector<std::string> params = args;
   for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
     params.push_back(absl::StrCat("*reinterpret_cast<tessel_tensor_map*>(&map", i, ")"));
   }
   EmitScalars(w, ks, &params);
+  if (ks.takes_rows) {
+    const Shape& out = ks.outputs.at(0)->shape();
+    w.Line("const long long rows = ", out.rank() > 0 ? out[0] : 1,
+           ";  // the leading extent it was generated at");
+    params.push_back("rows");
+  }
   w.Line("int sms = 0;");
   w.Line("REPRO_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));");
   for (const Launch& l : ks.launches) {

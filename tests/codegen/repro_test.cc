@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -29,9 +30,15 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
   Tensor s = sum(cast(x, DType::kF32));
   Tensor a = Tensor(MakeInputNode(DType::kBF16, Device::kCPU, {300, 512}, nullptr));
   Tensor g = gelu(matmul(a, transpose(x)) + 1.0);
+  // A gather's index check (the `bad` records) in a streaming reduction, as cross-entropy.
+  Tensor ids = Tensor(MakeInputNode(DType::kI64, Device::kCPU, {64, 1}, nullptr));
+  Tensor loss = logsumexp(x, {1}, true) - gather(x, 1, ids);
   std::vector<codegen::KernelSource> kernels =
-      codegen::PlanAndGenerate({&y.node(), &s.node()}, Target{}).kernels;
-  ASSERT_EQ(kernels.size(), 2u);  // a normalization and a streaming reduction
+      codegen::PlanAndGenerate({&y.node(), &s.node(), &loss.node()}, Target{}).kernels;
+  ASSERT_GE(kernels.size(), 2u);  // a normalization, streaming reductions
+  ASSERT_TRUE(std::any_of(kernels.begin(), kernels.end(), [](const codegen::KernelSource& k) {
+    return !k.index_checks.empty();
+  }));
   // The tensor-core GEMMs, with the device library pasted in: TMA and wgmma, and mma.sync.
   for (const Target& t : {Target{9, 0, true}, Target{8, 0, false}}) {
     std::vector<codegen::KernelSource> gemm = codegen::PlanAndGenerate({&g.node()}, t).kernels;

@@ -146,7 +146,8 @@ Tiling TilingOf(const KernelSource& ks, const Node& scan, const Lines& e) {
   if (InputIndex(ks, &scan.input(0)) >= 0 && VectorWidth(e) == kLanes &&
       (size == 2 || size == 4 || size == 8)) {
     t.staged = true;
-    t.lanes = static_cast<int>(std::min<int64_t>(kStagedLanes, kStagedTileBytes / (kThreads * size)));
+    t.lanes =
+        static_cast<int>(std::min<int64_t>(kStagedLanes, kStagedTileBytes / (kThreads * size)));
     t.blocks_per_sm = size <= 4 ? kStagedBlocksPerSm : 0;
   }
   return t;
@@ -211,8 +212,8 @@ void EmitChainedCarry(CodeWriter& w, const Chain& c, const RunningValue& r) {
   w.Line("const bool last = tile == first + ", kGroup - 1, " || tile == ", c.tiles_per_line - 1,
          ";");
   w.Line(r.type, " earlier = ", r.identity, ";");
-  w.Line("if (threadIdx.x < tile - first) earlier = tessel_await<", r.type, ">(totals + 2 * (line * ",
-         c.tiles_per_line, " + first + threadIdx.x));");
+  w.Line("if (threadIdx.x < tile - first) earlier = tessel_await<", r.type,
+         ">(totals + 2 * (line * ", c.tiles_per_line, " + first + threadIdx.x));");
   w.Line("earlier = tessel_warp_reduce(earlier, ", r.op, ");");
   w.Line("const ", r.type, " aggregate = ", r.Combine("earlier", "tile_total"), ";");
   w.Line("if (last && threadIdx.x == 0) tessel_publish(aggregates + 2 * (lines_group + group), ",
@@ -243,8 +244,8 @@ void EmitStagedCopy(CodeWriter& w, const KernelSource& ks, const Node& input, co
 
 void EmitStagedRead(CodeWriter& w, const Node& input, const Tiling& t, const Value& values) {
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", t.lanes, "; ++k) ", values.name, "[k] = ",
-         LoadConvert(input.dtype(), "staged[staged_at(k)]"), ";");
+  w.Line("for (int k = 0; k < ", t.lanes, "; ++k) ", values.name,
+         "[k] = ", LoadConvert(input.dtype(), "staged[staged_at(k)]"), ";");
 }
 
 // The scanned tile from shared memory, a row of kLanes at a time (few registers live).
@@ -257,8 +258,8 @@ void EmitStagedStore(CodeWriter& w, const Node& scan, const Lines& e, const Tili
   w.Line("tessel_vec<", StorageType(out), ", ", kLanes, "> vec;");
   w.Line("#pragma unroll");
   w.Line("for (int j = 0; j < ", kLanes, "; ++j) vec.v[j] = ",
-         StoreConvert(out, absl::StrCat(
-                               "(", CudaComputeType(out), ")(running = ",
+         StoreConvert(
+             out, absl::StrCat("(", CudaComputeType(out), ")(running = ",
                                r.Combine("running",
                                          absl::StrCat("(", r.type, ")",
                                                       LoadConvert(in, "staged[staged_at(k + j)]"))),
@@ -271,8 +272,7 @@ void EmitStagedStore(CodeWriter& w, const Node& scan, const Lines& e, const Tili
 void EmitChained(CodeWriter& w, const KernelSource& ks, const Node& scan, const Lines& e,
                  const Tiling& t, const Chain& c, const RunningValue& r) {
   w.Line("// ", e.outer, " lines of ", e.along, ": ", c.tiles_per_line, " chained tiles of ",
-         t.Elements(), " each, in groups of ", kGroup,
-         t.staged ? ", staged in shared memory" : "");
+         t.Elements(), " each, in groups of ", kGroup, t.staged ? ", staged in shared memory" : "");
   w.Line("__shared__ ", r.type, " scratch[", std::max(32, t.Rows() * kThreads / 32), "];");
   w.Line("__shared__ ", r.type, " carry;");
   w.Line("__shared__ unsigned long long ticket;");

@@ -52,7 +52,8 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"cross_entropy",
                "mean(logsumexp(logits) - gather(logits, target)) over 32000 bf16 classes",
                {mean(logsumexp(logits, {1}, true) - gather(logits, 1, targets))}});
-  const Tensor picked = sum(where(eq(arange(32000, DType::kI64, d), targets), logits, 0.0), {1}, true);
+  const Tensor picked =
+      sum(where(eq(arange(32000, DType::kI64, d), targets), logits, 0.0), {1}, true);
   e.push_back({"cross_entropy_eq",
                "the same with the target's logit picked by comparing positions (where/eq)",
                {mean(logsumexp(logits, {1}, true) - picked)}});

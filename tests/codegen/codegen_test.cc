@@ -87,6 +87,19 @@ TEST(CodegenTest, ArgmaxIsOneFusedReduction) {
   }
 }
 
+// Positions are widened from 32 bits below 2^31 (i64 ones from unsigned, so that their high
+// word is known zero) and converted from 64 bits beyond: arange never wraps.
+TEST(CodegenTest, ArangePositionsNeverWrap) {
+  const Tensor small = arange(1000, DType::kI64, Device::kCPU) + 1;
+  EXPECT_NE(inspect({small}).at(0).source.find("(long long)(unsigned)"), std::string::npos);
+  for (DType dtype : {DType::kI64, DType::kF64}) {
+    const Tensor big = arange(int64_t{3} << 30, dtype, Device::kCPU) * 2;
+    const std::string source = inspect({big}).at(0).source.substr(codegen::Prelude().size());
+    EXPECT_EQ(source.find("(unsigned)"), std::string::npos) << source;
+    EXPECT_EQ(source.find("(int)"), std::string::npos) << source;
+  }
+}
+
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
 // three stages in flight, and persistent launches cover every tile.
 TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {

@@ -36,9 +36,8 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
   std::vector<codegen::KernelSource> kernels =
       codegen::PlanAndGenerate({&y.node(), &s.node(), &loss.node()}, Target{}).kernels;
   ASSERT_GE(kernels.size(), 2u);  // a normalization, streaming reductions
-  ASSERT_TRUE(std::any_of(kernels.begin(), kernels.end(), [](const codegen::KernelSource& k) {
-    return !k.index_checks.empty();
-  }));
+  ASSERT_TRUE(std::any_of(kernels.begin(), kernels.end(),
+                          [](const codegen::KernelSource& k) { return !k.index_checks.empty(); }));
   // The tensor-core GEMMs, with the device library pasted in: TMA and wgmma, and mma.sync.
   for (const Target& t : {Target{9, 0, true}, Target{8, 0, false}}) {
     std::vector<codegen::KernelSource> gemm = codegen::PlanAndGenerate({&g.node()}, t).kernels;

@@ -120,8 +120,10 @@ TEST_F(GpuTest, ScatterAdd) {
 }
 
 // Lines long enough to chain their tiles across blocks (one line, or a few: more than one
-// group of 256 tiles of 4096, the last tile ragged), sums and products, floats and integers;
-// and the same bits from run to run (a fixed order, whichever block finishes first).
+// group of 32 tiles, the last tile ragged), sums and products, floats and integers, tiles in
+// registers (a prologue, or lengths not a multiple of 4) and staged in shared memory (an
+// input read in place, 2, 4 and 8-byte values); and the same bits from run to run (a fixed
+// order, whichever block finishes first).
 TEST_F(GpuTest, ChainedScans) {
   // Lengths not a multiple of 4 (scalar loads and stores) and multiples of 4 (vectors).
   constexpr int64_t kLong = 4096 * 300 + 77, kLonger = 4096 * 513 + 5, kWhole = 4096 * 257 + 12;
@@ -137,11 +139,14 @@ TEST_F(GpuTest, ChainedScans) {
   Compare([](Device d) {
     const Tensor i = cast(floor(Data({kLonger}, 53, DType::kF32, d, -50, 50)), DType::kI32);
     const Tensor w = cast(floor(Data({kWhole}, 56, DType::kF32, d, -50, 50)), DType::kI64);
-    return std::vector<Tensor>{cumsum(i, 0), cumsum(gt(i, 0.0), 0), cumsum(w, 0)};
+    const Tensor v = cast(floor(Data({2, kWhole}, 57, DType::kF32, d, -50, 50)), DType::kI32);
+    return std::vector<Tensor>{cumsum(i, 0), cumsum(gt(i, 0.0), 0), cumsum(w, 0), cumsum(v, 1)};
   });
-  const Tensor x = Data({kLonger}, 54, DType::kF64, Device::kCUDA);
-  const std::vector<double> first = cumsum(x, 0).to_vector<double>();
-  for (int run = 0; run < 3; ++run) EXPECT_EQ(cumsum(x, 0).to_vector<double>(), first);
+  for (DType dt : {DType::kF64, DType::kF32}) {
+    const Tensor x = Data({dt == DType::kF64 ? kLonger : 4 * kWhole}, 54, dt, Device::kCUDA);
+    const std::vector<double> first = cumsum(x, 0).to_vector<double>();
+    for (int run = 0; run < 3; ++run) EXPECT_EQ(cumsum(x, 0).to_vector<double>(), first);
+  }
 }
 
 }  // namespace

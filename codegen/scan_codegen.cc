@@ -333,6 +333,8 @@ KernelSource GenerateScan(const FusedKernel& kernel) {
   CodeWriter w;
   BeginSource(w, kernel);
   if (chained) {
+    w.Line("#include \"tessel/scan.cuh\"");
+    w.Blank();
     EmitChainInit(w, ks, c);
     w.Blank();
     Launch init;

@@ -227,8 +227,9 @@ void EmitChainedCarry(CodeWriter& w, const Chain& c, const RunningValue& r) {
 }
 
 // Staged tiles: each thread copies its rows of kLanes input elements to shared memory
-// (asynchronously), then reads them into `values` (again after the wait for the carry, so
-// that no register holds them across it). A thread reads back only what it copied.
+// (asynchronously) and reads them into `values` for the tile's scan; after the wait for the
+// carry EmitStagedStore reads them again, so that no register holds them across it. A
+// thread reads back only what it copied.
 void EmitStagedCopy(CodeWriter& w, const KernelSource& ks, const Node& input, const Lines& e,
                     const Tiling& t) {
   const char* storage = StorageType(input.dtype());

@@ -257,6 +257,37 @@ void BM_HostRecordRealize10Ops(benchmark::State& state) {
 }
 BENCHMARK(BM_HostRecordRealize10Ops)->Unit(benchmark::kMicrosecond);
 
+// Host cost of recording and realizing the 64 updates of BM_SixtyFourUpdates (192 operations,
+// 128 leaves, one launch): where it exceeds the GPU's time for them, the GPU waits.
+void BM_HostSixtyFourUpdates(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  std::vector<Tensor> p, g;
+  for (int i = 0; i < 64; ++i) {
+    const int64_t n = int64_t{4096} << (i * 10 / 63);
+    p.push_back(randn({n}, i, DType::kF32));
+    g.push_back(randn({n}, 100 + i, DType::kF32));
+  }
+  realize(p);
+  realize(g);
+  auto body = [&] {
+    std::vector<Tensor> out;
+    for (int i = 0; i < 64; ++i) out.push_back(p[i] - 0.01 * g[i]);
+    realize(out);
+  };
+  body();
+  int64_t n = 0;
+  for (auto _ : state) {
+    body();
+    if (++n % 16 == 0) {  // keep the launch queue short, off the clock
+      state.PauseTiming();
+      synchronize();
+      state.ResumeTiming();
+    }
+  }
+  synchronize();
+}
+BENCHMARK(BM_HostSixtyFourUpdates)->Unit(benchmark::kMicrosecond);
+
 // The same chain waited for each time: the wall time of one step of a loop that reads its
 // result (host work, launch latency and the kernel, nothing overlapped).
 void BM_HostRecordRealizeSync10Ops(benchmark::State& state) {

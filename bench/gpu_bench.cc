@@ -112,24 +112,34 @@ void BM_ThreeReductions(benchmark::State& state) {
 }
 BENCHMARK(BM_ThreeReductions)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// 64 parameter updates p - 0.01 g, sizes 4K to 4M elements (geometric), realized together.
-void BM_SixtyFourUpdates(benchmark::State& state) {
-  if (!bench::NeedGpu(state)) return;
+// 64 parameters and their gradients, sizes 4K to 4M elements (geometric), realized.
+struct Updates {
   std::vector<Tensor> p, g;
   double elements = 0;
+};
+Updates MakeUpdates() {
+  Updates u;
   for (int i = 0; i < 64; ++i) {
     const int64_t n = int64_t{4096} << (i * 10 / 63);
-    p.push_back(randn({n}, i, DType::kF32));
-    g.push_back(randn({n}, 100 + i, DType::kF32));
-    elements += static_cast<double>(n);
+    u.p.push_back(randn({n}, i, DType::kF32));
+    u.g.push_back(randn({n}, 100 + i, DType::kF32));
+    u.elements += static_cast<double>(n);
   }
-  realize(p);
-  realize(g);
-  Measure(state, elements * 12, [&] {
-    std::vector<Tensor> out;
-    for (int i = 0; i < 64; ++i) out.push_back(p[i] - 0.01 * g[i]);
-    realize(out);
-  });
+  realize(u.p);
+  realize(u.g);
+  return u;
+}
+// The 64 updates p - 0.01 g, realized together.
+void RealizeUpdates(const Updates& u) {
+  std::vector<Tensor> out;
+  for (int i = 0; i < 64; ++i) out.push_back(u.p[i] - 0.01 * u.g[i]);
+  realize(out);
+}
+
+void BM_SixtyFourUpdates(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const Updates u = MakeUpdates();
+  Measure(state, u.elements * 12, [&] { RealizeUpdates(u); });
 }
 BENCHMARK(BM_SixtyFourUpdates)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
@@ -237,17 +247,15 @@ Tensor TenOpChain(const Tensor& x) {
   return t / (abs(x) + 1.0) * 2.0;
 }
 
-// Host cost of recording and realizing a 10-op chain on 1K elements, warm caches.
-void BM_HostRecordRealize10Ops(benchmark::State& state) {
-  if (!bench::NeedGpu(state)) return;
-  Tensor x = randn({1024}, 1, DType::kF32);
-  realize({x});
-  auto body = [&] { realize({TenOpChain(x)}); };
+// Host time of `body` (record and realize, not waited for), warm caches; every
+// `sync_every` runs the launch queue is drained off the clock.
+template <typename Body>
+void HostTime(benchmark::State& state, Body body, int sync_every) {
   body();
   int64_t n = 0;
   for (auto _ : state) {
     body();
-    if (++n % 256 == 0) {  // keep the launch queue short, off the clock
+    if (++n % sync_every == 0) {
       state.PauseTiming();
       synchronize();
       state.ResumeTiming();
@@ -255,36 +263,24 @@ void BM_HostRecordRealize10Ops(benchmark::State& state) {
   }
   synchronize();
 }
+
+// Host cost of recording and realizing a 10-op chain on 1K elements.
+void BM_HostRecordRealize10Ops(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  Tensor x = randn({1024}, 1, DType::kF32);
+  realize({x});
+  HostTime(
+      state, [&] { realize({TenOpChain(x)}); }, 256);
+}
 BENCHMARK(BM_HostRecordRealize10Ops)->Unit(benchmark::kMicrosecond);
 
-// Host cost of recording and realizing the 64 updates of BM_SixtyFourUpdates (192 operations,
-// 128 leaves, one launch): where it exceeds the GPU's time for them, the GPU waits.
+// Host cost of the 64 updates of BM_SixtyFourUpdates (192 operations, 128 leaves, one
+// launch): where it exceeds the GPU's time for them, the GPU waits.
 void BM_HostSixtyFourUpdates(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
-  std::vector<Tensor> p, g;
-  for (int i = 0; i < 64; ++i) {
-    const int64_t n = int64_t{4096} << (i * 10 / 63);
-    p.push_back(randn({n}, i, DType::kF32));
-    g.push_back(randn({n}, 100 + i, DType::kF32));
-  }
-  realize(p);
-  realize(g);
-  auto body = [&] {
-    std::vector<Tensor> out;
-    for (int i = 0; i < 64; ++i) out.push_back(p[i] - 0.01 * g[i]);
-    realize(out);
-  };
-  body();
-  int64_t n = 0;
-  for (auto _ : state) {
-    body();
-    if (++n % 16 == 0) {  // keep the launch queue short, off the clock
-      state.PauseTiming();
-      synchronize();
-      state.ResumeTiming();
-    }
-  }
-  synchronize();
+  const Updates u = MakeUpdates();
+  HostTime(
+      state, [&] { RealizeUpdates(u); }, 16);
 }
 BENCHMARK(BM_HostSixtyFourUpdates)->Unit(benchmark::kMicrosecond);
 

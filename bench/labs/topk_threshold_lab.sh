@@ -2,7 +2,8 @@
 # Builds the top-k threshold lab (bench/labs/topk_threshold_lab.cu) into dist/lab/, next to
 # the kernels tessel generates today for the same top-k (`inspect topk --repro`), which it
 # times beside a sampled threshold, a streaming filter and a small selection. Then, on the
-# GPU machine: dist/lab/topk_lab (prints times, fallback rows and mismatches).
+# GPU machine: dist/lab/topk_lab (prints times, fallback rows and mismatches). Run it after
+# tools/gpu_bundle.sh, which empties dist/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bazel build -c opt //tools:inspect

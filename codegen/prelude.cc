@@ -320,6 +320,17 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
   v = lane < warps ? scratch[lane] : identity;
   return tessel_warp_reduce(v, op);
 }
+// The inclusive scan of the warp's values in lane order, in a fixed order.
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_warp_inclusive_scan(T x, Op op) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const T y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d) x = op(y, x);
+  }
+  return x;
+}
 // The exclusive scan of the block's values in thread order (warp scans, then warp 0 over
 // the warps' totals), in a fixed order; *total gets the whole block's. `scratch` holds 32.
 template <typename T, typename Op>
@@ -327,22 +338,12 @@ __device__ __forceinline__ T tessel_block_exclusive_scan(T v, Op op, T identity,
                                                          T* total) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
-  T x = v;  // inclusive within the warp
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const T y = __shfl_up_sync(0xffffffffu, x, d);
-    if (lane >= d) x = op(y, x);
-  }
+  const T x = tessel_warp_inclusive_scan(v, op);
   __syncthreads();  // scratch may still be read from the previous scan
   if (lane == 31) scratch[warp] = x;
   __syncthreads();
   if (warp == 0) {
-    T w = lane < warps ? scratch[lane] : identity;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const T y = __shfl_up_sync(0xffffffffu, w, d);
-      if (lane >= d) w = op(y, w);
-    }
+    const T w = tessel_warp_inclusive_scan(lane < warps ? scratch[lane] : identity, op);
     if (lane < warps) scratch[lane] = w;
   }
   __syncthreads();

@@ -14,14 +14,7 @@ __device__ __forceinline__ void tessel_block_exclusive_scan_rows(T (&v)[R], Op o
   const int warps = (blockDim.x + 31) >> 5;
   T x[R];  // inclusive within the warp, per row
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    x[r] = v[r];
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const T y = __shfl_up_sync(0xffffffffu, x[r], d);
-      if (lane >= d) x[r] = op(y, x[r]);
-    }
-  }
+  for (int r = 0; r < R; ++r) x[r] = tessel_warp_inclusive_scan(v[r], op);
   __syncthreads();  // scratch may still be read from the previous scan
   if (lane == 31) {
 #pragma unroll
@@ -30,23 +23,13 @@ __device__ __forceinline__ void tessel_block_exclusive_scan_rows(T (&v)[R], Op o
   __syncthreads();
   const int n = R * warps;
   if (warp == 0 && n <= 32) {
-    T w = lane < n ? scratch[lane] : identity;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const T y = __shfl_up_sync(0xffffffffu, w, d);
-      if (lane >= d) w = op(y, w);
-    }
+    const T w = tessel_warp_inclusive_scan(lane < n ? scratch[lane] : identity, op);
     if (lane < n) scratch[lane] = w;
   } else if (warp == 0) {  // more than 32 partial sums: each lane folds `per` consecutive ones
     const int per = (n + 31) / 32, from = lane * per, to = min(from + per, n);
     T run = identity;
     for (int j = from; j < to; ++j) scratch[j] = run = j == from ? scratch[j] : op(run, scratch[j]);
-    T w = from < to ? run : identity;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const T y = __shfl_up_sync(0xffffffffu, w, d);
-      if (lane >= d) w = op(y, w);
-    }
+    const T w = tessel_warp_inclusive_scan(from < to ? run : identity, op);
     const T before = __shfl_up_sync(0xffffffffu, w, 1);
     if (lane > 0) {
       for (int j = from; j < to; ++j) scratch[j] = op(before, scratch[j]);

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) E_sub_exp_div_ce4a1279(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(256) E_sub_exp_div_aad47ecb(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0) {
   // [2,40000]: 80000 elements, 8 per thread per step
   const index_t n = 80000;
   const index_t stride = (index_t)gridDim.x * 2048;

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_max_sub_exp_sum_4f614c9a(const float* __restrict__ in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(32) N_max_sub_exp_sum_155ca1ac(const float* __restrict__ in0, float* __restrict__ out0) {
   // 96 rows of 64: 32 threads x 2 lanes hold a row (1-element vectors)
   __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;

@@ -11,7 +11,12 @@
 //     launch per doubling, kMergeTile outputs per block (merge path).
 // The last launch writes the positions. The same input gives the same result (items are
 // distinct: any race in collecting them is ordered by the sort that follows).
+//
+// Small k over long contiguous lines first tries a sampled threshold (Threshold below,
+// tessel/sort_threshold.cuh): three launches that read each line once and write the lines
+// they can; the parts' launches then skip those lines.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -69,7 +74,8 @@ SortLines SortLinesOf(const Node& sort) {
 
 // One launch: how many blocks per line, what each reads and writes.
 struct SortStep {
-  enum Kind { kFromInput, kSelect, kMerge } kind = kFromInput;
+  // kSample, kFilter and kChoose: the threshold path (Threshold below), before the others.
+  enum Kind { kFromInput, kSelect, kMerge, kSample, kFilter, kChoose } kind = kFromInput;
   int64_t parts = 1;      // blocks per line
   int64_t in_len = 0;     // items per line read from the workspace (kSelect, kMerge)
   int64_t out_slots = 0;  // items per part written to the workspace (kFromInput, kSelect)
@@ -117,6 +123,45 @@ std::vector<SortStep> PlanSteps(const SortLines& l) {
   return steps;
 }
 
+// The threshold path (tessel/sort_threshold.cuh) for small k over long contiguous lines: a
+// sample of kSamples keys per thread gives the j-th smallest of the threads' least, which
+// about 4k of the line's keys are at or below; `cap` candidates fit per line. Where j would
+// pass kMaxJ (lines too short for the sample to say much) the parts' path runs alone.
+struct Threshold {
+  static constexpr int kSamples = 16, kMaxJ = 16;
+  static constexpr int64_t kMaxK = 64;
+  int j = 0;           // 0: off
+  int64_t cap = 0;     // candidates a line holds
+  int64_t stride = 0;  // between threads' samples
+  bool On() const { return j > 0; }
+};
+
+Threshold ThresholdOf(const SortLines& l, const std::vector<SortStep>& steps) {
+  Threshold t;
+  if (l.inner != 1 || steps.front().parts < 2 || l.k < 1 || l.k > Threshold::kMaxK ||
+      l.k > l.chosen) {
+    return t;
+  }
+  const int64_t sampled = int64_t{kThreads} * Threshold::kSamples;
+  const int64_t j = std::max<int64_t>(2, (4 * l.k * sampled + l.along - 1) / l.along);
+  if (j > Threshold::kMaxJ) return t;
+  t.j = static_cast<int>(j);
+  t.cap = std::max<int64_t>(256, PowerOfTwoAtLeast(16 * l.k));
+  t.stride = l.along / kThreads;
+  return t;
+}
+
+// The threshold path's launches, then the parts' path.
+std::vector<SortStep> WithThreshold(std::vector<SortStep> steps) {
+  SortStep sample, filter, choose;
+  sample.kind = SortStep::kSample;
+  filter.kind = SortStep::kFilter;
+  filter.parts = steps.front().parts;
+  choose.kind = SortStep::kChoose;
+  steps.insert(steps.begin(), {sample, filter, choose});
+  return steps;
+}
+
 // Items per line that a region must hold: the most any step writes.
 int64_t RegionLength(const std::vector<SortStep>& steps) {
   int64_t len = 0;
@@ -143,29 +188,49 @@ std::string KeyOf(DType dtype, const std::string& v, bool descending) {
 
 class SortWriter {
  public:
-  SortWriter(CodeWriter& w, const KernelSource& ks, const Node& sort, const SortLines& l)
-      : w_(w), ks_(ks), sort_(sort), l_(l), region_(RegionLength(PlanSteps(l))) {}
+  SortWriter(CodeWriter& w, const KernelSource& ks, const Node& sort, const SortLines& l,
+             const Threshold& t)
+      : w_(w), ks_(ks), sort_(sort), l_(l), t_(t), region_(RegionLength(PlanSteps(l))) {}
 
-  int64_t WorkspaceBytes() const { return 2 * l_.lines * region_ * l_.ItemBytes(); }
+  // The parts' regions, then the threshold path's (DeclareThreshold).
+  int64_t WorkspaceBytes() const {
+    const int64_t key = l_.wide_keys ? 8 : 4;
+    const int64_t threshold = t_.On() ? l_.lines * ((1 + t_.cap) * key + 2 * 4 + t_.cap * 4) : 0;
+    return RegionsBytes() + threshold;
+  }
 
   void Entry(const SortStep& s, const std::string& name) {
     // At least one block per SM, said explicitly: without it ptxas (NVRTC's, sm_80) held
     // some selections to 64 registers and spilled.
     auto body = KernelBlock(w_, absl::StrCat(kThreads, ", 1"), name, ks_);
     w_.Line("extern __shared__ __align__(16) unsigned char smem[];");
+    if (t_.On()) DeclareThreshold();
+    if (s.kind == SortStep::kSample) return Sample();
+    if (s.kind == SortStep::kChoose) return Choose();
     DeclareRegions(s);
     if (s.kind == SortStep::kMerge) return Merge(s);
-    w_.Line("const tessel_sort_space<Key> s = tessel_sort_space<Key>::at(smem, ",
-            Selects() ? ChosenSlots() : l_.part, ", ", Selects() ? l_.part : 0, ");");
+    if (s.kind != SortStep::kFilter) {
+      w_.Line("const tessel_sort_space<Key> s = tessel_sort_space<Key>::at(smem, ",
+              Selects() ? ChosenSlots() : l_.part, ", ", Selects() ? l_.part : 0, ");");
+    }
     w_.Line("const long long line = blockIdx.x / ", s.parts, ", begin = blockIdx.x % ", s.parts,
             " * ", l_.part, "LL;");
-    const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
+    if (t_.On() && s.kind != SortStep::kFilter) {
+      w_.Line("if (done[line]) return;  // the threshold path wrote it");
+    }
+    const int64_t len = ReadsInput(s) ? l_.along : s.in_len;
     w_.Line("const int n = begin < ", len, "LL ? (int)min(", l_.part, "LL, ", len,
             "LL - begin) : 0;");
     w_.Line("Key item_key[", ItemsPerThread(s), "];");
-    if (s.kind == SortStep::kFromInput) {
+    if (ReadsInput(s)) {
       LoadInput(s);
       w_.Line("auto pos_of = [&](int, int j) { return (tessel_pos)(begin + j); };");
+      if (s.kind == SortStep::kFilter) {
+        w_.Line("tessel_filter_part<", Vector(s), ">(item_key, pos_of, n, thresholds[line], ",
+                "counts + line, candidate_keys + line * ", t_.cap, "LL, candidate_positions + ",
+                "line * ", t_.cap, "LL, ", t_.cap, "u);");
+        return;
+      }
     } else {
       w_.Line("const long long from = line * ", region_, "LL + begin;");
       w_.Line("tessel_pos item_pos[", ItemsPerThread(s), "];");
@@ -190,6 +255,9 @@ class SortWriter {
   }
 
   int64_t SharedBytes(const SortStep& s) const {
+    if (s.kind == SortStep::kSample) return 8 * t_.j * (l_.wide_keys ? 8 : 4);
+    if (s.kind == SortStep::kFilter) return 0;
+    if (s.kind == SortStep::kChoose) return t_.cap * l_.ItemBytes();
     if (s.kind == SortStep::kMerge) return kMergeTile * l_.ItemBytes();
     return (Selects() ? ChosenSlots() + l_.part : l_.part) * l_.ItemBytes() + kHistWords * 4;
   }
@@ -199,9 +267,14 @@ class SortWriter {
   bool Selects() const { return l_.k <= l_.chosen; }
   // A selection's sorted k, padded to a power of two (k <= chosen).
   int64_t ChosenSlots() const { return PowerOfTwoAtLeast(std::max<int64_t>(l_.k, 1)); }
+  int64_t RegionsBytes() const { return 2 * l_.lines * region_ * l_.ItemBytes(); }
+  // Steps whose parts read the input (else runs in the workspace).
+  static bool ReadsInput(const SortStep& s) {
+    return s.kind == SortStep::kFromInput || s.kind == SortStep::kFilter;
+  }
   // Enough for the most items a part of step s holds.
   int64_t ItemsPerThread(const SortStep& s) const {
-    const int64_t len = s.kind == SortStep::kFromInput ? l_.along : s.in_len;
+    const int64_t len = ReadsInput(s) ? l_.along : s.in_len;
     return (std::min(l_.part, len) + kThreads - 1) / kThreads;
   }
 
@@ -213,6 +286,7 @@ class SortWriter {
   // then their positions.
   void DeclareRegions(const SortStep& s) {
     const int64_t items = l_.lines * region_;
+    if (s.kind == SortStep::kFilter) return;
     for (int r = 0; r < 2; ++r) {
       const bool reads = s.kind != SortStep::kFromInput && r == s.in_region;
       const bool writes = (!s.last || s.kind == SortStep::kMerge) &&
@@ -229,8 +303,8 @@ class SortWriter {
   // contiguous and every part starts and ends on a multiple of 4 (one address and one load
   // for four keys), else 1.
   int Vector(const SortStep& s) const {
-    const bool vectors = s.kind == SortStep::kFromInput && l_.inner == 1 && l_.along % 4 == 0 &&
-                         ItemsPerThread(s) % 4 == 0;
+    const bool vectors =
+        ReadsInput(s) && l_.inner == 1 && l_.along % 4 == 0 && ItemsPerThread(s) % 4 == 0;
     return vectors ? 4 : 1;
   }
 
@@ -272,6 +346,46 @@ class SortWriter {
             "1>(i) < n ? (Key)0 : ~(Key)0);");
   }
 
+  // The threshold path's workspace, after the regions (WorkspaceBytes): per line its
+  // threshold, candidates' keys, count, whether it is done, candidates' positions.
+  void DeclareThreshold() {
+    w_.Line("Key* const thresholds = (Key*)((unsigned char*)ws + ", RegionsBytes(), "LL);");
+    w_.Line("Key* const candidate_keys = thresholds + ", l_.lines, "LL;");
+    w_.Line("unsigned* const counts = (unsigned*)(candidate_keys + ", l_.lines * t_.cap, "LL);");
+    w_.Line("unsigned* const done = counts + ", l_.lines, "LL;");
+    w_.Line("tessel_pos* const candidate_positions = (tessel_pos*)(done + ", l_.lines, "LL);");
+  }
+
+  // A line's threshold from kSamples contiguous keys a thread, the threads spread over it;
+  // its count of candidates zeroed for the filter.
+  void Sample() {
+    const Node& in = sort_.input(0);
+    const int v = t_.stride % 4 == 0 && l_.along % 4 == 0 ? 4 : 1;
+    w_.Line("const long long line = blockIdx.x;");
+    w_.Line("auto col = [&](int k) -> index_t { return (index_t)threadIdx.x * ", t_.stride,
+            " + k; };");
+    ExprEmitter emitter(&w_, Threshold::kSamples, ks_);
+    const Value values = emitter.Get(
+        &in, FromLinear(in.shape(), absl::StrCat("(index_t)(line * ", l_.along, "LL + col(k))"),
+                        true, v));
+    w_.Line("Key least = ~(Key)0;");
+    w_.Line("#pragma unroll");
+    w_.Line("for (int k = 0; k < ", Threshold::kSamples,
+            "; ++k) least = tessel_key_min(least, (Key)",
+            KeyOf(in.dtype(), values.At(), l_.descending), ");");
+    w_.Line("const Key threshold = tessel_sample_threshold<", t_.j, ">(least, (Key*)smem);");
+    w_.Line("if (threadIdx.x == 0) thresholds[line] = threshold, counts[line] = 0;");
+  }
+
+  void Choose() {
+    w_.Line("const long long line = blockIdx.x;");
+    w_.Line(
+        "const bool chose = tessel_choose_candidates<Key>(counts[line], candidate_keys + line * ",
+        t_.cap, "LL, candidate_positions + line * ", t_.cap, "LL, ", l_.k, ", ", t_.cap,
+        "u, (Key*)smem, (tessel_pos*)((Key*)smem + ", t_.cap, "), out0, line, ", l_.inner, ");");
+    w_.Line("if (threadIdx.x == 0) done[line] = chose;");
+  }
+
   void Merge(const SortStep& s) {
     const int64_t tiles = 2 * s.run / kMergeTile;
     w_.Line("Key* tile_key = (Key*)smem;");
@@ -291,6 +405,7 @@ class SortWriter {
   const KernelSource& ks_;
   const Node& sort_;
   const SortLines l_;
+  const Threshold t_;
   const int64_t region_;  // items per line in each workspace region
 };
 
@@ -302,6 +417,12 @@ const char* StepName(const SortStep& s) {
       return "select";
     case SortStep::kMerge:
       return "merge";
+    case SortStep::kSample:
+      return "sample";
+    case SortStep::kFilter:
+      return "filter";
+    case SortStep::kChoose:
+      return "choose";
   }
   return "";
 }
@@ -312,12 +433,15 @@ KernelSource GenerateSort(const FusedKernel& kernel) {
   KernelSource ks = NewKernelSource(kernel);
   const Node& sort = *kernel.outputs.at(0);
   const SortLines l = SortLinesOf(sort);
-  const std::vector<SortStep> steps = PlanSteps(l);
+  std::vector<SortStep> steps = PlanSteps(l);
+  const Threshold t = ThresholdOf(l, steps);
+  if (t.On()) steps = WithThreshold(std::move(steps));
   CodeWriter w;
-  SortWriter writer(w, ks, sort, l);
+  SortWriter writer(w, ks, sort, l, t);
   if (steps.size() > 1) ks.workspace_bytes = writer.WorkspaceBytes();
   BeginSource(w, kernel);
   w.Line("#include \"tessel/sort.cuh\"");
+  if (t.On()) w.Line("#include \"tessel/sort_threshold.cuh\"");
   w.Line("typedef ", l.Key(), " Key;");
   w.Line("// ", l.lines, " lines of ", l.along, " (stride ", l.inner, "), the first ", l.k,
          l.descending ? " descending" : " ascending", ": ", steps.size(), " launches");

@@ -136,6 +136,13 @@ std::vector<CorpusCase> Corpus() {
                 argsort(d, 1, true), argsort(gt(x, v)), topk(exp(x) * 2.0, 7, 0, false).second,
                 topk(long_rows, 50).second, topk(long_rows, 3000).second, argsort(long_rows),
                 topk(big, 1000).second}});
+  // Small k over long lines: a sampled threshold first (sort_threshold.cuh), 4- and 8-byte
+  // keys, either direction, vectors and single loads, a prologue.
+  const Tensor very_long = In({2, 131072});
+  c.push_back({"topk_threshold",
+               {topk(very_long, 50).second, topk(cast(very_long, DType::kI64), 8).second,
+                topk(exp(In({3, 70001})) * 2.0, 10, -1, false).second,
+                topk(In({2, 262144}, DType::kF64), 64).second}});
   // scatter_add: along either axis, an index smaller than src and x, a prologue.
   const Tensor targets = cast(In({30, 8}), DType::kI64);
   c.push_back(

@@ -75,6 +75,31 @@ TEST_F(GpuTest, Sorts) {
   });
 }
 
+// Small k over long lines by a sampled threshold (sort_threshold.cuh), and the lines it
+// leaves to the parts' path: many keys tied at the threshold (more candidates than fit), a
+// line of equal values, NaN (the largest), every key width, either direction, a prologue.
+TEST_F(GpuTest, TopKByThreshold) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kI32, DType::kF64, DType::kI64}) {
+    Compare([dt](Device d) {
+      const Tensor spread = cast(Data({3, 131072}, 81, DType::kF32, d, -1000, 1000), dt);
+      const Tensor tied = cast(floor(Data({2, 131072}, 82, DType::kF32, d, -3, 3)), dt);
+      const Tensor nan =
+          where(gt(Data({2, 131072}, 83, DType::kF32, d), 1.99), NAN, zeros({}, DType::kF32, d));
+      const Tensor flat = full({1, 131072}, 7.0, dt, d);
+      std::vector<Tensor> out;
+      for (const auto& [values, indices] :
+           {topk(spread, 50), topk(spread, 7, -1, false), topk(tied, 50), topk(flat, 20),
+            topk(cast(Data({2, 131072}, 84, DType::kF32, d) + nan, dt), 64),
+            topk(exp(cast(Data({3, 70001}, 85, DType::kF32, d, -5, 5), dt)) * 2.0, 10, -1,
+                 false)}) {
+        out.push_back(values);
+        out.push_back(indices);
+      }
+      return out;
+    });
+  }
+}
+
 // scatter_add on the GPU: the CPU's sums bit for bit (the same order of additions), along
 // every axis, with an index smaller than src and x, many repeated targets, every dtype; the
 // same bits from run to run; and an index out of range throws the CPU's message.

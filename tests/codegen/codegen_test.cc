@@ -100,6 +100,23 @@ TEST(CodegenTest, ArangePositionsNeverWrap) {
   }
 }
 
+// Small k over long contiguous lines tries a sampled threshold first; short lines, large k
+// and strided lines keep the parts' path alone.
+TEST(CodegenTest, TopKOfLongLinesTriesAThreshold) {
+  auto threshold = [](const Tensor& t) {
+    for (const KernelInfo& k : inspect({t})) {
+      if (k.source.find("tessel/sort_threshold.cuh") != std::string::npos) return true;
+    }
+    return false;
+  };
+  const Tensor x = zeros({4, 131072}, DType::kF32, Device::kCPU);
+  EXPECT_TRUE(threshold(topk(x, 50).second));
+  EXPECT_TRUE(threshold(topk(cast(x, DType::kF64), 1, -1, false).second));
+  EXPECT_FALSE(threshold(topk(x, 65).second));
+  EXPECT_FALSE(threshold(topk(slice(x, 1, 0, 20000), 50).second));
+  EXPECT_FALSE(threshold(topk(transpose(x), 50, 0).second));
+}
+
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
 // three stages in flight, and persistent launches cover every tile.
 TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {

@@ -204,9 +204,19 @@ class SortWriter {
     // some selections to 64 registers and spilled.
     auto body = KernelBlock(w_, absl::StrCat(kThreads, ", 1"), name, ks_);
     w_.Line("extern __shared__ __align__(16) unsigned char smem[];");
-    if (t_.On()) DeclareThreshold();
-    if (s.kind == SortStep::kSample) return Sample();
-    if (s.kind == SortStep::kChoose) return Choose();
+    if (s.kind == SortStep::kSample) {
+      DeclareThreshold(kThresholds | kCounts);
+      return Sample();
+    }
+    if (s.kind == SortStep::kChoose) {
+      DeclareThreshold(kCandidateKeys | kCounts | kDone | kPositions);
+      return Choose();
+    }
+    if (s.kind == SortStep::kFilter) {
+      DeclareThreshold(kThresholds | kCandidateKeys | kCounts | kPositions);
+    } else if (t_.On()) {
+      DeclareThreshold(kDone);
+    }
     DeclareRegions(s);
     if (s.kind == SortStep::kMerge) return Merge(s);
     if (s.kind != SortStep::kFilter) {
@@ -347,13 +357,30 @@ class SortWriter {
   }
 
   // The threshold path's workspace, after the regions (WorkspaceBytes): per line its
-  // threshold, candidates' keys, count, whether it is done, candidates' positions.
-  void DeclareThreshold() {
-    w_.Line("Key* const thresholds = (Key*)((unsigned char*)ws + ", RegionsBytes(), "LL);");
-    w_.Line("Key* const candidate_keys = thresholds + ", l_.lines, "LL;");
-    w_.Line("unsigned* const counts = (unsigned*)(candidate_keys + ", l_.lines * t_.cap, "LL);");
-    w_.Line("unsigned* const done = counts + ", l_.lines, "LL;");
-    w_.Line("tessel_pos* const candidate_positions = (tessel_pos*)(done + ", l_.lines, "LL);");
+  // threshold, candidates' keys, count, whether it is done, candidates' positions. Each
+  // step names the arrays it uses.
+  enum ThresholdArray {
+    kThresholds = 1,
+    kCandidateKeys = 2,
+    kCounts = 4,
+    kDone = 8,
+    kPositions = 16
+  };
+  void DeclareThreshold(int arrays) {
+    const int64_t key = l_.wide_keys ? 8 : 4, lines = l_.lines;
+    const int64_t thresholds = RegionsBytes(), keys = thresholds + lines * key,
+                  counts = keys + lines * t_.cap * key, done = counts + lines * 4,
+                  positions = done + lines * 4;
+    auto declare = [&](int array, const char* type, const char* name, int64_t offset) {
+      if (arrays & array) {
+        w_.Line(type, "* const ", name, " = (", type, "*)((unsigned char*)ws + ", offset, "LL);");
+      }
+    };
+    declare(kThresholds, "Key", "thresholds", thresholds);
+    declare(kCandidateKeys, "Key", "candidate_keys", keys);
+    declare(kCounts, "unsigned", "counts", counts);
+    declare(kDone, "unsigned", "done", done);
+    declare(kPositions, "tessel_pos", "candidate_positions", positions);
   }
 
   // A line's threshold from kSamples contiguous keys a thread, the threads spread over it;

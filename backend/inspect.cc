@@ -92,7 +92,10 @@ std::string explain(const std::vector<Tensor>& outputs) {
     for (const codegen::Launch& l : ks.launches) {
       absl::StrAppend(
           &text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ", l.grid[2],
-          ") x ", l.block, " threads", l.persistent ? " (tiles; at most one block per SM)" : "",
+          ") x ", l.block, " threads",
+          l.persistent_per_sm > 0
+              ? absl::StrCat(" (work items; at most ", l.persistent_per_sm, " blocks per SM)")
+              : "",
           l.rows_grid.mul > 0 ? " (grid.x from rows)" : "",
           l.shared_bytes > 0 ? absl::StrCat(", ", l.shared_bytes, " B shared") : "", "\n");
     }

@@ -56,8 +56,8 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
                          ReadyKernel& r) {
   const runtime::Driver* driver = device.driver();
   for (const codegen::Launch& l : ks.launches) {
-    ReadyKernel::Entry e{nullptr, l.grid,      l.block,     l.shared_bytes,
-                         l.entry, l.rows_grid, l.persistent};
+    ReadyKernel::Entry e{
+        nullptr, l.grid, l.block, l.shared_bytes, l.entry, l.rows_grid, l.persistent_per_sm};
     TESSEL_RETURN_IF_ERROR(LaunchGrid(r, e, 0, device.sm_count()).status());  // fail early
     TESSEL_RETURN_IF_ERROR(
         runtime::CheckCu(driver->cuModuleGetFunction(&e.function, r.module->get(), l.entry.c_str()),
@@ -80,7 +80,9 @@ absl::StatusOr<std::array<int64_t, 3>> LaunchGrid(const ReadyKernel& k, const Re
   std::array<int64_t, 3> grid = e.grid;
   const codegen::RowsGrid& g = e.rows_grid;
   if (rows > 0 && g.mul > 0) grid[0] = (rows * g.mul + g.div - 1) / g.div * g.times;
-  if (e.persistent) grid[0] = std::min<int64_t>(grid[0], sm_count);
+  if (e.persistent_per_sm > 0) {
+    grid[0] = std::min<int64_t>(grid[0], int64_t{sm_count} * e.persistent_per_sm);
+  }
   if (grid[0] > 2147483647 || grid[1] > 65535 || grid[2] > 65535) {
     return absl::UnimplementedError(absl::StrCat(
         "tessel: ", e.name, " (", k.plan_line, ") would need a grid of ", grid[0], " x ", grid[1],

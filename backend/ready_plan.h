@@ -50,7 +50,7 @@ struct ReadyKernel {
     int64_t shared_bytes;
     std::string name;
     codegen::RowsGrid rows_grid;  // grid[0] from the rows argument
-    bool persistent;              // grid[0] at most one block per SM
+    int persistent_per_sm;        // above 0: grid[0] at most this many blocks per SM
   };
   bool takes_rows = false;
   std::vector<Entry> entries;
@@ -65,7 +65,7 @@ struct ReadyPlan {
 };
 
 // The grid entry `e` of kernel `k` launches with for `rows` (0: the plan's own extents):
-// persistent grids at most one block per SM; an error past what a GPU launches.
+// persistent grids at most persistent_per_sm blocks per SM; an error past what a GPU launches.
 absl::StatusOr<std::array<int64_t, 3>> LaunchGrid(const ReadyKernel& k, const ReadyKernel::Entry& e,
                                                   int64_t rows, int sm_count);
 

@@ -122,7 +122,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   SetGemmGrid(p, tile.bm, CeilDiv(p.n, tile.bn), &launch);
   launch.block = 384;
   launch.shared_bytes = smem;
-  launch.persistent = true;
+  launch.persistent_per_sm = 1;
   ks.launches.push_back(launch);
   FinishSource(kernel, w.text(), &ks);
   return ks;

@@ -34,9 +34,9 @@ struct Launch {
   std::array<int64_t, 3> grid = {1, 1, 1};
   int block = 256;
   int64_t shared_bytes = 0;  // dynamic shared memory
-  // grid[0] is a count of work items that the kernel walks itself: the runtime launches at
-  // most one block per SM.
-  bool persistent = false;
+  // Above 0: grid[0] is a count of work items that the kernel walks itself, and the runtime
+  // launches at most this many blocks per SM.
+  int persistent_per_sm = 0;
   RowsGrid rows_grid;
 };
 

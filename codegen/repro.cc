@@ -71,9 +71,11 @@ void EmitHelpersFor(CodeWriter& w, DType dtype) {
 }
 
 std::string Grid(const Launch& l) {
-  // A persistent kernel walks grid[0] work items with at most one block per SM.
+  // A persistent kernel walks grid[0] work items with at most persistent_per_sm blocks per SM.
   const std::string x =
-      l.persistent ? absl::StrCat("std::min(", l.grid[0], ", sms)") : absl::StrCat(l.grid[0]);
+      l.persistent_per_sm > 0
+          ? absl::StrCat("std::min(", l.grid[0], "LL, (long long)sms * ", l.persistent_per_sm, ")")
+          : absl::StrCat(l.grid[0]);
   return absl::StrCat("dim3(", x, ", ", l.grid[1], ", ", l.grid[2], ")");
 }
 

@@ -68,8 +68,13 @@ std::vector<Example> Examples(Device d) {
   Tensor vocab = In({256, 131072}, DType::kF32, d);
   e.push_back(
       {"topk",
-       "topk(x, 50) over 256 rows of 131072 f32: parts' runs, one more selection, the values",
+       "topk(x, 50) over 256 rows of 131072 f32: a sampled threshold, a filter and a choice "
+       "(the parts' path for lines it leaves), the values",
        {topk(vocab, 50).first, topk(vocab, 50).second}});
+  Tensor lines = In({16384, 4096}, DType::kF32, d);
+  e.push_back({"sort_rows",
+               "sort(x, 1) of 16384 rows of 4096 f32: one block sorts a row",
+               {sort(lines, 1).first, sort(lines, 1).second}});
   Tensor grads = In({8 * 2048, 4096}, DType::kBF16, d);
   Tensor flat_ids = reshape(ids, {8 * 2048, 1});
   e.push_back({"scatter_add",

@@ -1,5 +1,5 @@
 // Lab: top-k (k = 50 largest of 256 rows of 131072 f32) by a sampled threshold, a streaming
-// filter and a small selection, against tessel's current three kernels.
+// filter and a small selection, against tessel's parts' path (part, merge, gather).
 #include "topk_base.cuh"
 #include "topk_gather.cuh"
 #include <algorithm>
@@ -136,15 +136,15 @@ int main() {
   long long *positions, *tpos;
   unsigned *thr, *count, *ckey, *cpos;
   int* fallback;
-  CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&cp, n * 4)); CK(cudaMalloc(&ws, 6553600));
+  CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&cp, n * 4)); CK(cudaMalloc(&ws, 16 << 20)); CK(cudaMemset(ws, 0, 16 << 20));
   CK(cudaMalloc(&values, R * K * 4)); CK(cudaMalloc(&positions, R * K * 8));
   CK(cudaMalloc(&tvalues, R * K * 4)); CK(cudaMalloc(&tpos, R * K * 8));
   CK(cudaMalloc(&thr, R * 4)); CK(cudaMalloc(&count, R * 4)); CK(cudaMalloc(&fallback, 4));
   CK(cudaMalloc(&ckey, R * CAP * 4)); CK(cudaMalloc(&cpos, R * CAP * 4));
   CK(cudaMemset(count, 0, R * 4)); CK(cudaMemset(fallback, 0, 4));
   fill<<<1024, 256>>>(x, n);
-  CK(cudaFuncSetAttribute(O_argsort_2d63264c_0part, cudaFuncAttributeMaxDynamicSharedMemorySize, 34324));
-  CK(cudaFuncSetAttribute(O_argsort_2d63264c, cudaFuncAttributeMaxDynamicSharedMemorySize, 34324));
+  CK(cudaFuncSetAttribute(TOPK_PART, cudaFuncAttributeMaxDynamicSharedMemorySize, 34324));
+  CK(cudaFuncSetAttribute(TOPK_MERGE, cudaFuncAttributeMaxDynamicSharedMemorySize, 34324));
   cudaEvent_t s, e; cudaEventCreate(&s); cudaEventCreate(&e);
   auto time = [&](const char* name, auto run, double bytes) {
     run(); CK(cudaDeviceSynchronize());
@@ -156,9 +156,9 @@ int main() {
   };
   time("copy (read+write)", [&] { copyk<<<132 * 8, 256>>>((const float4*)x, (float4*)cp, n / 4); }, n * 8.0);
   time("tessel topk (3 kernels)", [&] {
-    O_argsort_2d63264c_0part<<<8192, 256, 34324>>>(x, tpos, ws);
-    O_argsort_2d63264c<<<256, 256, 34324>>>(x, tpos, ws);
-    E_gather_589abb82<<<7, 256>>>(x, tpos, tvalues);
+    TOPK_PART<<<8192, 256, 34324>>>(x, tpos, ws);
+    TOPK_MERGE<<<256, 256, 34324>>>(x, tpos, ws);
+    TOPK_GATHER<<<7, 256>>>(x, tpos, tvalues);
   }, n * 4.0);
   for (int J : {4, 6, 8}) {
     char name[64];

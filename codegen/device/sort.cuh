@@ -103,45 +103,97 @@ __device__ __forceinline__ int tessel_warp_append(int count, int* counter) {
   return __shfl_sync(0xffffffffu, base, 31) + inclusive - count;
 }
 
-// Pair i of a bitonic stage (sequences of `size`, pairs `stride` apart) of m items.
+// One side of a bitonic compare-exchange: item e (of sequences of `size`, pairs `stride`
+// apart) keeps the smaller of (k, p) and the other's if it is the lower of an ascending pair
+// or the upper of a descending one, else the larger.
 template <typename Key>
-__device__ __forceinline__ void tessel_compare_swap(Key* key, tessel_pos* pos, int i, int m,
-                                                    int size, int stride) {
-  if (i >= m / 2) return;
-  const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
-  const Key ka = key[lo], kb = key[hi];
-  const tessel_pos pa = pos[lo], pb = pos[hi];
-  if (tessel_item_less(kb, pb, ka, pa) == ((lo & size) == 0)) {
-    key[lo] = kb;
-    key[hi] = ka;
-    pos[lo] = pb;
-    pos[hi] = pa;
+__device__ __forceinline__ void tessel_bitonic_keep(Key& k, tessel_pos& p, Key ok, tessel_pos op,
+                                                    int e, int size, int stride) {
+  const bool keep_smaller = ((e & stride) == 0) == ((e & size) == 0);
+  if (tessel_item_less(ok, op, k, p) == keep_smaller) {
+    k = ok;
+    p = op;
   }
 }
 
-// Sorts m (a power of two) items ascending. Callers synchronize before.
-template <typename Key>
-__device__ void tessel_bitonic_sort(Key* key, tessel_pos* pos, int m) {
-  if (m <= 64) {  // warp 0 alone: no block barrier per stage
-    if (threadIdx.x < 32) {
-      for (int size = 2; size <= m; size <<= 1) {
-        for (int stride = size >> 1; stride > 0; stride >>= 1) {
-          tessel_compare_swap(key, pos, threadIdx.x, m, size, stride);
-          __syncwarp();
-        }
-      }
-    }
-    __syncthreads();
-    return;
+// Sorts m (a power of two, at most E blockDim.x) items ascending in registers: item e is
+// thread e % blockDim.x's e / blockDim.x. Pairs in one thread compare in registers, pairs in
+// one warp exchange by shuffles, and only pairs across warps through shared memory (two
+// barriers a stage: most of a network's stages take none). Callers synchronize before.
+template <int E, typename Key>
+__device__ void tessel_bitonic_sort_in_registers(Key* key, tessel_pos* pos, int m) {
+  const int t = threadIdx.x, b = blockDim.x;
+  Key k[E];
+  tessel_pos p[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const int e = i * b + t;
+    k[i] = e < m ? key[e] : ~(Key)0;
+    p[i] = e < m ? pos[e] : TESSEL_PAD_POS;
   }
   for (int size = 2; size <= m; size <<= 1) {
     for (int stride = size >> 1; stride > 0; stride >>= 1) {
-      for (int i = threadIdx.x; i < m / 2; i += blockDim.x) {
-        tessel_compare_swap(key, pos, i, m, size, stride);
+      if (stride >= b) {  // both in this thread: item i and i + stride / b
+#pragma unroll
+        for (int s = E / 2; s > 0; s >>= 1) {
+          if (s * b != stride) continue;
+#pragma unroll
+          for (int i = 0; i < E; ++i) {
+            if (i & s) continue;
+            const Key lk = k[i];
+            const tessel_pos lp = p[i];
+            tessel_bitonic_keep(k[i], p[i], k[i + s], p[i + s], i * b + t, size, stride);
+            tessel_bitonic_keep(k[i + s], p[i + s], lk, lp, (i + s) * b + t, size, stride);
+          }
+        }
+      } else if (stride >= 32) {  // across warps
+        __syncthreads();  // the last exchange's reads are done
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+          if (i * b + t < m) key[i * b + t] = k[i], pos[i * b + t] = p[i];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+          const int e = i * b + t;
+          if (e < m) {
+            tessel_bitonic_keep(k[i], p[i], key[e ^ stride], pos[e ^ stride], e, size, stride);
+          }
+        }
+      } else {  // in the warp
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+          const Key ok = __shfl_xor_sync(~0u, k[i], stride);
+          const tessel_pos op = __shfl_xor_sync(~0u, p[i], stride);
+          tessel_bitonic_keep(k[i], p[i], ok, op, i * b + t, size, stride);
+        }
       }
-      __syncthreads();
     }
   }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    if (i * b + t < m) key[i * b + t] = k[i], pos[i * b + t] = p[i];
+  }
+  __syncthreads();
+}
+
+// Sorts m (a power of two, at most kMaxE blockDim.x) items of shared memory ascending.
+// Callers synchronize before; kMaxE bounds the variants compiled where m is not a constant.
+template <int kMaxE, typename Key>
+__device__ __forceinline__ void tessel_bitonic_sort(Key* key, tessel_pos* pos, int m) {
+  const int b = blockDim.x;
+  if (m <= b) return tessel_bitonic_sort_in_registers<1>(key, pos, m);
+  if constexpr (kMaxE >= 2) {
+    if (m <= 2 * b) return tessel_bitonic_sort_in_registers<2>(key, pos, m);
+  }
+  if constexpr (kMaxE >= 4) {
+    if (m <= 4 * b) return tessel_bitonic_sort_in_registers<4>(key, pos, m);
+  }
+  if constexpr (kMaxE >= 8) {
+    if (m <= 8 * b) return tessel_bitonic_sort_in_registers<8>(key, pos, m);
+  }
+  if constexpr (kMaxE >= 16) tessel_bitonic_sort_in_registers<16>(key, pos, m);
 }
 
 // Byte d of an item, most significant first: the key's bytes, then the position's.
@@ -232,7 +284,7 @@ __device__ tessel_item_prefix<Key> tessel_radix_select(int* hist, const Key* key
 // The part's first min(k, n) items in order, sorted at s.key/s.pos (k <= the space's chosen;
 // the candidates' space holds the part). Pads (a run's, after its count; ~0 keys, the largest)
 // are never collected: when the k-th item is a pad, pads fill the sorted k instead.
-template <int V, typename Key, int kItems, typename PosOf>
+template <int V, int kSortE, typename Key, int kItems, typename PosOf>
 __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&key)[kItems],
                                    PosOf pos_of, int n, int k) {
   constexpr int kShift = 8 * (sizeof(Key) - 1);
@@ -302,11 +354,11 @@ __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&
     s.pos[i] = TESSEL_PAD_POS;
   }
   __syncthreads();
-  tessel_bitonic_sort(s.key, s.pos, m);
+  tessel_bitonic_sort<kSortE>(s.key, s.pos, m);
 }
 
 // The part's items sorted whole at s.key/s.pos (`part` of them, a power of two, pads last).
-template <int V, typename Key, int kItems, typename PosOf>
+template <int V, int kSortE, typename Key, int kItems, typename PosOf>
 __device__ void tessel_sort_whole_part(const tessel_sort_space<Key>& s, const Key (&key)[kItems],
                                        PosOf pos_of, int n, int part) {
 #pragma unroll
@@ -322,7 +374,7 @@ __device__ void tessel_sort_whole_part(const tessel_sort_space<Key>& s, const Ke
     s.pos[j] = TESSEL_PAD_POS;
   }
   __syncthreads();
-  tessel_bitonic_sort(s.key, s.pos, part);
+  tessel_bitonic_sort<kSortE>(s.key, s.pos, part);
 }
 
 // Writes `count` items as a run of `slots` (pads after them).

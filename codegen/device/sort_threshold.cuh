@@ -1,10 +1,10 @@
 // tessel/sort_threshold.cuh: the first k items of long lines by a sampled threshold
-// (codegen/sort_codegen.cc plans it for small k over long contiguous lines). A sample of the
+// (codegen/sort_plan.cc plans it for small k over long contiguous lines). A sample of the
 // line gives a key that about 4k of the line's keys are at or below; one streaming pass
 // appends those keys (and positions) to the line's candidates; one block per line sorts the
 // candidates and writes the first k. Where the candidates cannot hold the first k (fewer than
-// k, or more than fit: ties, or an unlucky sample), the line is left to the parts' path,
-// which runs after and skips the lines done here. The candidates' order depends on the
+// k, or more than fit: ties, or an unlucky sample), the line joins the list of lines left,
+// which the parts' path, running after, walks. The candidates' order depends on the
 // atomics, but the sort that follows orders them by (key, position): the same result.
 #pragma once
 
@@ -92,8 +92,8 @@ __device__ void tessel_filter_part(const Key (&key)[kItems], PosOf pos_of, int n
   }
 }
 
-// The first k of a line's candidates (sorted by a bitonic network in shared memory: s_key
-// and s_pos hold cap), their positions written to the line of `out`. False, with nothing
+// The first k of a line's candidates (sorted in shared memory: s_key and s_pos hold cap, at
+// most 4 blockDim.x), their positions written to the line of `out`. False, with nothing
 // written, where the candidates cannot hold the line's first k. The same for every thread.
 template <typename Key>
 __device__ bool tessel_choose_candidates(unsigned n, const Key* cand_key,
@@ -101,31 +101,15 @@ __device__ bool tessel_choose_candidates(unsigned n, const Key* cand_key,
                                          Key* s_key, tessel_pos* s_pos, long long* out,
                                          long long line, long long inner) {
   if (n < (unsigned)k || n > cap) return false;
-  int p = 2;
-  while (p < (int)n) p <<= 1;
-  for (int i = threadIdx.x; i < p; i += blockDim.x) {
+  int m = 2;
+  while (m < (int)n) m <<= 1;
+  for (int i = threadIdx.x; i < m; i += blockDim.x) {
     const bool real = i < (int)n;
     s_key[i] = real ? cand_key[i] : ~(Key)0;
     s_pos[i] = real ? cand_pos[i] : TESSEL_PAD_POS;
   }
   __syncthreads();
-  for (int size = 2; size <= p; size <<= 1) {
-    for (int stride = size >> 1; stride > 0; stride >>= 1) {
-      for (int i = threadIdx.x; i < p / 2; i += blockDim.x) {
-        const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
-        const bool ascending = (lo & size) == 0;
-        if (tessel_item_less(s_key[hi], s_pos[hi], s_key[lo], s_pos[lo]) == ascending) {
-          const Key tk = s_key[lo];
-          const tessel_pos tp = s_pos[lo];
-          s_key[lo] = s_key[hi];
-          s_pos[lo] = s_pos[hi];
-          s_key[hi] = tk;
-          s_pos[hi] = tp;
-        }
-      }
-      __syncthreads();
-    }
-  }
+  tessel_bitonic_sort<4>(s_key, s_pos, m);
   tessel_store_positions(s_pos, k, out, line, inner);
   return true;
 }

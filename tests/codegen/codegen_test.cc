@@ -117,6 +117,23 @@ TEST(CodegenTest, TopKOfLongLinesTriesAThreshold) {
   EXPECT_FALSE(threshold(topk(transpose(x), 50, 0).second));
 }
 
+// After the threshold path's three launches (sample, filter, choose), the parts' launches
+// walk only the lines it left: a grid bounded per SM, not one block per part of every line.
+TEST(CodegenTest, PartsAfterAThresholdWalkTheLinesLeft) {
+  const Tensor x(MakeInputNode(DType::kF32, Device::kCPU, Shape({256, 131072}), nullptr));
+  const Tensor positions = topk(x, 50).second;
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&positions.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(ks.size(), 1u);
+  const std::vector<codegen::Launch>& launches = ks[0].launches;
+  ASSERT_GE(launches.size(), 4u);
+  for (size_t i = 0; i < launches.size(); ++i) {
+    SCOPED_TRACE(launches[i].entry);
+    EXPECT_EQ(launches[i].persistent_per_sm > 0, i >= 3);
+  }
+  EXPECT_EQ(launches[1].grid[0], 256 * 131072 / 4096);  // the filter: every part of every line
+}
+
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
 // three stages in flight, and persistent launches cover every tile.
 TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {
@@ -139,7 +156,7 @@ TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {
         ASSERT_EQ(ks[0].launches.size(), 1u);
         const codegen::Launch& l = ks[0].launches[0];
         EXPECT_LE(l.shared_bytes, 227 * 1024);
-        EXPECT_TRUE(l.persistent);
+        EXPECT_EQ(l.persistent_per_sm, 1);
         const size_t at = ks[0].source.find("STAGES = ");
         ASSERT_NE(at, std::string::npos);
         EXPECT_GE(std::stoi(ks[0].source.substr(at + 9)), 3);

@@ -5,6 +5,7 @@
 #include <shared_mutex>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "core/error.h"
 #include "core/execution.h"
@@ -14,9 +15,14 @@ namespace tessel {
 Program CollectProgram(const std::vector<const Node*>& outputs) {
   Program program;
   program.nodes = TopologicalOrder(outputs, /*include_realized=*/false);
+  // Usually a few outputs: a linear search, with no set to allocate on every realize.
   absl::flat_hash_set<const Node*> seen;
+  const bool many = outputs.size() > 16;
   for (const Node* out : outputs) {
-    if (!out->realized() && seen.insert(out).second) program.outputs.push_back(out);
+    if (out->realized()) continue;
+    const bool first = many ? seen.insert(out).second
+                            : absl::c_find(program.outputs, out) == program.outputs.end();
+    if (first) program.outputs.push_back(out);
   }
   return program;
 }

@@ -9,15 +9,18 @@ namespace tessel {
 std::vector<const Node*> TopologicalOrder(const std::vector<const Node*>& roots,
                                           bool include_realized) {
   std::vector<const Node*> order;
-  absl::flat_hash_set<const Node*> visited;
-  // Room for a typical program up front: growing the set step by step from empty was 6% of
-  // a 10-op record + realize (perf, fake driver).
-  visited.reserve(64);
   order.reserve(64);
+  // The set and the stack are the thread's, kept between calls: every realize walks its
+  // program, and allocating them afresh each time (64 slots up front; growing from empty was
+  // 6% of a 10-op record + realize) cost more than clearing them.
+  thread_local absl::flat_hash_set<const Node*> visited;
+  thread_local std::vector<std::pair<const Node*, size_t>> stack;  // (node, next input)
+  visited.clear();
+  stack.clear();
+  if (visited.capacity() < 64) visited.reserve(64);
   auto wanted = [&](const Node* n) {
     return (include_realized || !n->realized()) && visited.insert(n).second;
   };
-  std::vector<std::pair<const Node*, size_t>> stack;  // (node, next input to visit)
   for (const Node* root : roots) {
     if (!wanted(root)) continue;
     stack.emplace_back(root, 0);

@@ -80,7 +80,7 @@ class SortWriter {
   // Step s for one part: of blockIdx.x's line, or (`left`) of the lines the threshold path
   // left, `item` counting their parts.
   void Part(const SortStep& s, bool left) {
-    const char* block = left ? "item" : "blockIdx.x";
+    const char* block = BlockOf(left);
     if (s.kind != SortStep::kFilter) {
       w_.Line("const tessel_sort_space<Key> s = tessel_sort_space<Key>::at(smem, ",
               Selects() ? ChosenSlots() : l_.part, ", ", Selects() ? l_.part : 0, ");");
@@ -291,14 +291,16 @@ class SortWriter {
     w_.Line("if (threadIdx.x == 0 && !chose) lines_left[1 + atomicAdd(lines_left, 1u)] = line;");
   }
 
+  // The part a block works on: its own, or (`left`) the lines-left part `item` it walks to.
+  static const char* BlockOf(bool left) { return left ? "item" : "blockIdx.x"; }
   // Line `line`'s index (blockIdx.x's, or the left line's of `item`, as Part).
   std::string LineOf(const SortStep& s, bool left) const {
-    return left ? absl::StrCat("lines_left[1 + item / ", s.parts, "]")
-                : absl::StrCat("blockIdx.x / ", s.parts);
+    return left ? absl::StrCat("lines_left[1 + ", BlockOf(left), " / ", s.parts, "]")
+                : absl::StrCat(BlockOf(left), " / ", s.parts);
   }
 
   void Merge(const SortStep& s, bool left) {
-    const char* block = left ? "item" : "blockIdx.x";
+    const char* block = BlockOf(left);
     const int64_t tiles = 2 * s.run / kMergeTile;
     w_.Line("Key* tile_key = (Key*)smem;");
     w_.Line("tessel_pos* tile_pos = (tessel_pos*)(tile_key + ", kMergeTile, ");");

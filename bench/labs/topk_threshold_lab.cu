@@ -13,21 +13,9 @@
 constexpr int R = 256, N = 131072, K = 50, CAP = 1024;
 __device__ __forceinline__ unsigned key_of(float v) { return tessel_sort_key_f32(v, true); }
 
-template <int J>
-__device__ __forceinline__ void warp_smallest(unsigned mine, unsigned* out) {  // J smallest, ascending
-  const int lane = threadIdx.x & 31;
-  for (int r = 0; r < J; ++r) {
-    unsigned best = mine;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) best = min(best, __shfl_xor_sync(~0u, best, o));
-    const unsigned who = __ballot_sync(~0u, mine == best);
-    if (lane == __ffs(who) - 1) mine = ~0u;
-    if (lane == 0) out[r] = best;
-  }
-}
-
 // Pass A: per row, the J-th smallest of 256 chunk minima (16 contiguous samples a thread,
-// one chunk per 512 elements): about 32 J of the row's keys are at or below it.
+// one chunk per 512 elements): about 32 J of the row's keys are at or below it. The
+// selection is tessel's (sort_threshold.cuh), pasted into topk_base.cuh by the repro.
 template <int J>
 __global__ void __launch_bounds__(256) sample(const float* __restrict__ x, unsigned* thr) {
   __shared__ unsigned cand[8 * J];
@@ -39,22 +27,8 @@ __global__ void __launch_bounds__(256) sample(const float* __restrict__ x, unsig
     const float4 v = __ldg(p + i);
     m = min(m, min(min(key_of(v.x), key_of(v.y)), min(key_of(v.z), key_of(v.w))));
   }
-  warp_smallest<J>(m, cand + (t >> 5) * J);
-  __syncthreads();
-  if (t < 32) {
-    unsigned a = t < 8 * J ? cand[t] : ~0u, b = t + 32 < 8 * J ? cand[t + 32] : ~0u;
-    __shared__ unsigned best[J];
-    // J smallest of the 8J: two per lane
-    for (int r = 0; r < J; ++r) {
-      unsigned v = min(a, b);
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(~0u, v, o));
-      const unsigned who = __ballot_sync(~0u, a == v || b == v);
-      if (t == __ffs(who) - 1) { if (a == v) a = ~0u; else b = ~0u; }
-      if (t == 0) best[r] = v;
-    }
-    if (t == 0) thr[row] = best[J - 1];
-  }
+  const unsigned threshold = tessel_sample_threshold<J>(m, cand);  // tessel's own, warp 0
+  if (t == 0) thr[row] = threshold;
 }
 
 // Pass B: every key at or below the row's threshold appended to its candidates (warp-aggregated).

@@ -30,6 +30,13 @@ inline bool DynamicExtentsEnabled() {
   return v == nullptr || std::string(v) != "0";
 }
 
+// TESSEL_CUDA_GRAPHS=0: every launch issued one by one, never replayed from a captured CUDA
+// graph (plan_graph.h), e.g. to compare. Read at each execution of a plan of several launches.
+inline bool CudaGraphsEnabled() {
+  const char* v = std::getenv("TESSEL_CUDA_GRAPHS");
+  return v == nullptr || std::string(v) != "0";
+}
+
 inline double MillisecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }

@@ -5,9 +5,11 @@
 #include <cstdio>
 
 #include "absl/container/btree_map.h"
+#include "absl/container/fixed_array.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "backend/environment.h"
+#include "backend/plan_graph.h"
 #include "core/stats.h"
 #include "core/status_macros.h"
 #include "ops/indexing.h"
@@ -62,30 +64,6 @@ absl::Status NoData(const Node& n) {
                    " has no data (a graph parsed from text has placeholders only)"));
 }
 
-absl::Status Launch(const ReadyKernel& k, const ReadyKernel::Entry& e,
-                    const std::array<int64_t, 3>& grid, void** params,
-                    const runtime::Driver* driver, CUstream stream) {
-  // The messages are built only on failure: this is the launch path.
-  const CUresult launched = driver->cuLaunchKernel(e.function, grid[0], grid[1], grid[2], e.block,
-                                                   1, 1, e.shared_bytes, stream, params, nullptr);
-  if (launched != CUDA_SUCCESS) {
-    return runtime::CheckCu(launched, absl::StrCat("launching ", e.name, ", ", k.plan_line));
-  }
-  if (SyncEnabled()) {
-    const CUresult ran = driver->cuStreamSynchronize(stream);
-    if (ran != CUDA_SUCCESS) {
-      return runtime::CheckCu(ran, absl::StrCat("running ", e.name, ", ", k.plan_line));
-    }
-  }
-  ++GetStats().kernels_launched;
-  if (LogEnabled()) {
-    std::fprintf(stderr, "tessel: launch %s grid (%lld, %lld, %lld) x %d\n", e.name.c_str(),
-                 static_cast<long long>(grid[0]), static_cast<long long>(grid[1]),
-                 static_cast<long long>(grid[2]), e.block);
-  }
-  return absl::OkStatus();
-}
-
 // The zeroed records of a plan's index checks (ReadyKernel::index_checks), three words each,
 // or null when no kernel checks indices.
 absl::StatusOr<std::shared_ptr<runtime::DeviceBuffer>> NewIndexRecords(
@@ -105,8 +83,8 @@ absl::StatusOr<std::shared_ptr<runtime::DeviceBuffer>> NewIndexRecords(
 // After the plan's kernels: the error for the first gather in program order that met an
 // index out of range (at its first position), as the CPU backend reports it.
 absl::Status CheckIndexRecords(const ReadyPlan& plan, const OrderedProgram& program,
-                               const runtime::DeviceBuffer& records,
-                               runtime::DeviceContext& device, CUstream stream) {
+                               const runtime::DeviceBuffer& records, runtime::DeviceContext& device,
+                               CUstream stream) {
   std::vector<uint64_t> words(records.bytes() / 8);
   TESSEL_RETURN_IF_ERROR(device.CopyToHost(words.data(), records.ptr(), records.bytes(), stream));
   // Per gather (a gather inlined into two kernels has two records): the first position.
@@ -145,52 +123,55 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
   };
   TESSEL_ASSIGN_OR_RETURN(const auto index_records, NewIndexRecords(plan, device, stream));
   CUdeviceptr next_record = index_records == nullptr ? 0 : index_records->ptr();
-  for (const ReadyKernel& k : plan.kernels) {
-    absl::InlinedVector<CUdeviceptr, 8> args;  // per launch: no heap for usual kernels
+  // Every buffer first, then the launches (plan_graph.h says why that order is safe); blocks
+  // freed meanwhile stay cached until the launches that use them are queued.
+  runtime::HeldFrees held(device.allocator());
+  absl::FixedArray<LaunchParams, 4> params(plan.kernels.size());
+  absl::InlinedVector<PendingLaunch, 8> launches;
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const ReadyKernel& k = plan.kernels[i];
+    LaunchParams& p = params[i];
     for (int in : k.inputs) {
       if (values[in] == nullptr) return NoData(*order[in]);
-      args.push_back(static_cast<runtime::DeviceBuffer&>(*values[in]).ptr());
+      p.buffers.push_back(static_cast<runtime::DeviceBuffer&>(*values[in]).ptr());
     }
     for (int out : k.outputs) {
       TESSEL_ASSIGN_OR_RETURN(auto b, allocate(order[out]->dtype(), order[out]->shape().numel()));
-      args.push_back(b->ptr());
+      p.buffers.push_back(b->ptr());
       values[out] = std::move(b);
     }
-    std::shared_ptr<runtime::DeviceBuffer> workspace;
     if (k.workspace_bytes > 0) {
-      TESSEL_ASSIGN_OR_RETURN(workspace, allocate(DType::kF32, k.workspace_bytes / 4));
-      args.push_back(workspace->ptr());
+      TESSEL_ASSIGN_OR_RETURN(auto workspace, allocate(DType::kF32, k.workspace_bytes / 4));
+      p.buffers.push_back(workspace->ptr());
+      // Freed now, reused only on this stream: after this kernel, which is issued first.
     }
     if (!k.index_checks.empty()) {
-      args.push_back(next_record);
+      p.buffers.push_back(next_record);
       next_record += 24 * k.index_checks.size();
     }
-    absl::InlinedVector<void*, 16> params;
-    for (CUdeviceptr& a : args) params.push_back(&a);
-    absl::InlinedVector<CUtensorMap, 3> maps(k.tensor_maps.size());
-    for (size_t i = 0; i < maps.size(); ++i) {
-      codegen::TensorMapSpec spec = k.tensor_maps[i];
+    p.maps.resize(k.tensor_maps.size());
+    for (size_t m = 0; m < p.maps.size(); ++m) {
+      codegen::TensorMapSpec spec = k.tensor_maps[m];
       if (spec.rows_dim1) {
         spec.dims[1] = rows;
         spec.strides[1] = rows * spec.strides[0];
       }
-      TESSEL_RETURN_IF_ERROR(EncodeTensorMap(device.driver(), spec, args[spec.arg], &maps[i]));
-      params.push_back(&maps[i]);
+      TESSEL_RETURN_IF_ERROR(
+          EncodeTensorMap(device.driver(), spec, p.buffers[spec.arg], &p.maps[m]));
     }
-    absl::InlinedVector<uint64_t, 8> scalars(k.scalars.size());
-    for (size_t i = 0; i < scalars.size(); ++i) {
-      scalars[i] = codegen::ScalarArgument(*order[k.scalars[i]]);
-      params.push_back(&scalars[i]);
-    }
-    long long rows_argument = rows;
-    if (k.takes_rows) params.push_back(&rows_argument);
+    for (int s : k.scalars) p.scalars.push_back(codegen::ScalarArgument(*order[s]));
+    p.rows = rows;
+    p.takes_rows = k.takes_rows;
+    p.Seal();
     for (const ReadyKernel::Entry& e : k.entries) {
       TESSEL_ASSIGN_OR_RETURN(const auto grid, LaunchGrid(k, e, rows, device.sm_count()));
       if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;
-      TESSEL_RETURN_IF_ERROR(Launch(k, e, grid, params.data(), device.driver(), stream));
+      launches.push_back({e.function, grid, e.block, e.shared_bytes, &p, &e.name, &k.plan_line});
     }
     for (int r : k.release) values[r].reset();
   }
+  TESSEL_RETURN_IF_ERROR(
+      IssueLaunches(launches, *plan.graph, device.driver(), stream, device.capture_stream()));
   if (index_records != nullptr) {  // waits for the kernels: realize reports bad indices
     TESSEL_RETURN_IF_ERROR(CheckIndexRecords(plan, program, *index_records, device, stream));
   }

@@ -89,6 +89,7 @@ std::string explain(const std::vector<Tensor>& outputs) {
                     "  ops:     ", absl::StrJoin(ops, " "), "\n",
                     "  inputs:  ", ins.empty() ? "none" : absl::StrJoin(ins, ", "), "\n",
                     "  outputs: ", absl::StrJoin(outs, ", "), "\n");
+    if (!ks.schedule.empty()) absl::StrAppend(&text, "  schedule: ", ks.schedule, "\n");
     for (const codegen::Launch& l : ks.launches) {
       absl::StrAppend(
           &text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ", l.grid[2],

@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "backend/plan_graph.h"
 #include "codegen/kernel_source.h"
 #include "core/backend.h"
 #include "runtime/device_context.h"
@@ -62,6 +63,9 @@ struct ReadyKernel {
 struct ReadyPlan {
   std::vector<ReadyKernel> kernels;
   int64_t nodes = 0;  // graph nodes computed, for Stats
+  // Its launches captured as a CUDA graph (plan_graph.h); after `kernels`, so that it goes
+  // before the modules its graph launches from.
+  std::unique_ptr<PlanGraph> graph = std::make_unique<PlanGraph>();
 };
 
 // The grid entry `e` of kernel `k` launches with for `rows` (0: the plan's own extents):

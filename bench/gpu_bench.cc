@@ -5,6 +5,7 @@
 //
 //   tools/gpu_bundle.sh, then on the GPU machine: dist/gpu_bench
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bench/gpu_timer.h"
@@ -111,6 +112,20 @@ void BM_ThreeReductions(benchmark::State& state) {
   Measure(state, 1.0 * kBig * 4, [&] { realize({sum(x), sum(x * x), max(x)}); });
 }
 BENCHMARK(BM_ThreeReductions)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Reductions by axis (issue 13), f32: 1 sum(x, {0}) of [16384, 8192] (columns), 2 mean(x, {1})
+// of [64, 512, 4096] (a middle axis), 3 sum(x, {1}) of [16384, 8192] (rows, for reference).
+void BM_ReduceAxis(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t which = state.range(0);
+  Tensor x =
+      which == 2 ? randn({64, 512, 4096}, 1, DType::kF32) : randn({16384, 8192}, 1, DType::kF32);
+  realize({x});
+  Measure(state, 4.0 * static_cast<double>(x.numel()), [&] {
+    realize({which == 1 ? sum(x, {0}) : which == 2 ? mean(x, {1}) : sum(x, {1})});
+  });
+}
+BENCHMARK(BM_ReduceAxis)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // 64 parameters and their gradients, sizes 4K to 4M elements (geometric), realized.
 struct Updates {
@@ -298,6 +313,44 @@ void BM_HostRecordRealizeSync10Ops(benchmark::State& state) {
   for (auto _ : state) body();
 }
 BENCHMARK(BM_HostRecordRealizeSync10Ops)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// A plan of six small launches (top-k 8 of 4 rows of 65536: a threshold's three, the parts'
+// two, the values' gather) in a loop: argument 1 replays it as a CUDA graph once its
+// launches repeat, 0 issues each launch (TESSEL_CUDA_GRAPHS=0). Host time per step, and the
+// wall time of a step waited for.
+void SmallPlanLoop(benchmark::State& state, bool wait) {
+  if (!bench::NeedGpu(state)) return;
+  const bool graphs = state.range(0) != 0;
+  // The argument, not the caller's TESSEL_CUDA_GRAPHS, decides; the caller's is put back.
+  const char* caller = std::getenv("TESSEL_CUDA_GRAPHS");
+  const bool had = caller != nullptr;
+  const std::string saved = had ? caller : "";
+  setenv("TESSEL_CUDA_GRAPHS", graphs ? "1" : "0", 1);
+  Tensor x = randn({4, 65536}, 1, DType::kF32);
+  realize({x});
+  const int64_t replays = GetStats().graph_replays;
+  auto step = [&] { realize({topk(x, 8).first}); };
+  if (wait) {
+    for (int i = 0; i < 3; ++i) step();
+    for (auto _ : state) {
+      step();
+      synchronize();
+    }
+  } else {
+    HostTime(state, step, 64);
+  }
+  state.counters["replays"] = static_cast<double>(GetStats().graph_replays - replays);
+  state.SetLabel(graphs ? "graphs" : "launches");
+  if (!had) {
+    unsetenv("TESSEL_CUDA_GRAPHS");
+  } else {
+    setenv("TESSEL_CUDA_GRAPHS", saved.c_str(), 1);
+  }
+}
+void BM_HostSmallPlan(benchmark::State& state) { SmallPlanLoop(state, false); }
+void BM_SmallPlanStep(benchmark::State& state) { SmallPlanLoop(state, true); }
+BENCHMARK(BM_HostSmallPlan)->Arg(1)->Arg(0)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SmallPlanStep)->Arg(1)->Arg(0)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tessel

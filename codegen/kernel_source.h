@@ -55,6 +55,9 @@ struct TensorMapSpec {
 struct KernelSource {
   std::string name;  // content-derived, stable
   std::string kind;  // "pointwise", "reduction", "normalization", "gemm"
+  // How its threads cover the work, where a kind has several ways ("a block per row", ...):
+  // explain() shows it.
+  std::string schedule;
   std::string source;
   // Every entry point takes (inputs..., outputs..., workspace if any) as device pointers,
   // then the TMA descriptors, then the scalars by value.

@@ -30,6 +30,8 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
   const int lanes = static_cast<int>(chunks * vec);
   const std::vector<Accumulator> accs = Accumulators(k);
   ks.takes_rows = rows != nullptr;
+  ks.schedule = absl::StrCat("a block per row (", threads, " threads), the row held on chip",
+                             l.trailing ? "" : " (rows not contiguous: strided reads)");
   const int64_t per_leading = l.rows / std::max<int64_t>(l.space[0], 1);  // rows per rows unit
   CodeWriter w;
   BeginSource(w, k, rows);
@@ -94,6 +96,11 @@ bool ReductionTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
 KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
   const RowLayout layout = LayoutOf(kernel);
+  // Columns size their grid and splits by the rows: a plan that takes the rows as an argument
+  // (a batch that varies) keeps a block per row.
+  if (rows == nullptr && UsesColumns(kernel, layout)) {
+    return Columns(kernel, layout, std::move(ks));
+  }
   return kernel.staged ? Staged(kernel, layout, std::move(ks), rows)
                        : Streaming(kernel, layout, std::move(ks));
 }

@@ -136,12 +136,12 @@ std::string WorkspaceEntry(const Accumulator& a, const std::string& index, bool 
 }
 
 void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const RowLayout& l,
-                  const std::string& row) {
+                  const std::string& row, const std::string& writer) {
   for (const Node* out : ks.outputs) {
     if (out->shape() == l.space) continue;
     const Value v = e.Get(out, ReducedIndex(l, out->shape(), row));
-    w.Line("if (threadIdx.x == 0) out", OutputSlot(ks, out), "[", row,
-           "] = ", StoreConvert(out->dtype(), v.At("0")), ";");
+    w.Line(writer.empty() ? "" : absl::StrCat("if (", writer, ") "), "out", OutputSlot(ks, out),
+           "[", row, "] = ", StoreConvert(out->dtype(), v.At("0")), ";");
   }
 }
 

@@ -102,9 +102,15 @@ std::string BlockReduce(const Accumulator& a, const std::string& v);
 // Workspace entry `index` of accumulator a: 8-byte slots when any accumulator is 8 bytes wide,
 // so that every accumulator's range stays its own.
 std::string WorkspaceEntry(const Accumulator& a, const std::string& index, bool wide_slots);
-// Stores outputs of the reduced space (one value per row, written by thread 0).
+// Stores outputs of the reduced space (one value per row, written where `writer` holds:
+// thread 0 of a block that reduces one row; empty: by every thread that gets here).
 void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const RowLayout& l,
-                  const std::string& row);
+                  const std::string& row, const std::string& writer = "threadIdx.x == 0");
+
+// Reductions over leading or middle axes, the innermost axis kept: threads along it
+// (coalesced), the reduced extent split over threads and blocks (column_reduction.cc).
+bool UsesColumns(const FusedKernel& k, const RowLayout& l);
+KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 
 // Rows too long to stage: two launches (chunks of rows, then the chunks in a fixed order).
 KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks);

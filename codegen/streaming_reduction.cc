@@ -197,6 +197,8 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   const bool wide_slots =
       std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
   if (parts > 1) ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
+  ks.schedule = parts > 1 ? absl::StrCat("rows streamed in ", parts, " chunks, then combined")
+                          : "a block per row, streamed";
   const ChunkSlot slot = [&](size_t i, const std::string& part) {
     return WorkspaceEntry(
         accs[i], absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + ", part), wide_slots);

@@ -15,6 +15,9 @@ struct Stats {
   std::atomic<int64_t> plans_built{0};  // plan cache misses: planned and generated
   std::atomic<int64_t> plan_cache_hits{0};
   std::atomic<int64_t> modules_loaded{0};  // kernel modules loaded (compiled or from cache)
+  // Plans of several launches captured as CUDA graphs, and executions replaying them.
+  std::atomic<int64_t> graphs_captured{0};
+  std::atomic<int64_t> graph_replays{0};  // graph launches, each capture's first run included
 };
 
 Stats& GetStats();

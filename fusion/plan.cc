@@ -8,6 +8,12 @@
 
 namespace tessel {
 
+bool ReadsColumns(const Shape& space, const std::vector<int64_t>& axes) {
+  const int last = space.rank() - 1;
+  return last >= 0 && space[last] >= 32 &&
+         std::find(axes.begin(), axes.end(), int64_t{last}) == axes.end();
+}
+
 absl::string_view KernelKindName(KernelKind kind) {
   switch (kind) {
     case KernelKind::kPointwise:

@@ -68,6 +68,11 @@ struct FusionPlan {
   std::vector<FusedKernel> kernels;  // in execution order: producers first
 };
 
+// Whether reductions of `space` over `axes` can read columns: the innermost axis is kept and
+// at least a warp wide, so that a warp reads 32 rows' elements at consecutive addresses
+// (codegen/column_reduction.cc does, for reduction kernels).
+bool ReadsColumns(const Shape& space, const std::vector<int64_t>& axes);
+
 // The plan as text, naming nodes as PrintGraph({outputs}) does:
 //
 //   kernel 0 normalization: max sub exp sum div

@@ -12,41 +12,47 @@
 namespace tessel::runtime {
 
 // name, exported symbol (the versioned one that cuda.h's macros select).
-#define TESSEL_CUDA_DRIVER_FUNCTIONS(X)                   \
-  X(cuInit, "cuInit")                                     \
-  X(cuGetErrorName, "cuGetErrorName")                     \
-  X(cuGetErrorString, "cuGetErrorString")                 \
-  X(cuDeviceGetCount, "cuDeviceGetCount")                 \
-  X(cuDeviceGet, "cuDeviceGet")                           \
-  X(cuDeviceGetAttribute, "cuDeviceGetAttribute")         \
-  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") \
-  X(cuCtxSetCurrent, "cuCtxSetCurrent")                   \
-  X(cuCtxSynchronize, "cuCtxSynchronize")                 \
-  X(cuMemAlloc, "cuMemAlloc_v2")                          \
-  X(cuMemFree, "cuMemFree_v2")                            \
-  X(cuModuleLoadData, "cuModuleLoadData")                 \
-  X(cuModuleGetFunction, "cuModuleGetFunction")           \
-  X(cuLaunchKernel, "cuLaunchKernel")                     \
-  X(cuFuncSetAttribute, "cuFuncSetAttribute")             \
-  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled")     \
-  X(cuEventCreate, "cuEventCreate")                       \
-  X(cuEventRecord, "cuEventRecord")                       \
-  X(cuEventSynchronize, "cuEventSynchronize")             \
-  X(cuEventElapsedTime, "cuEventElapsedTime_v2")          \
-  X(cuEventDestroy, "cuEventDestroy_v2")                  \
-  X(cuEventQuery, "cuEventQuery")                         \
-  X(cuModuleUnload, "cuModuleUnload")                     \
-  X(cuStreamCreate, "cuStreamCreate")                     \
-  X(cuStreamSynchronize, "cuStreamSynchronize")           \
-  X(cuStreamWaitEvent, "cuStreamWaitEvent")               \
-  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")            \
-  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")            \
-  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")            \
-  X(cuMemHostAlloc, "cuMemHostAlloc")                     \
-  X(cuCtxPushCurrent, "cuCtxPushCurrent_v2")              \
-  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2")                \
-  X(cuCtxGetCurrent, "cuCtxGetCurrent")                   \
-  X(cuPointerGetAttribute, "cuPointerGetAttribute")
+#define TESSEL_CUDA_DRIVER_FUNCTIONS(X)                         \
+  X(cuInit, "cuInit")                                           \
+  X(cuGetErrorName, "cuGetErrorName")                           \
+  X(cuGetErrorString, "cuGetErrorString")                       \
+  X(cuDeviceGetCount, "cuDeviceGetCount")                       \
+  X(cuDeviceGet, "cuDeviceGet")                                 \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute")               \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")       \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent")                         \
+  X(cuCtxSynchronize, "cuCtxSynchronize")                       \
+  X(cuMemAlloc, "cuMemAlloc_v2")                                \
+  X(cuMemFree, "cuMemFree_v2")                                  \
+  X(cuModuleLoadData, "cuModuleLoadData")                       \
+  X(cuModuleGetFunction, "cuModuleGetFunction")                 \
+  X(cuLaunchKernel, "cuLaunchKernel")                           \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute")                   \
+  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled")           \
+  X(cuEventCreate, "cuEventCreate")                             \
+  X(cuEventRecord, "cuEventRecord")                             \
+  X(cuEventSynchronize, "cuEventSynchronize")                   \
+  X(cuEventElapsedTime, "cuEventElapsedTime_v2")                \
+  X(cuEventDestroy, "cuEventDestroy_v2")                        \
+  X(cuEventQuery, "cuEventQuery")                               \
+  X(cuModuleUnload, "cuModuleUnload")                           \
+  X(cuStreamCreate, "cuStreamCreate")                           \
+  X(cuStreamSynchronize, "cuStreamSynchronize")                 \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent")                     \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")                  \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")                  \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")                  \
+  X(cuMemHostAlloc, "cuMemHostAlloc")                           \
+  X(cuCtxPushCurrent, "cuCtxPushCurrent_v2")                    \
+  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2")                      \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent")                         \
+  X(cuPointerGetAttribute, "cuPointerGetAttribute")             \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2")            \
+  X(cuStreamEndCapture, "cuStreamEndCapture")                   \
+  X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags") \
+  X(cuGraphLaunch, "cuGraphLaunch")                             \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy")                   \
+  X(cuGraphDestroy, "cuGraphDestroy")
 
 struct Driver {
 #define TESSEL_DECLARE(name, symbol) decltype(&::name) name = nullptr;

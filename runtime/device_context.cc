@@ -48,6 +48,8 @@ absl::StatusOr<std::unique_ptr<DeviceContext>> DeviceContext::Open(const Driver*
       CheckCu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
   d->streams_[0] = stream;
   d->stream_count_.store(1, std::memory_order_release);
+  TESSEL_RETURN_IF_ERROR(CheckCu(
+      driver->cuStreamCreate(&d->capture_stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
   TESSEL_RETURN_IF_ERROR(
       CheckCu(driver->cuEventCreate(&d->wait_event_, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
   d->allocator_ = new DeviceAllocator(driver, d->context_);

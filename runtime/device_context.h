@@ -44,6 +44,9 @@ class DeviceContext {
   // device never handed out.
   CUstream stream(int64_t id) const;
   absl::StatusOr<int64_t> CreateStream();
+  // A stream nothing runs on, where plans' launches are captured into CUDA graphs
+  // (backend/plan_graph.h): other threads' work on the other streams stays out of them.
+  CUstream capture_stream() const { return capture_stream_; }
 
   // Makes `waiter` wait for the work queued on `producer` so far (nothing if they are equal).
   absl::Status WaitFor(CUstream waiter, CUstream producer);
@@ -78,6 +81,7 @@ class DeviceContext {
   // Streams are read on every launch without a lock: slots are written once, before the
   // count that publishes them.
   std::array<CUstream, kMaxStreams + 1> streams_{};  // [0] is the default
+  CUstream capture_stream_ = nullptr;
   std::atomic<int64_t> stream_count_{0};
   std::mutex streams_mu_;  // creating streams
   int64_t next_stream_ = 1;

@@ -71,7 +71,18 @@ void DeviceAllocator::Free(CUdeviceptr ptr, int64_t bytes, CUstream stream,
     }
   }
   free_[{stream, size}].push_back(ptr);
+  if (holds_ > 0) held_.push_back({{stream, size}, ptr});
   stats_.in_use -= size;
+}
+
+void DeviceAllocator::HoldFreedBlocks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++holds_;
+}
+
+void DeviceAllocator::ReleaseHeldBlocks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--holds_ == 0) held_.clear();
 }
 
 absl::Status DeviceAllocator::ReleaseCached() {
@@ -79,6 +90,14 @@ absl::Status DeviceAllocator::ReleaseCached() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     blocks.swap(free_);
+    // Held blocks stay cached: kernels that use them may not be queued yet.
+    for (const auto& [key, ptr] : held_) {
+      std::vector<CUdeviceptr>& ptrs = blocks[key];
+      auto it = std::find(ptrs.begin(), ptrs.end(), ptr);
+      if (it == ptrs.end()) continue;  // handed out again since
+      ptrs.erase(it);
+      free_[key].push_back(ptr);
+    }
   }
   ScopedContext scope(driver_, context_);
   // Kernels queued before a block was freed may still be using it.

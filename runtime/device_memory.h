@@ -40,8 +40,13 @@ class DeviceAllocator {
   // Waits for the work queued on `stream` and `readers` (before memory tessel does not own
   // goes back to its owner).
   void WaitForStreams(CUstream stream, absl::Span<const CUstream> readers);
-  // Synchronizes the device and returns every cached block to the driver.
+  // Synchronizes the device and returns every cached block to the driver (but those held).
   absl::Status EmptyCache();
+  // While held (calls nest), blocks freed stay cached, never returned to the driver: a plan
+  // frees some before it queues the kernels that use them (backend/plan_graph.h), which
+  // stream order makes safe for reuse on that stream, but not for cuMemFree.
+  void HoldFreedBlocks();
+  void ReleaseHeldBlocks();
 
   MemoryStats stats() const;
   void set_limit(int64_t bytes);
@@ -60,6 +65,22 @@ class DeviceAllocator {
   MemoryStats stats_;
   int64_t limit_ = 0;  // 0: none
   CUevent wait_event_ = nullptr;
+  int holds_ = 0;
+  std::vector<std::pair<std::pair<CUstream, int64_t>, CUdeviceptr>> held_;  // freed while held
+};
+
+// HoldFreedBlocks for a scope.
+class HeldFrees {
+ public:
+  explicit HeldFrees(DeviceAllocator& allocator) : allocator_(allocator) {
+    allocator_.HoldFreedBlocks();
+  }
+  ~HeldFrees() { allocator_.ReleaseHeldBlocks(); }
+  HeldFrees(const HeldFrees&) = delete;
+  HeldFrees& operator=(const HeldFrees&) = delete;
+
+ private:
+  DeviceAllocator& allocator_;
 };
 
 class DeviceBuffer : public Buffer {

@@ -71,6 +71,15 @@ std::vector<Example> Examples(Device d) {
        "topk(x, 50) over 256 rows of 131072 f32: a sampled threshold, a filter and a choice "
        "(the parts' path for lines it leaves), the values",
        {topk(vocab, 50).first, topk(vocab, 50).second}});
+  Tensor tall = In({16384, 8192}, DType::kF32, d);
+  e.push_back({"column_sum",
+               "sum(x, {0}) of 16384 x 8192 f32: a warp per 32 columns, the column split over "
+               "threads and blocks",
+               {sum(tall, {0})}});
+  Tensor cube = In({64, 512, 4096}, DType::kBF16, d);
+  e.push_back({"middle_mean",
+               "mean(x, {1}) of 64 x 512 x 4096 bf16: a middle axis reduced",
+               {mean(cube, {1})}});
   Tensor lines = In({16384, 4096}, DType::kF32, d);
   e.push_back({"sort_rows",
                "sort(x, 1) of 16384 rows of 4096 f32: one block sorts a row",

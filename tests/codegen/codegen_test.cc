@@ -117,6 +117,35 @@ TEST(CodegenTest, TopKOfLongLinesTriesAThreshold) {
   EXPECT_FALSE(threshold(topk(transpose(x), 50, 0).second));
 }
 
+// Reductions over leading or middle axes read along the kept innermost axis, a warp per 32
+// columns; long columns split over blocks (then a second launch combines the splits).
+TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
+  auto launches = [](const Tensor& t) {
+    const std::vector<codegen::KernelSource> ks =
+        codegen::PlanAndGenerate({&t.node()}, Target{9, 0, true}).kernels;
+    EXPECT_EQ(ks.size(), 1u);
+    return ks.at(0).launches;
+  };
+  auto in = [](Shape s, DType t) { return Tensor(MakeInputNode(t, Device::kCPU, s, nullptr)); };
+  const auto tall = launches(sum(in({16384, 8192}, DType::kF32), {0}));
+  ASSERT_EQ(tall.size(), 2u);
+  EXPECT_EQ(tall[0].grid[0], 8192 / 32);
+  EXPECT_GT(tall[0].grid[1], 1);  // splits
+  EXPECT_EQ(tall[0].block, 256);
+  const auto middle = launches(mean(in({64, 512, 4096}, DType::kBF16), {1}));
+  ASSERT_EQ(middle.size(), 1u);
+  EXPECT_EQ(middle[0].grid[0], 64 * 4096 / 32);
+  // Trailing axes stay a block per row; a kept innermost axis under a warp's width too.
+  const auto rows = launches(sum(in({16384, 8192}, DType::kF32), {1}));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].grid[0], 16384);
+  EXPECT_EQ(launches(sum(in({4096, 8}, DType::kF32), {0}))[0].grid[0], 8);
+  // explain() names the schedule.
+  const Tensor x = zeros({16384, 8192}, DType::kF32, Device::kCPU);
+  EXPECT_NE(explain({sum(x, {0})}).find("schedule: columns"), std::string::npos);
+  EXPECT_NE(explain({sum(x, {1})}).find("schedule: a block per row"), std::string::npos);
+}
+
 // After the threshold path's three launches (sample, filter, choose), the parts' launches
 // walk only the lines it left: a grid bounded per SM, not one block per part of every line.
 TEST(CodegenTest, PartsAfterAThresholdWalkTheLinesLeft) {

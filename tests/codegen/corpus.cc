@@ -143,6 +143,21 @@ std::vector<CorpusCase> Corpus() {
                {topk(very_long, 50).second, topk(cast(very_long, DType::kI64), 8).second,
                 topk(exp(In({3, 70001})) * 2.0, 10, -1, false).second,
                 topk(In({2, 262144}, DType::kF64), 64).second}});
+  // Column reductions (column_reduction.cc): leading, middle and two axes reduced, columns
+  // long enough to split over blocks, a row count off a multiple of 32, every accumulator
+  // type, siblings with an epilogue, a prologue.
+  const Tensor tall = In({4096, 64}), cube = In({6, 100, 48}, DType::kBF16);
+  c.push_back({"columns",
+               {sum(tall, {0}), mean(cube, {1}), max(cast(In({70, 1000}), DType::kI32), {0}),
+                min(cast(tall, DType::kI64), {0}), prod(In({33, 40}, DType::kF64), {0}),
+                sqrt(sum(tall * tall, {0})) / (sum(tall, {0}) + 1.0),
+                sum(In({16, 32, 64}, DType::kF16), {0, 1}), sum(exp(In({300, 1000})) * 2.0, {0}),
+                sum(In({8, 5, 33}), {1}, true)}});
+  // 30 sibling column sums of f64 in one kernel: shared memory stays one buffer.
+  std::vector<Tensor> siblings;
+  const Tensor wide = In({4096, 256}, DType::kF64);
+  for (int i = 0; i < 30; ++i) siblings.push_back(sum(wide * (1.0 + i), {0}));
+  c.push_back({"column_siblings", siblings});
   // scatter_add: along either axis, an index smaller than src and x, a prologue.
   const Tensor targets = cast(In({30, 8}), DType::kI64);
   c.push_back(

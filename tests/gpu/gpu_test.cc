@@ -122,6 +122,34 @@ TEST_F(GpuTest, LongReductionsStreamDeterministically) {
   EXPECT_EQ(a, b);
 }
 
+// Column reductions (leading and middle axes, the innermost kept): long columns split over
+// blocks, every accumulator type, siblings with an epilogue, a prologue, a row count off a
+// multiple of 32; the same bits twice.
+TEST_F(GpuTest, ColumnReductions) {
+  Compare(
+      [](Device d) {
+        const Tensor tall = Data({20000, 300}, 3, DType::kF32, d);
+        const Tensor ints = cast(Data({3000, 77}, 5, DType::kF32, d, -50, 50), DType::kI32);
+        return std::vector<Tensor>{sum(tall, {0}),
+                                   sqrt(sum(tall * tall, {0})) / (mean(tall, {0}) + 3.0),
+                                   min(ints, {0}),
+                                   sum(cast(ints, DType::kI64), {0}),
+                                   prod(Data({40, 64}, 6, DType::kF64, d, 0.5, 1.5), {0}),
+                                   sum(exp(Data({9000, 33}, 7, DType::kF32, d)) * 0.5, {0}, true)};
+      },
+      1e-4, 1e-3);
+  Compare(
+      [](Device d) {
+        const Tensor cube = Data({5, 700, 96}, 4, DType::kBF16, d);
+        return std::vector<Tensor>{mean(cube, {1}), max(cube, {0, 1})};
+      },
+      Bound(DType::kBF16), 1e-3);
+  const Tensor x = Data({20000, 300}, 3, DType::kF32, Device::kCUDA);
+  const std::vector<float> a = sum(x * 3.0, {0}).to_vector<float>();
+  const std::vector<float> b = sum(x * 3.0, {0}).to_vector<float>();
+  EXPECT_EQ(a, b);
+}
+
 TEST_F(GpuTest, NanPropagates) {
   Compare([](Device d) {
     Tensor x = from_vector({1, NAN, 3, 4, -INFINITY, 2}, {2, 3}, DType::kF32, d);

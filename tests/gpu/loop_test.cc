@@ -75,5 +75,31 @@ TEST_F(GpuTest, BatchSizesShareKernelsPerBucket) {
   }
 }
 
+// A loop whose plan of several launches repeats with the same buffers (its input updated in
+// place, its results folded into accumulators in place) is captured as a CUDA graph and
+// replayed: each step's new values (a new order each step) come out as the CPU computes them.
+TEST_F(GpuTest, GraphReplaysFollowNewValues) {
+  const int64_t captured = GetStats().graphs_captured, replays = GetStats().graph_replays;
+  Compare([](Device d) {
+    Tensor x = Data({4, 65536}, 7, DType::kF32, d);
+    Tensor values_seen = zeros({4, 8}, DType::kF32, d);
+    Tensor positions_seen = zeros({4, 8}, DType::kI64, d);
+    realize({x, values_seen, positions_seen});
+    for (int step = 0; step < 8; ++step) {
+      assign(x, sin(x * 3.0));
+      realize({x});
+      const auto [values, positions] = topk(x, 8);  // six launches, then the updates
+      assign(values_seen, values_seen * 0.5 + values);
+      assign(positions_seen, positions_seen * 2 + positions);
+      realize({values_seen, positions_seen});
+    }
+    return std::vector<Tensor>{values_seen, positions_seen};
+  });
+  // Graphs captured, and launched more often than captured (a capture's run is its first).
+  const int64_t new_graphs = GetStats().graphs_captured - captured;
+  EXPECT_GE(new_graphs, 1);
+  EXPECT_GT(GetStats().graph_replays - replays, new_graphs);
+}
+
 }  // namespace
 }  // namespace tessel

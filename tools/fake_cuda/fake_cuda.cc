@@ -199,6 +199,31 @@ CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, un
   return CUDA_SUCCESS;
 }
 
+// Graphs: captured launches run nothing, as launches do.
+CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode) { return CUDA_SUCCESS; }
+
+CUresult cuStreamEndCapture(CUstream, CUgraph* graph) {
+  *graph = NewHandle<CUgraph>();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph, unsigned long long) {
+  *exec = NewHandle<CUgraphExec>();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec, CUstream) { return CUDA_SUCCESS; }
+
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  delete[] reinterpret_cast<char*>(exec);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph graph) {
+  delete[] reinterpret_cast<char*>(graph);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuTensorMapEncodeTiled(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/casts.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -149,6 +150,42 @@ DeviceRun RunOnDevice(const std::vector<Statement>& program, uint64_t data_seed,
   return r;
 }
 
+// Where two runs' values differ bit for bit (NaNs alike where their bits are), or "".
+std::string FirstDifference(const std::vector<std::vector<double>>& a,
+                            const std::vector<std::vector<double>>& b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    for (size_t j = 0; j < a[i].size() && j < b[i].size(); ++j) {
+      if (absl::bit_cast<uint64_t>(a[i][j]) != absl::bit_cast<uint64_t>(b[i][j])) {
+        return absl::StrCat("output ", i, " element ", j, ": ", a[i][j], " then ", b[i][j]);
+      }
+    }
+  }
+  return a.size() == b.size() ? "" : "a different number of outputs";
+}
+
+// The same program and data twice more on the GPU: the plan cache serves them and, where the
+// buffers come round again, a captured CUDA graph (backend/plan_graph.h). Every kernel is
+// deterministic, so the bits must be the first run's.
+Outcome Reruns(const std::vector<Statement>& program, uint64_t data_seed,
+               const CheckOptions& options, const std::vector<std::vector<double>>& first) {
+  for (int again = 1; again <= 2; ++again) {
+    DeviceRun rerun = RunOnDevice(program, data_seed, options);
+    Outcome& failure = rerun.failure;
+    if (failure.kind != Outcome::kPass) {
+      failure.detail =
+          absl::StrCat("(rerun ", again, " of the same program and data) ", failure.detail);
+      return failure;
+    }
+    const std::string difference = FirstDifference(first, rerun.values);
+    if (!difference.empty()) {
+      return Fail("cuda",
+                  absl::StrCat("rerun ", again,
+                               " of the same program and data gave other bits: ", difference));
+    }
+  }
+  return Outcome();
+}
+
 // The CPU refused to compute the program at realize (an index out of range: data that
 // makes one, or a program rerun at a leading extent its indices were not made for). The
 // device must refuse it with the same message, as api.md promises; nothing is compared.
@@ -206,6 +243,10 @@ Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
       failure.device_lost =
           failure.kind == Outcome::kFail && options.device == Device::kCUDA && !DeviceUsable();
       return failure;
+    }
+    if (options.device == Device::kCUDA) {
+      Outcome reruns = Reruns(program, data_seed, options, run.values);
+      if (reruns.kind != Outcome::kPass) return reruns;
     }
     device = std::move(run.values);
   }

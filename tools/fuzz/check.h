@@ -3,7 +3,9 @@
 //   plan: no GPU. Replays on the CPU (realizes included), plans every output set as the CUDA
 //         backend would, compiles every kernel with NVRTC for sm_90a and sm_80, and
 //         realizes the outputs on the CPU backend.
-//   diff: on a GPU. Realizes on CUDA and on the CPU and compares (compare.h); with `twice`,
+//   diff: on a GPU. Realizes on CUDA and on the CPU and compares (compare.h), and twice more
+//         on CUDA with the same data, which must give the same bits (the plan cache and,
+//         where buffers come round again, CUDA graph replays serve those); with `twice`,
 //         does it again with other input values, scalars and seeds, on another stream, so
 //         that the second CUDA run goes through the plan cache with new arguments, and at two
 //         other leading extents of one power-of-two bucket, so that kernels take the extent

@@ -1,0 +1,157 @@
+// Column reductions: reductions over leading or middle axes whose innermost axis is kept
+// (sum(x, {0}), mean(x, {1}) of [B, S, H]). A row (one output value) is then a strided column
+// of the input, and a block per row reads it one element per stride: uncoalesced. Here a
+// warp holds 32 consecutive rows instead (consecutive addresses along the kept innermost
+// axis) and kRowThreads threads share each row's reduced extent; where the rows are too few
+// to fill the GPU, blocks split that extent too (stage 1 to a workspace, stage 2 combines
+// the splits). Every combination runs in a fixed order: the same input gives the same bits.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/kernel_common.h"
+#include "codegen/row_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+constexpr int kWarp = 32;              // rows a block holds, one a lane
+constexpr int kRowThreads = 8;         // threads that share a row's reduced extent
+constexpr int kLanes = 8;              // elements a thread loads before it accumulates them
+constexpr int64_t kWanted = 2048;      // blocks that fill an H100 (132 SMs x 8) twice, about
+constexpr int64_t kMinPerThread = 64;  // reduced elements a thread takes at least per split
+
+// Splits of the reduced extent over blocks: enough blocks to fill the GPU, each thread still
+// with a good run of elements.
+int64_t SplitsOf(const RowLayout& l) {
+  if (l.rows == 0) return 1;
+  const int64_t tiles = (l.rows + kWarp - 1) / kWarp;
+  const int64_t most = std::max<int64_t>(1, l.length / (kRowThreads * kMinPerThread));
+  return std::clamp<int64_t>((kWanted + tiles - 1) / tiles, 1, std::min<int64_t>(most, 1024));
+}
+
+// The reductions' values finished and the reduced space's outputs stored, by the threads of
+// row slot 0 (`acc<i>` holds each row's combined accumulator).
+void EmitResults(CodeWriter& w, const KernelSource& ks, const RowLayout& l,
+                 const std::vector<Accumulator>& accs, const std::string& writer) {
+  ExprEmitter e(&w, 1, ks);
+  for (const Accumulator& a : accs) {
+    const Node* r = a.reduction;
+    const Value v = e.Define(std::string(OpName(r->op())), CudaComputeType(r->dtype()), false,
+                             Finish(a, a.name, l.length));
+    e.Bind(r, ReducedIndex(l, r->shape(), "row"), v);
+  }
+  StoreReduced(w, e, ks, l, "row", writer);
+}
+
+}  // namespace
+
+bool UsesColumns(const FusedKernel& k, const RowLayout& l) {
+  if (k.kind != KernelKind::kReduction || !k.online_sums.empty()) return false;
+  if (!ReadsColumns(k.row_space, k.reduced_axes)) return false;
+  for (const Node* out : k.outputs) {
+    if (out->shape() == l.space) return false;  // an output over the rows needs them held
+  }
+  return !Accumulators(k).empty();
+}
+
+KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
+  const std::vector<Accumulator> accs = Accumulators(k);
+  const int64_t splits = SplitsOf(l), step = kRowThreads * splits;
+  const bool wide_slots =
+      std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
+  ks.schedule = absl::StrCat(
+      "columns: a warp per 32 along the kept innermost axis, ", kRowThreads, " threads per column",
+      splits > 1 ? absl::StrCat(", ", splits, " splits combined after") : "");
+  if (splits > 1) {
+    ks.workspace_bytes = static_cast<int64_t>(accs.size()) * splits * l.rows * (wide_slots ? 8 : 4);
+  }
+  auto slot = [&](size_t i, const std::string& split) {
+    return WorkspaceEntry(
+        accs[i], absl::StrCat("(", i, " * ", splits, " + ", split, ") * ", l.rows, " + row"),
+        wide_slots);
+  };
+  const std::string stage1 =
+      splits > 1 ? absl::StrCat(kNamePlaceholder, "_columns") : kNamePlaceholder;
+  CodeWriter w;
+  BeginSource(w, k);
+  {
+    auto body = KernelBlock(w, absl::StrCat(kWarp * kRowThreads), stage1, ks);
+    w.Line("// ", l.rows, " columns of ", l.length, ": 32 a block, one a lane; ", kRowThreads,
+           " threads share a column", splits > 1 ? absl::StrCat(", in ", splits, " splits") : "");
+    // One buffer of the widest accumulator, the accumulators combined through it in turn
+    // (one array each would pass the 48 KB of static shared memory with many siblings).
+    w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[", kRowThreads, " * ", kWarp + 1,
+           "];");
+    w.Line("const int lane = threadIdx.x % ", kWarp, ", part = threadIdx.x / ", kWarp, ";");
+    w.Line("const index_t row = (index_t)blockIdx.x * ", kWarp, " + lane;");
+    for (const Accumulator& a : accs) w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
+    {
+      auto in_range = w.Block("if (row < ", l.rows, ")");
+      // This thread's elements of the column: part, part + step, ... from its split's start.
+      w.Line("index_t c = (index_t)blockIdx.y * ", kRowThreads, " + part;");
+      w.Line("auto col = [&](int k) -> index_t { return c + (index_t)k * ", step, "; };");
+      auto accumulate = [&](const std::string& guard) {
+        const IndexExpr idx = RowIndex(l, "row", "col(k)", 1, guard);
+        ExprEmitter e(&w, kLanes, ks);
+        for (const Accumulator& a : accs) {
+          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), kLanes, guard);
+        }
+      };
+      {
+        auto loop = w.Block("for (; c + ", (kLanes - 1) * step, " < ", l.length,
+                            "; c += ", kLanes * step, ")");
+        accumulate("");
+      }
+      auto tail = w.Block("if (c < ", l.length, ")");
+      accumulate(absl::StrCat("col(k) < ", l.length));
+    }
+    // Each row's parts combined in part order by part 0 (whose threads then hold the rows).
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
+      const std::string view = absl::StrCat("((", a.type(), "*)parts)");
+      if (i > 0) w.Line("__syncthreads();  // the last accumulator's parts are read");
+      w.Line(view, "[part * ", kWarp + 1, " + lane] = ", a.name, ";");
+      w.Line("__syncthreads();");
+      w.Line("if (part == 0) for (int p = 1; p < ", kRowThreads, "; ++p) ", a.name, " = ",
+             a.Combine(a.name, absl::StrCat(view, "[p * ", kWarp + 1, " + lane]")), ";");
+    }
+    auto combine = w.Block("if (part == 0 && row < ", l.rows, ")");
+    if (splits == 1) {
+      EmitResults(w, ks, l, accs, "");
+    } else {
+      for (size_t i = 0; i < accs.size(); ++i) {
+        w.Line(slot(i, "blockIdx.y"), " = ", accs[i].name, ";");
+      }
+    }
+  }
+  if (splits > 1) {
+    w.Blank();
+    auto body = KernelBlock(w, "256", kNamePlaceholder, ks);
+    w.Line("// each column's ", splits, " splits combined in order");
+    w.Line("const index_t row = (index_t)blockIdx.x * 256 + threadIdx.x;");
+    w.Line("if (row >= ", l.rows, ") return;");
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
+      w.Line(a.type(), " ", a.name, " = ", slot(i, "0"), ";");
+      w.Line("for (int s = 1; s < ", splits, "; ++s) ", a.name, " = ",
+             a.Combine(a.name, slot(i, "s")), ";");
+    }
+    EmitResults(w, ks, l, accs, "");
+  }
+  Launch columns;
+  columns.entry = stage1;
+  columns.grid = {(l.rows + kWarp - 1) / kWarp, splits, 1};
+  columns.block = kWarp * kRowThreads;
+  ks.launches = {columns};
+  if (splits > 1) {
+    Launch combine;
+    combine.entry = kNamePlaceholder;
+    combine.grid = {(l.rows + 255) / 256, 1, 1};
+    combine.block = 256;
+    ks.launches.push_back(combine);
+  }
+  FinishSource(k, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

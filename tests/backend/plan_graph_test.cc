@@ -184,7 +184,8 @@ TEST(PlanGraphTest, LaunchesOneByOneWhereNoGraphCanServe) {
     for (int i = 0; i < 3; ++i) {
       calls.clear();
       ASSERT_TRUE(
-          IssueLaunches(two.launches().subspan(0, 1), graph, &driver, kStream, kCaptureStream).ok());
+          IssueLaunches(two.launches().subspan(0, 1), graph, &driver, kStream, kCaptureStream)
+              .ok());
       EXPECT_EQ(calls, Calls({"launch"}));
     }
   }

@@ -127,6 +127,22 @@ void BM_ReduceAxis(benchmark::State& state) {
 }
 BENCHMARK(BM_ReduceAxis)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// Transposed and permuted writes (issue 13), f32, bytes read + written: 1 transpose(x) + 1
+// of [16384, 8192]; 2-5 a permute of [64, 256, 32, 128] times 2, by {0, 2, 1, 3} (the
+// contiguous axis kept), {0, 1, 3, 2}, {0, 3, 1, 2} and {3, 2, 1, 0}.
+void BM_Transpose(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t which = state.range(0);
+  const std::vector<std::vector<int>> perms = {
+      {0, 2, 1, 3}, {0, 1, 3, 2}, {0, 3, 1, 2}, {3, 2, 1, 0}};
+  Tensor x =
+      which == 1 ? randn({16384, 8192}, 1, DType::kF32) : randn({64, 256, 32, 128}, 1, DType::kF32);
+  realize({x});
+  Measure(state, 8.0 * static_cast<double>(x.numel()),
+          [&] { realize({which == 1 ? transpose(x) + 1.0 : permute(x, perms[which - 2]) * 2.0}); });
+}
+BENCHMARK(BM_Transpose)->DenseRange(1, 5)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 // 64 parameters and their gradients, sizes 4K to 4M elements (geometric), realized.
 struct Updates {
   std::vector<Tensor> p, g;

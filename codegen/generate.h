@@ -7,6 +7,7 @@
 
 #include "codegen/kernel_source.h"
 #include "core/target.h"
+#include "fusion/access.h"
 #include "fusion/plan.h"
 
 namespace tessel::codegen {
@@ -34,6 +35,12 @@ GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Tar
 
 // `rows`: null, or dynamic rows the kernel takes (PointwiseTakesRows, GemmTakesRows).
 KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+// A pointwise kernel whose inputs are mostly read along another axis than its outputs are
+// written (TransposeTiles says which two), tiled through shared memory.
+KernelSource GenerateTransposed(const FusedKernel& kernel, const TransposedAxes& axes,
+                                const DynamicRows* rows = nullptr);
+// The axes GenerateTransposed tiles for a pointwise kernel, or none where it does not apply.
+TransposedAxes TransposeTiles(const FusedKernel& kernel);
 // Reduction and normalization.
 KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // cumsum, cumprod.

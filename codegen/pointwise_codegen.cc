@@ -93,6 +93,11 @@ bool PointwiseTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
 }
 
 KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows) {
+  const TransposedAxes axes = TransposeTiles(kernel);
+  // (A dynamic leading axis must be a proper one: the tiles' order leaves out extent-1 axes.)
+  if (axes.Tiled() && (rows == nullptr || kernel.segments[0][0] > 1)) {
+    return GenerateTransposed(kernel, axes, rows);
+  }
   KernelSource ks = NewKernelSource(kernel);
   ks.takes_rows = rows != nullptr;
   CodeWriter w;

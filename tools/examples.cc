@@ -80,6 +80,15 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"middle_mean",
                "mean(x, {1}) of 64 x 512 x 4096 bf16: a middle axis reduced",
                {mean(cube, {1})}});
+  e.push_back({"transpose",
+               "transpose(x) + 1 of 16384 x 8192 f32: tiles through shared memory, read along "
+               "x's rows and written along the result's",
+               {transpose(tall) + 1.0}});
+  Tensor heads = In({8, 1024, 16, 64}, DType::kBF16, d);
+  e.push_back({"permute",
+               "permute(x, {0, 2, 3, 1}) * 2 of 8 x 1024 x 16 x 64 bf16: a 4-D permute that moves "
+               "the contiguous axis",
+               {permute(heads, {0, 2, 3, 1}) * 2.0}});
   Tensor lines = In({16384, 4096}, DType::kF32, d);
   e.push_back({"sort_rows",
                "sort(x, 1) of 16384 rows of 4096 f32: one block sorts a row",

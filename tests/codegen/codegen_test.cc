@@ -7,6 +7,8 @@
 #include "backend/compile.h"
 #include "codegen/generate.h"
 #include "codegen/prelude.h"
+#include "core/realize.h"
+#include "fusion/planner.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tests/codegen/corpus.h"
@@ -144,6 +146,45 @@ TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   const Tensor x = zeros({16384, 8192}, DType::kF32, Device::kCPU);
   EXPECT_NE(explain({sum(x, {0})}).find("schedule: columns"), std::string::npos);
   EXPECT_NE(explain({sum(x, {1})}).find("schedule: a block per row"), std::string::npos);
+}
+
+// A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with
+// dynamic rows along either tiled axis or another, its grid follows the rows.
+TEST(CodegenTest, TransposesAreTiled) {
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kF32, Device::kCPU, s, nullptr)); };
+  auto kernel = [](const Tensor& t) {
+    std::vector<codegen::KernelSource> ks =
+        codegen::PlanAndGenerate({&t.node()}, Target{9, 0, true}).kernels;
+    EXPECT_EQ(ks.size(), 1u);
+    return ks.at(0);
+  };
+  const codegen::KernelSource t = kernel(transpose(in({1000, 333})) + 1.0);
+  EXPECT_EQ(t.launches.at(0).grid[0], 32 * 11);  // ceil(1000 / 32) x ceil(333 / 32)
+  EXPECT_EQ(t.schedule.rfind("tiled 32 x 32", 0), 0u) << t.schedule;
+  const codegen::KernelSource p = kernel(permute(in({5, 64, 96}), {2, 0, 1}) * 2.0);
+  EXPECT_EQ(p.launches.at(0).grid[0], 5 * 3 * 2);  // the other axis x 96 / 32 x 64 / 32
+  // Contiguous reads keep the vectorized schedule.
+  EXPECT_EQ(kernel(in({1000, 333}) + 1.0).schedule, "");
+  const Tensor x =
+      from_vector(std::vector<float>(4096 * 64), {4096, 64}, DType::kF32, Device::kCPU);
+  EXPECT_NE(explain({transpose(x) * 2.0}).find("schedule: tiled"), std::string::npos);
+
+  // Dynamic rows: the leading axis is `rows` in the source, not its extent.
+  auto with_rows = [](const Tensor& t) {
+    const FusionPlan plan = PlanFusion(CollectProgram({&t.node()}));
+    codegen::DynamicRows rows;
+    for (const auto* list : {&plan.kernels.at(0).nodes, &plan.kernels.at(0).inputs}) {
+      for (const Node* n : *list) {
+        if (n->shape().rank() > 0 && n->shape()[0] == 777) rows.nodes.insert(n);
+      }
+    }
+    rows.max = 1 << 20;
+    return codegen::GenerateWithRows(plan.kernels.at(0), Target{9, 0, true}, rows);
+  };
+  const auto batch = with_rows(permute(in({777, 96, 64}), {0, 2, 1}) + 1.0);
+  ASSERT_TRUE(batch.has_value());
+  EXPECT_EQ(batch->launches.at(0).rows_grid.mul, 6);              // 64 / 32 x 96 / 32 tiles a row
+  EXPECT_NE(batch->source.find("i_0 = b_;"), std::string::npos);  // the outermost: no extent
 }
 
 // After the threshold path's three launches (sample, filter, choose), the parts' launches

@@ -158,6 +158,17 @@ std::vector<CorpusCase> Corpus() {
   const Tensor wide = In({4096, 256}, DType::kF64);
   for (int i = 0; i < 30; ++i) siblings.push_back(sum(wide * (1.0 + i), {0}));
   c.push_back({"column_siblings", siblings});
+  // Transposing pointwise kernels (transpose_codegen.cc): the last two axes swapped, 4-D
+  // permutes, edges off a multiple of the tile, a reshape that moves the contiguous axis,
+  // two outputs of different dtypes, a transposed read against an aligned one of fewer bytes.
+  const Tensor square = In({70, 45});
+  c.push_back({"transposes",
+               {transpose(square) + 1.0, permute(In({2, 40, 3, 33}, DType::kBF16), {0, 3, 1, 2}),
+                permute(In({33, 2, 40}, DType::kF16), {2, 1, 0}) * 2.0,
+                reshape(transpose(In({64, 48})), {48, 8, 8}) + 1.0}});
+  c.push_back({"transpose_siblings",
+               {exp(transpose(square)), cast(transpose(square) * 2.0, DType::kI64),
+                transpose(square) + In({1, 70})}});
   // scatter_add: along either axis, an index smaller than src and x, a prologue.
   const Tensor targets = cast(In({30, 8}), DType::kI64);
   c.push_back(

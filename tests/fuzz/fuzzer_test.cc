@@ -105,6 +105,25 @@ TEST(FuzzerTest, ComparingComputedValuesThatNearlyTieIsFragile) {
   for (bool fragile : p->fragile[1].to_vector<bool>()) EXPECT_FALSE(fragile);
 }
 
+TEST(FuzzerTest, DividingByAComputedValueNearZeroIsFragile) {
+  // 1 + erf(x) cancels to 0 or a few ulps for x near -4: x / x is NaN or 1 by rounding alone;
+  // a divisor far from 0, or exact, is not fragile.
+  const std::string text =
+      "%0 = input f32[1000]\n%1 = full f32[] value=-4\n%2 = add f32[1000] %0, %1\n"
+      "%3 = erf f32[1000] %2\n%4 = full f32[] value=1\n%5 = add f32[1000] %3, %4\n"
+      "%6 = div f32[1000] %5, %5\n%7 = div f32[1000] %4, %0\n%8 = div f32[1000] %3, %3\n"
+      "return %6, %7, %8\n";
+  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<Perturbed> p = ReplayPerturbed(*program, 1, NoiseOptions{});
+  ASSERT_TRUE(p.ok()) << p.status();
+  int fragile = 0;
+  for (bool f : p->fragile[0].to_vector<bool>()) fragile += f;
+  EXPECT_GT(fragile, 0);
+  for (bool f : p->fragile[1].to_vector<bool>()) EXPECT_FALSE(f);
+  for (bool f : p->fragile[2].to_vector<bool>()) EXPECT_FALSE(f);
+}
+
 TEST(FuzzerTest, DiffModeOnTheCpuChecksTheChecker) {
   // The CPU against itself (mid-program realizes against none), and against a simulated
   // device that rounds differently: no program may fail.

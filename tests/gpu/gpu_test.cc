@@ -150,6 +150,35 @@ TEST_F(GpuTest, ColumnReductions) {
   EXPECT_EQ(a, b);
 }
 
+// Transposing pointwise kernels (tiled through shared memory) against the CPU: 2-D and 4-D
+// permutes, edges off the tile, size-1 axes, several outputs, a reshape after the transpose,
+// every storage width.
+TEST_F(GpuTest, Transposes) {
+  Compare(
+      [](Device d) {
+        const Tensor x = Data({1000, 333}, 3, DType::kF32, d);
+        const Tensor four = Data({3, 50, 7, 65}, 4, DType::kF32, d);
+        const Tensor ints = cast(Data({40, 1, 90}, 5, DType::kF32, d, -50, 50), DType::kI32);
+        return std::vector<Tensor>{transpose(x) + 1.0,
+                                   exp(transpose(x) * 0.1),
+                                   transpose(x) - Data({1, 1000}, 6, DType::kF32, d),
+                                   permute(four, {0, 3, 1, 2}) * 2.0,
+                                   permute(four, {3, 2, 1, 0}) + 1.0,
+                                   permute(four, {0, 1, 3, 2}),
+                                   reshape(transpose(x), {333, 10, 100}) * 3.0,
+                                   permute(ints, {2, 1, 0}) + 1,
+                                   permute(cast(ints, DType::kF64), {2, 0, 1}) * 0.5};
+      },
+      1e-5, 1e-5);
+  Compare(
+      [](Device d) {
+        const Tensor h = Data({2, 100, 3, 64}, 7, DType::kBF16, d);
+        return std::vector<Tensor>{permute(h, {0, 2, 3, 1}) * 2.0,
+                                   cast(permute(h, {0, 2, 3, 1}), DType::kF32)};
+      },
+      Bound(DType::kBF16), 1e-3);
+}
+
 TEST_F(GpuTest, NanPropagates) {
   Compare([](Device d) {
     Tensor x = from_vector({1, NAN, 3, 4, -INFINITY, 2}, {2, 3}, DType::kF32, d);

@@ -101,6 +101,9 @@ KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* row
   if (rows == nullptr && UsesColumns(kernel, layout)) {
     return Columns(kernel, layout, std::move(ks));
   }
+  if (rows == nullptr && UsesColumnStaging(kernel, layout)) {
+    return ColumnStaged(kernel, layout, std::move(ks));
+  }
   return kernel.staged ? Staged(kernel, layout, std::move(ks), rows)
                        : Streaming(kernel, layout, std::move(ks));
 }

@@ -112,6 +112,12 @@ void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const R
 bool UsesColumns(const FusedKernel& k, const RowLayout& l);
 KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 
+// Normalizations over leading or middle axes, the innermost axis kept, whose reduced extent
+// fits in registers: threads along the kept axis, each holding part of a column
+// (column_normalization.cc).
+bool UsesColumnStaging(const FusedKernel& k, const RowLayout& l);
+KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource ks);
+
 // Rows too long to stage: two launches (chunks of rows, then the chunks in a fixed order).
 KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 

@@ -148,6 +148,27 @@ TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   EXPECT_NE(explain({sum(x, {1})}).find("schedule: a block per row"), std::string::npos);
 }
 
+// Normalizations over a non-trailing axis short enough to hold on chip: a warp per 32 columns,
+// threads sharing each column; longer ones stay a block per row.
+TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kF32, Device::kCPU, s, nullptr)); };
+  auto kernel = [](const Tensor& t) {
+    std::vector<codegen::KernelSource> ks =
+        codegen::PlanAndGenerate({&t.node()}, Target{9, 0, true}).kernels;
+    EXPECT_EQ(ks.size(), 1u);
+    return ks.at(0);
+  };
+  const codegen::KernelSource middle = kernel(softmax(in({64, 500, 256}), 1));
+  EXPECT_EQ(middle.schedule.rfind("columns held on chip", 0), 0u) << middle.schedule;
+  EXPECT_EQ(middle.launches.at(0).grid[0], 64 * 256 / 32);
+  EXPECT_EQ(middle.launches.at(0).block, 32 * 32);
+  const codegen::KernelSource leading = kernel(softmax(in({100, 45}), 0));
+  EXPECT_EQ(leading.launches.at(0).grid[0], 2);      // 45 columns: two warps' worth
+  EXPECT_EQ(leading.launches.at(0).block, 32 * 13);  // 100 = 13 threads x 8 lanes
+  const codegen::KernelSource longer = kernel(softmax(in({4096, 64}), 0));
+  EXPECT_EQ(longer.schedule.rfind("a block per row", 0), 0u) << longer.schedule;
+}
+
 // A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with
 // dynamic rows along either tiled axis or another, its grid follows the rows.
 TEST(CodegenTest, TransposesAreTiled) {

@@ -158,6 +158,15 @@ std::vector<CorpusCase> Corpus() {
   const Tensor wide = In({4096, 256}, DType::kF64);
   for (int i = 0; i < 30; ++i) siblings.push_back(sum(wide * (1.0 + i), {0}));
   c.push_back({"column_siblings", siblings});
+  // Normalizations over leading and middle axes held on chip (column_normalization.cc):
+  // softmax over each non-trailing axis, a user-written layer norm over a middle axis with
+  // its mean also written, extents off a multiple of 32, f64 and bf16.
+  const Tensor cols = In({6, 100, 48});
+  const Tensor centered = cols - mean(cols, {1}, true);
+  c.push_back({"column_normalizations",
+               {softmax(cols, 1), softmax(In({300, 33}, DType::kBF16), 0),
+                centered / sqrt(mean(centered * centered, {1}, true) + 1e-5), mean(cols, {1}, true),
+                log_softmax(In({7, 40, 32}, DType::kF64), 0)}});
   // Transposing pointwise kernels (transpose_codegen.cc): the last two axes swapped, 4-D
   // permutes, edges off a multiple of the tile, a reshape that moves the contiguous axis,
   // two outputs of different dtypes, a transposed read against an aligned one of fewer bytes.

@@ -150,6 +150,33 @@ TEST_F(GpuTest, ColumnReductions) {
   EXPECT_EQ(a, b);
 }
 
+// Normalizations over leading and middle axes (columns held on chip) against the CPU: softmax
+// and log_softmax over each non-trailing axis, a user-written layer norm over a middle axis
+// with its statistics also returned, columns off a multiple of 32, reduced extents off a
+// multiple of the threads that share them, f64 and bf16.
+TEST_F(GpuTest, ColumnNormalizations) {
+  Compare(
+      [](Device d) {
+        const Tensor x = Data({40, 70, 100}, 3, DType::kF32, d);
+        const Tensor t = Data({333, 65}, 4, DType::kF32, d);
+        const Tensor centered = x - mean(x, {1}, true);
+        const Tensor var = mean(centered * centered, {1}, true);
+        return std::vector<Tensor>{softmax(x, 0),
+                                   softmax(x, 1),
+                                   log_softmax(t, 0),
+                                   centered / sqrt(var + 1e-5),
+                                   var,
+                                   softmax(Data({5, 3, 40}, 5, DType::kF64, d), 1),
+                                   x / sum(abs(x), {0, 1}, true)};
+      },
+      1e-5, 1e-5);
+  Compare(
+      [](Device d) {
+        return std::vector<Tensor>{softmax(Data({129, 96}, 6, DType::kBF16, d), 0)};
+      },
+      Bound(DType::kBF16), 1e-3);
+}
+
 // Transposing pointwise kernels (tiled through shared memory) against the CPU: 2-D and 4-D
 // permutes, edges off the tile, size-1 axes, several outputs, a reshape after the transpose,
 // every storage width.

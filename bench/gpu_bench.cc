@@ -128,8 +128,8 @@ void BM_ReduceAxis(benchmark::State& state) {
 BENCHMARK(BM_ReduceAxis)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Softmax over each axis (issue 13), f32: 1-3 over axis 0, 1, 2 of [256, 512, 512] (axes 0
-// and 1 hold columns on chip, 2 is rows); 4 over axis 0 of [16384, 8192] (a column of 16384:
-// a block per row, strided).
+// and 1 hold columns on chip, 2 is rows); 4 over axis 0 of [16384, 8192] (columns of 16384,
+// too long to hold: the max and the sum by column kernels, then the epilogue).
 void BM_SoftmaxAxis(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   const int64_t which = state.range(0);

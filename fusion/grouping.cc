@@ -168,7 +168,10 @@ void PlaceReduction(PlannerState& s, const Node* n) {
       const bool chained = deps.All().contains(g);
       std::string refusal;
       if (chained && !group.staged) {
-        if (std::optional<OnlineSum> online = OnlinePartner(s, n, g)) {
+        // (Column reductions keep no running pair: their sums stay kernels of their own.)
+        std::optional<OnlineSum> online;
+        if (!ReadsColumns(space, axes)) online = OnlinePartner(s, n, g);
+        if (online) {
           Deps others = deps;
           others.via_floating.erase(g);  // the sum reads the shift online, in the same pass
           if (JoinRefusal(s, g, others).empty()) {
@@ -179,7 +182,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
           }
         }
         // Chaining needs the row kept on chip between the two reductions.
-        refusal = absl::StrCat("rows of ", space.numel() / group.reduced_keep.numel(),
+        refusal = absl::StrCat(ReadsColumns(space, axes) ? "columns of " : "rows of ",
+                               space.numel() / group.reduced_keep.numel(),
                                " elements are too long to hold on chip");
       } else {
         refusal = JoinRefusal(s, g, deps);
@@ -194,7 +198,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
   group.reduced_keep = ReducedShape(space, axes, true);
   group.reduced_drop = ReducedShape(space, axes, false);
   const int64_t row = space.numel() / std::max<int64_t>(1, group.reduced_keep.numel());
-  group.staged = row <= s.options.max_staged_row;
+  group.staged =
+      row <= (ReadsColumns(space, axes) ? s.options.max_staged_column : s.options.max_staged_row);
   group.deps = deps.All();
   const int g = NewGroup(s, std::move(group));
   s.groups[g].members.push_back(n);

@@ -29,6 +29,13 @@ struct FusionOptions {
   bool fuse = true;
   // The longest row a normalization kernel holds on chip; longer rows stream.
   int64_t max_staged_row = 16384;
+  // The same for a reduction over leading or middle axes that keeps the innermost one
+  // (ReadsColumns): 32 such rows are held at once, a warp wide (codegen's column staging
+  // holds up to 32 threads x 16 values a column). Longer ones are reduced by their own
+  // column kernels and the normalization's epilogue reads the results: more passes over
+  // the input, but each coalesced, where one kernel would read a column one element per
+  // stride.
+  int64_t max_staged_column = 512;
   // A floating value needed by several kernels is recomputed in each when its inline cone
   // costs at most this much (transcendental ops count 4, others 1), else written once.
   int recompute_limit = 8;

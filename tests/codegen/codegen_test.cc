@@ -149,7 +149,7 @@ TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
 }
 
 // Normalizations over a non-trailing axis short enough to hold on chip: a warp per 32 columns,
-// threads sharing each column; longer ones stay a block per row.
+// threads sharing each column; longer ones are column reductions and an epilogue.
 TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kF32, Device::kCPU, s, nullptr)); };
   auto kernel = [](const Tensor& t) {
@@ -165,8 +165,14 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   const codegen::KernelSource leading = kernel(softmax(in({100, 45}), 0));
   EXPECT_EQ(leading.launches.at(0).grid[0], 2);      // 45 columns: two warps' worth
   EXPECT_EQ(leading.launches.at(0).block, 32 * 13);  // 100 = 13 threads x 8 lanes
-  const codegen::KernelSource longer = kernel(softmax(in({4096, 64}), 0));
-  EXPECT_EQ(longer.schedule.rfind("a block per row", 0), 0u) << longer.schedule;
+  // Longer columns: the max and the sum by column reductions, then a pointwise epilogue.
+  const Tensor longer = softmax(in({4096, 64}), 0);
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&longer.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(ks.size(), 3u);
+  EXPECT_EQ(ks[0].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[0].schedule;
+  EXPECT_EQ(ks[1].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[1].schedule;
+  EXPECT_EQ(ks[2].kind, "pointwise");
 }
 
 // A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with

@@ -2,6 +2,7 @@
 // tests name each reason a merge is refused.
 #include "fusion/planner.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/graph_text.h"
 #include "core/realize.h"
 #include "gtest/gtest.h"
@@ -69,6 +70,24 @@ TEST(PlannerTest, NormalizationsAreOneKernelReadingTheInputOnce) {
     EXPECT_EQ(k.inputs[0], &x.node());
     EXPECT_EQ(k.reduced_axes, (std::vector<int64_t>{1}));
   }
+}
+
+// Over a leading axis, columns up to max_staged_column long stay one normalization kernel;
+// longer ones become column reductions and a pointwise epilogue, with no running pair.
+TEST(PlannerTest, LongColumnsAreReducedByKernelsOfTheirOwn) {
+  auto kinds = [](const Planned& p) {
+    std::string k;
+    for (const FusedKernel& kernel : p.plan.kernels) {
+      absl::StrAppend(&k, KernelKindName(kernel.kind), kernel.online_sums.empty() ? " " : "+ ");
+    }
+    return k;
+  };
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({512, 64}), 0)})), "normalization ");
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({513, 64}), 0)})), "reduction reduction pointwise ");
+  // Rows (the trailing axis) of the same length stay one kernel.
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({64, 513}), 1)})), "normalization ");
+  // A kept innermost axis narrower than a warp: no column schedule, the row limit applies.
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({600, 8}), 0)})), "normalization ");
 }
 
 TEST(PlannerTest, SiblingReductionsShareOnePass) {

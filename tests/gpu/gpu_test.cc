@@ -161,13 +161,13 @@ TEST_F(GpuTest, ColumnNormalizations) {
         const Tensor t = Data({333, 65}, 4, DType::kF32, d);
         const Tensor centered = x - mean(x, {1}, true);
         const Tensor var = mean(centered * centered, {1}, true);
-        return std::vector<Tensor>{softmax(x, 0),
-                                   softmax(x, 1),
-                                   log_softmax(t, 0),
-                                   centered / sqrt(var + 1e-5),
-                                   var,
-                                   softmax(Data({5, 3, 40}, 5, DType::kF64, d), 1),
-                                   x / sum(abs(x), {0, 1}, true)};
+        return std::vector<Tensor>{
+            softmax(x, 0), softmax(x, 1), log_softmax(t, 0), centered / sqrt(var + 1e-5), var,
+            softmax(Data({5, 3, 40}, 5, DType::kF64, d), 1), x / sum(abs(x), {0, 1}, true),
+            // longer than a column held on chip: column kernels, then
+            // the epilogue
+            softmax(Data({1500, 40}, 7, DType::kF32, d), 0),
+            log_softmax(Data({3, 700, 33}, 8, DType::kF32, d), 1)};
       },
       1e-5, 1e-5);
   Compare(

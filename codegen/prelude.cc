@@ -320,6 +320,52 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
   v = lane < warps ? scratch[lane] : identity;
   return tessel_warp_reduce(v, op);
 }
+// Thread-block clusters (a row shared by the blocks of a cluster, sm_90): every thread of
+// every block arrives; memory written before is visible to the cluster after. (Declared for
+// every target, as nvcc's host pass parses kernel bodies; only sm_90 kernels call them.)
+__device__ __forceinline__ void tessel_cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+// `slot` (in this block's shared memory) as block `rank` of the cluster holds it.
+__device__ __forceinline__ unsigned tessel_cluster_address(const void* slot, unsigned rank) {
+  unsigned remote = 0;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"((unsigned)__cvta_generic_to_shared(slot)), "r"(rank));
+#endif
+  return remote;
+}
+#if __CUDA_ARCH__ >= 900
+#define TESSEL_CLUSTER_LOAD(T, PTX, C)                                                  \
+  __device__ __forceinline__ T tessel_cluster_load(const T* slot, unsigned rank) {      \
+    T v;                                                                                \
+    asm volatile("ld.shared::cluster." PTX " %0, [%1];" : "=" C(v)                      \
+                 : "r"(tessel_cluster_address(slot, rank)) : "memory");                 \
+    return v;                                                                           \
+  }
+#else
+#define TESSEL_CLUSTER_LOAD(T, PTX, C) \
+  __device__ __forceinline__ T tessel_cluster_load(const T* slot, unsigned) { return *slot; }
+#endif
+TESSEL_CLUSTER_LOAD(float, "f32", "f")
+TESSEL_CLUSTER_LOAD(double, "f64", "d")
+TESSEL_CLUSTER_LOAD(int, "s32", "r")
+TESSEL_CLUSTER_LOAD(long long, "s64", "l")
+// The cluster-wide reduction of `v` (each block's value, the same in all its threads):
+// the blocks' values combined in rank order, so every block gets the same bits. `slot`: a
+// shared variable of this reduction's own (a later one may not overwrite it before every
+// block has read it: the kernel ends with a last tessel_cluster_sync).
+template <typename T, typename Op>
+__device__ __forceinline__ T tessel_cluster_reduce(T v, Op op, T* slot, unsigned blocks) {
+  if (threadIdx.x == 0) *slot = v;
+  tessel_cluster_sync();
+  T r = tessel_cluster_load(slot, 0);
+  for (unsigned b = 1; b < blocks; ++b) r = op(r, tessel_cluster_load(slot, b));
+  return r;
+}
 // The inclusive scan of the warp's values in lane order, in a fixed order.
 template <typename T, typename Op>
 __device__ __forceinline__ T tessel_warp_inclusive_scan(T x, Op op) {

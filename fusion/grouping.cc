@@ -199,7 +199,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
   group.reduced_drop = ReducedShape(space, axes, false);
   const int64_t row = space.numel() / std::max<int64_t>(1, group.reduced_keep.numel());
   group.staged =
-      row <= (ReadsColumns(space, axes) ? s.options.max_staged_column : s.options.max_staged_row);
+      row <= (ReadsColumns(space, axes) ? s.options.max_staged_column
+                                        : s.options.max_staged_row * s.options.cluster_blocks);
   group.deps = deps.All();
   const int g = NewGroup(s, std::move(group));
   s.groups[g].members.push_back(n);

@@ -21,4 +21,14 @@ FusionOptions DefaultFusionOptions() {
   return options;
 }
 
+FusionOptions DefaultFusionOptions(const Target& target) {
+  FusionOptions options = DefaultFusionOptions();
+  // 8: the largest cluster every sm_90 part launches (portable); a row of 8 x 16384 elements.
+  // TESSEL_CLUSTERS=0: none (longer rows stream), e.g. to compare.
+  const char* env = std::getenv("TESSEL_CLUSTERS");
+  const bool clusters = env == nullptr || std::strcmp(env, "0") != 0;
+  options.cluster_blocks = target.major >= 9 && clusters ? 8 : 1;
+  return options;
+}
+
 }  // namespace tessel

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "core/backend.h"
+#include "core/target.h"
 #include "fusion/plan.h"
 
 namespace tessel {
@@ -36,6 +37,10 @@ struct FusionOptions {
   // the input, but each coalesced, where one kernel would read a column one element per
   // stride.
   int64_t max_staged_column = 512;
+  // Blocks that may share one staged row (a thread-block cluster, combining their partial
+  // reductions through distributed shared memory: sm_90 and later): rows up to
+  // max_staged_row x cluster_blocks are held on chip, each block holding its part.
+  int cluster_blocks = 1;
   // A floating value needed by several kernels is recomputed in each when its inline cone
   // costs at most this much (transcendental ops count 4, others 1), else written once.
   int recompute_limit = 8;
@@ -45,8 +50,10 @@ struct FusionOptions {
 
 FusionPlan PlanFusion(const Program& program, const FusionOptions& options = {});
 
-// TESSEL_FUSION=0 selects the unfused mode for a whole process.
+// TESSEL_FUSION=0 selects the unfused mode for a whole process. With a target: the staged
+// row limits it supports (clusters of 8 blocks from sm_90; TESSEL_CLUSTERS=0: none).
 FusionOptions DefaultFusionOptions();
+FusionOptions DefaultFusionOptions(const Target& target);
 
 }  // namespace tessel
 

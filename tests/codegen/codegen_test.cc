@@ -175,6 +175,25 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_EQ(ks[2].kind, "pointwise");
 }
 
+// Rows longer than a block holds: on sm_90 a cluster of blocks shares each row (8 for 131072
+// 4-byte values; 8-byte values take twice the blocks), one kernel; on sm_80 they stream.
+TEST(CodegenTest, ClustersShareLongRows) {
+  auto in = [](Shape s, DType t) { return Tensor(MakeInputNode(t, Device::kCPU, s, nullptr)); };
+  auto kernels = [](const Tensor& t, const Target& target) {
+    return codegen::PlanAndGenerate({&t.node()}, target).kernels;
+  };
+  const Tensor long_rows = softmax(in({3, 131072}, DType::kBF16), 1);
+  const auto hopper = kernels(long_rows, Target{9, 0, true});
+  ASSERT_EQ(hopper.size(), 1u);
+  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 3 * 8);
+  EXPECT_EQ(hopper[0].schedule.rfind("a cluster of 8 blocks per row", 0), 0u) << hopper[0].schedule;
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(8, 1, 1)"));
+  EXPECT_EQ(kernels(long_rows, Target{8, 0, false}).size(), 2u);
+  const auto wide = kernels(softmax(in({2, 40000}, DType::kF64), 1), Target{9, 0, true});
+  ASSERT_EQ(wide.size(), 1u);
+  EXPECT_EQ(wide[0].launches.at(0).grid[0], 2 * 5);  // 8192 8-byte values a block
+}
+
 // A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with
 // dynamic rows along either tiled axis or another, its grid follows the rows.
 TEST(CodegenTest, TransposesAreTiled) {

@@ -143,6 +143,15 @@ std::vector<CorpusCase> Corpus() {
                {topk(very_long, 50).second, topk(cast(very_long, DType::kI64), 8).second,
                 topk(exp(In({3, 70001})) * 2.0, 10, -1, false).second,
                 topk(In({2, 262144}, DType::kF64), 64).second}});
+  // Rows longer than a block holds, shared by a cluster's blocks where clusters exist
+  // (reduction_codegen.cc): 8 and 2 blocks a row, an odd length, chained reductions, f64,
+  // a reduction-only group (logsumexp) and siblings.
+  const Tensor wide_rows = In({3, 50000});
+  c.push_back(
+      {"cluster_rows",
+       {softmax(In({2, 131072}, DType::kBF16)), layer_norm(In({2, 20001}), Tensor(), Tensor()),
+        log_softmax(In({2, 40000}, DType::kF64)), logsumexp(wide_rows, {1}), sum(wide_rows, {1}),
+        max(wide_rows * 2.0, {1})}});
   // Column reductions (column_reduction.cc): leading, middle and two axes reduced, columns
   // long enough to split over blocks, a row count off a multiple of 32, every accumulator
   // type, siblings with an epilogue, a prologue.

@@ -90,6 +90,22 @@ TEST(PlannerTest, LongColumnsAreReducedByKernelsOfTheirOwn) {
   EXPECT_EQ(kinds(PlanOf({softmax(Input({600, 8}), 0)})), "normalization ");
 }
 
+// Rows longer than one block holds stay one normalization kernel where clusters may share
+// them (cluster_blocks), up to max_staged_row x cluster_blocks.
+TEST(PlannerTest, ClustersHoldLongRows) {
+  FusionOptions clusters;
+  clusters.cluster_blocks = 8;
+  auto kernels = [](const Tensor& t, const FusionOptions& o) {
+    return PlanOf({t}, o).plan.kernels.size();
+  };
+  const Tensor row = softmax(Input({2, 131072}), 1);
+  EXPECT_EQ(kernels(row, clusters), 1u);
+  EXPECT_EQ(kernels(row, FusionOptions{}), 2u);  // a streamed max and sum, then the epilogue
+  EXPECT_EQ(kernels(softmax(Input({2, 131073}), 1), clusters), 2u);
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 8);
+  EXPECT_EQ(DefaultFusionOptions(Target{8, 0, false}).cluster_blocks, 1);
+}
+
 TEST(PlannerTest, SiblingReductionsShareOnePass) {
   Tensor x = Input({1 << 20});
   Planned p = PlanOf({sum(x), sum(x * x), max(x)});

@@ -177,6 +177,32 @@ TEST_F(GpuTest, ColumnNormalizations) {
       Bound(DType::kBF16), 1e-3);
 }
 
+// Rows longer than one block holds, shared by the blocks of a cluster (sm_90), against the
+// CPU: 8 and 2 blocks a row, odd lengths (ragged parts), chained reductions, f64 (more
+// blocks a row), a reduction-only group and siblings; and the same bits twice.
+TEST_F(GpuTest, ClusterRows) {
+  Compare(
+      [](Device d) {
+        const Tensor x = Data({3, 131072}, 3, DType::kF32, d);
+        const Tensor odd = Data({5, 20001}, 4, DType::kF32, d);
+        return std::vector<Tensor>{softmax(x, 1),
+                                   layer_norm(odd, Tensor(), Tensor()),
+                                   log_softmax(Data({2, 40000}, 5, DType::kF64, d), 1),
+                                   logsumexp(odd, {1}),
+                                   sum(odd, {1}),
+                                   max(odd * 2.0, {1}, true),
+                                   rms_norm(Data({4, 65537}, 6, DType::kF32, d), Tensor())};
+      },
+      1e-5, 1e-4);
+  Compare(
+      [](Device d) {
+        return std::vector<Tensor>{softmax(Data({64, 131072}, 7, DType::kBF16, d), 1)};
+      },
+      Bound(DType::kBF16), 1e-3);
+  const Tensor x = Data({16, 100000}, 8, DType::kF32, Device::kCUDA);
+  EXPECT_EQ(softmax(x * 3.0, 1).to_vector<float>(), softmax(x * 3.0, 1).to_vector<float>());
+}
+
 // Transposing pointwise kernels (tiled through shared memory) against the CPU: 2-D and 4-D
 // permutes, edges off the tile, size-1 axes, several outputs, a reshape after the transpose,
 // every storage width.

@@ -17,7 +17,8 @@ namespace {
 constexpr int kWarp = 32;      // rows a block holds, one a lane
 constexpr int kMaxParts = 32;  // threads that share a row: at most 1024 a block
 constexpr int kWantLanes = 8;  // elements a thread holds, where the row is long enough
-constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in registers)
+constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in registers);
+                               // half that for 8-byte values
 
 struct ColumnShape {
   int parts = 1;  // threads per row
@@ -37,7 +38,8 @@ ColumnShape ShapeOf(const RowLayout& l) {
 bool UsesColumnStaging(const FusedKernel& k, const RowLayout& l) {
   if (!k.staged || !k.online_sums.empty() || l.trailing) return false;
   if (!ReadsColumns(k.row_space, k.reduced_axes) || l.length < 2) return false;
-  return ShapeOf(l).lanes <= kMaxLanes && !Accumulators(k).empty();
+  const int most = HoldsWideValues(k) ? kMaxLanes / 2 : kMaxLanes;
+  return ShapeOf(l).lanes <= most && !Accumulators(k).empty();
 }
 
 KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {

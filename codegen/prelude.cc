@@ -354,17 +354,23 @@ TESSEL_CLUSTER_LOAD(float, "f32", "f")
 TESSEL_CLUSTER_LOAD(double, "f64", "d")
 TESSEL_CLUSTER_LOAD(int, "s32", "r")
 TESSEL_CLUSTER_LOAD(long long, "s64", "l")
-// The cluster-wide reduction of `v` (each block's value, the same in all its threads):
-// the blocks' values combined in rank order, so every block gets the same bits. `slot`: a
-// shared variable of this reduction's own (a later one may not overwrite it before every
-// block has read it: the kernel ends with a last tessel_cluster_sync).
+// The cluster-wide reduction of `v` (each block's value, the same in all its threads): the
+// blocks' values combined in rank order, so every block gets the same bits. `slot`: two
+// shared values of this reduction's own: [0] this block's value, read by the others (a later
+// reduction may not overwrite it before they have: the kernel ends with a last
+// tessel_cluster_sync), [1] the result. One warp reads the blocks' values, a lane each.
 template <typename T, typename Op>
 __device__ __forceinline__ T tessel_cluster_reduce(T v, Op op, T* slot, unsigned blocks) {
-  if (threadIdx.x == 0) *slot = v;
+  if (threadIdx.x == 0) slot[0] = v;
   tessel_cluster_sync();
-  T r = tessel_cluster_load(slot, 0);
-  for (unsigned b = 1; b < blocks; ++b) r = op(r, tessel_cluster_load(slot, b));
-  return r;
+  if (threadIdx.x < 32) {
+    const T mine = threadIdx.x < blocks ? tessel_cluster_load(slot, threadIdx.x) : v;
+    T r = __shfl_sync(0xffffffffu, mine, 0);
+    for (unsigned b = 1; b < blocks; ++b) r = op(r, __shfl_sync(0xffffffffu, mine, b));
+    if (threadIdx.x == 0) slot[1] = r;
+  }
+  __syncthreads();
+  return slot[1];
 }
 // The inclusive scan of the warp's values in lane order, in a fixed order.
 template <typename T, typename Op>

@@ -3,9 +3,10 @@
 // Staged (normalization, and reductions of rows up to FusionOptions::max_staged_row, or that
 // many per block of a cluster): one block (or cluster) per row; each thread holds its share
 // of the row in registers ("lanes"), so chained reductions (layer norm's mean, then
-// variance) and the row-wide epilogue (softmax's divide) read the input once. Streaming (longer rows): two launches; stage 1 reduces chunks of each
-// row into a workspace, stage 2 reduces the chunks in a fixed order and applies the epilogue.
-// Both orders are fixed, so the same input gives the same bits (no atomics).
+// variance) and the row-wide epilogue (softmax's divide) read the input once. Streaming (longer
+// rows): two launches; stage 1 reduces chunks of each row into a workspace, stage 2 reduces the
+// chunks in a fixed order and applies the epilogue. Both orders are fixed, so the same input gives
+// the same bits (no atomics).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -18,17 +19,9 @@
 namespace tessel::codegen {
 namespace {
 
-// The longest row (part of a row, in a cluster) one block holds: 1024 threads x 16 lanes of
-// 4-byte values, half that where values are 8 bytes wide (registers).
-int64_t BlockRow(const FusedKernel& k) {
-  for (const Node* n : k.nodes) {
-    if (DTypeSize(n->dtype()) == 8) return 8192;
-  }
-  return 16384;
-}
-// The most blocks a cluster has: 8, the portable size (the planner's cluster_blocks). Rows
-// longer than 8 block rows (8-byte values) give each block more lanes.
-constexpr int64_t kMaxCluster = 8;
+// The longest row (part of a row, in a cluster) one block of a cluster holds: 1024 threads x
+// 16 lanes of 4-byte values, half that where values are 8 bytes wide (registers).
+int64_t BlockRow(const FusedKernel& k) { return HoldsWideValues(k) ? 8192 : 16384; }
 
 // `rows`: the leading extent of the row space is the kernel's rows argument. Rows longer
 // than a block holds (the planner allows them where clusters exist) are shared by the blocks
@@ -38,8 +31,10 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
                     const DynamicRows* rows) {
   const int vec = VectorWidthFor(k, l);
   const int64_t block_row = BlockRow(k);
+  // At most the planner's cluster_blocks (1 where clusters do not exist: one block holds the
+  // row, as it did before clusters).
   const int cluster =
-      static_cast<int>(std::min((l.length + block_row - 1) / block_row, kMaxCluster));
+      static_cast<int>(std::min<int64_t>((l.length + block_row - 1) / block_row, k.cluster_blocks));
   // Each block's part: whole vectors, so that every part starts aligned.
   const int64_t part =
       cluster == 1 ? l.length : ((l.length + cluster - 1) / cluster + vec - 1) / vec * vec;
@@ -70,7 +65,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
     if (cluster == 1) {
       w.Line("const index_t row = blockIdx.x;");
     } else {
-      for (const Accumulator& a : accs) w.Line("__shared__ ", a.type(), " slot_", a.name, ";");
+      for (const Accumulator& a : accs) w.Line("__shared__ ", a.type(), " slot_", a.name, "[2];");
       w.Line("const index_t row = blockIdx.x / ", cluster, ";");
       w.Line("const index_t start = (index_t)(blockIdx.x % ", cluster, ") * ", part,
              ";  // this block's part");
@@ -94,7 +89,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
       Accumulate(w, a, v, lanes, guard);
       std::string reduced = BlockReduce(a, a.name);
       if (cluster > 1) {
-        reduced = absl::StrCat("tessel_cluster_reduce(", reduced, ", ", a.Functor(), ", &slot_",
+        reduced = absl::StrCat("tessel_cluster_reduce(", reduced, ", ", a.Functor(), ", slot_",
                                a.name, ", ", cluster, ")");
       }
       const Value r =

@@ -94,6 +94,11 @@ int OutputSlot(const KernelSource& ks, const Node* n) {
   return static_cast<int>(std::find(ks.outputs.begin(), ks.outputs.end(), n) - ks.outputs.begin());
 }
 
+bool HoldsWideValues(const FusedKernel& k) {
+  return std::any_of(k.nodes.begin(), k.nodes.end(),
+                     [](const Node* n) { return DTypeSize(n->dtype()) == 8; });
+}
+
 int VectorWidthFor(const FusedKernel& k, const RowLayout& l) {
   int64_t widest = 1;
   for (const Node* n : k.inputs) {

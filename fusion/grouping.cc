@@ -152,6 +152,17 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
   return OnlineSum{n, max, shift};
 }
 
+// The longest row of `space` reduced over `axes` a group holds on chip, so that elementwise
+// members over whole rows may join. Columns (ReadsColumns) are held 32 at a time, rows by a
+// block or by the blocks of a cluster; 8-byte values take twice the registers.
+int64_t StagedLimit(const FusionOptions& o, const Shape& space, const std::vector<int64_t>& axes,
+                    DType dtype) {
+  const bool wide = DTypeSize(dtype) == 8;
+  if (ReadsColumns(space, axes)) return wide ? o.max_staged_column / 2 : o.max_staged_column;
+  if (o.cluster_blocks == 1) return o.max_staged_row;
+  return (wide ? o.max_staged_row / 2 : o.max_staged_row) * o.cluster_blocks;
+}
+
 void PlaceReduction(PlannerState& s, const Node* n) {
   const Shape& space = n->input(0).shape();
   const std::vector<int64_t>& axes = n->attrs().ints;
@@ -198,9 +209,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
   group.reduced_keep = ReducedShape(space, axes, true);
   group.reduced_drop = ReducedShape(space, axes, false);
   const int64_t row = space.numel() / std::max<int64_t>(1, group.reduced_keep.numel());
-  group.staged =
-      row <= (ReadsColumns(space, axes) ? s.options.max_staged_column
-                                        : s.options.max_staged_row * s.options.cluster_blocks);
+  group.staged = row <= StagedLimit(s.options, space, axes, n->input(0).dtype());
+  group.fits_block = row <= s.options.max_staged_row;
   group.deps = deps.All();
   const int g = NewGroup(s, std::move(group));
   s.groups[g].members.push_back(n);

@@ -53,6 +53,9 @@ struct FusedKernel {
   std::vector<int64_t> reduced_axes;
   // Whether a whole row is held on chip (normalization needs it; long rows stream).
   bool staged = false;
+  // The most blocks of a thread-block cluster that may share one staged row
+  // (FusionOptions::cluster_blocks).
+  int cluster_blocks = 1;
   // Streaming: sums that accumulate online with a max of the same kernel.
   std::vector<OnlineSum> online_sums;
   // Gemm: the matmul node.

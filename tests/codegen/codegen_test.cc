@@ -173,6 +173,21 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_EQ(ks[0].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[0].schedule;
   EXPECT_EQ(ks[1].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[1].schedule;
   EXPECT_EQ(ks[2].kind, "pointwise");
+  // With a varying batch as the kernels' argument the column reductions fall back to a block
+  // per row, which takes it: no compile per batch size.
+  const Tensor batch = softmax(in({777, 1000, 64}), 1);
+  const FusionPlan plan = PlanFusion(CollectProgram({&batch.node()}));
+  codegen::DynamicRows rows;
+  rows.max = 1 << 12;
+  for (const FusedKernel& k : plan.kernels) {
+    for (const auto* list : {&k.nodes, &k.inputs, &k.outputs}) {
+      for (const Node* n : *list) {
+        if (n->shape().rank() == 3 && n->shape()[0] == 777) rows.nodes.insert(n);
+      }
+    }
+  }
+  ASSERT_EQ(plan.kernels.size(), 3u);
+  EXPECT_TRUE(codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows).has_value());
 }
 
 // Rows longer than a block holds: on sm_90 a cluster of blocks shares each row (8 for 131072
@@ -192,6 +207,21 @@ TEST(CodegenTest, ClustersShareLongRows) {
   const auto wide = kernels(softmax(in({2, 40000}, DType::kF64), 1), Target{9, 0, true});
   ASSERT_EQ(wide.size(), 1u);
   EXPECT_EQ(wide[0].launches.at(0).grid[0], 2 * 5);  // 8192 8-byte values a block
+  // Rows one block holds get no cluster where clusters do not exist, whatever their width
+  // (argmax's positions are i64), nor with TESSEL_CLUSTERS=0.
+  for (const Tensor& t :
+       {softmax(in({2, 10000}, DType::kF64), 1), argmax(in({2, 10000}, DType::kF32), 1)}) {
+    for (const codegen::KernelSource& k : kernels(t, Target{8, 0, false})) {
+      EXPECT_FALSE(absl::StrContains(k.source, "__cluster_dims__")) << k.name;
+    }
+    EXPECT_TRUE(
+        absl::StrContains(kernels(t, Target{9, 0, true}).at(0).source, "__cluster_dims__(2"));
+  }
+  setenv("TESSEL_CLUSTERS", "0", 1);
+  for (const codegen::KernelSource& k : kernels(long_rows, Target{9, 0, true})) {
+    EXPECT_FALSE(absl::StrContains(k.source, "__cluster_dims__")) << k.name;
+  }
+  unsetenv("TESSEL_CLUSTERS");
 }
 
 // A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with

@@ -151,7 +151,10 @@ std::vector<CorpusCase> Corpus() {
       {"cluster_rows",
        {softmax(In({2, 131072}, DType::kBF16)), layer_norm(In({2, 20001}), Tensor(), Tensor()),
         log_softmax(In({2, 40000}, DType::kF64)), logsumexp(wide_rows, {1}), sum(wide_rows, {1}),
-        max(wide_rows * 2.0, {1})}});
+        max(wide_rows * 2.0, {1}),
+        // 8-byte values past half a block row: two blocks where clusters exist, one (as
+        // before) elsewhere
+        softmax(In({2, 10000}, DType::kF64)), argmax(In({2, 10000}), 1)}});
   // Column reductions (column_reduction.cc): leading, middle and two axes reduced, columns
   // long enough to split over blocks, a row count off a multiple of 32, every accumulator
   // type, siblings with an epilogue, a prologue.

@@ -102,6 +102,9 @@ TEST(PlannerTest, ClustersHoldLongRows) {
   EXPECT_EQ(kernels(row, clusters), 1u);
   EXPECT_EQ(kernels(row, FusionOptions{}), 2u);  // a streamed max and sum, then the epilogue
   EXPECT_EQ(kernels(softmax(Input({2, 131073}), 1), clusters), 2u);
+  // 8-byte values: half as many a block.
+  EXPECT_EQ(kernels(softmax(Input({2, 65536}, DType::kF64), 1), clusters), 1u);
+  EXPECT_EQ(kernels(softmax(Input({2, 65537}, DType::kF64), 1), clusters), 2u);
   EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 8);
   EXPECT_EQ(DefaultFusionOptions(Target{8, 0, false}).cluster_blocks, 1);
 }

@@ -191,7 +191,9 @@ TEST_F(GpuTest, ClusterRows) {
                                    logsumexp(odd, {1}),
                                    sum(odd, {1}),
                                    max(odd * 2.0, {1}, true),
-                                   rms_norm(Data({4, 65537}, 6, DType::kF32, d), Tensor())};
+                                   rms_norm(Data({4, 65537}, 6, DType::kF32, d), Tensor()),
+                                   softmax(Data({2, 10000}, 9, DType::kF64, d), 1),
+                                   argmax(odd, 1)};
       },
       1e-5, 1e-4);
   Compare(

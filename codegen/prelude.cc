@@ -325,7 +325,8 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
 // every target, as nvcc's host pass parses kernel bodies; only sm_90 kernels call them.)
 __device__ __forceinline__ void tessel_cluster_sync() {
 #if __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
   __trap();
 #endif
@@ -334,7 +335,8 @@ __device__ __forceinline__ void tessel_cluster_sync() {
 __device__ __forceinline__ unsigned tessel_cluster_address(const void* slot, unsigned rank) {
   unsigned remote = 0;
 #if __CUDA_ARCH__ >= 900
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"((unsigned)__cvta_generic_to_shared(slot)), "r"(rank));
+  const unsigned local = (unsigned)__cvta_generic_to_shared(slot);
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
 #endif
   return remote;
 }

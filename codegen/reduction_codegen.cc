@@ -19,9 +19,35 @@
 namespace tessel::codegen {
 namespace {
 
-// The longest row (part of a row, in a cluster) one block of a cluster holds: 1024 threads x
-// 16 lanes of 4-byte values, half that where values are 8 bytes wide (registers).
-int64_t BlockRow(const FusedKernel& k) { return HoldsWideValues(k) ? 8192 : 16384; }
+// How a staged row is spread: over `cluster` blocks (1: one block holds it), each holding a
+// `part` of it as `threads` threads x `lanes` lanes, in vectors of `vec`.
+struct StagedShape {
+  int vec = 1;
+  int cluster = 1;
+  int64_t part = 0;
+  int threads = 32;
+  int lanes = 1;
+};
+
+StagedShape ShapeOf(const FusedKernel& k, const RowLayout& l) {
+  StagedShape s;
+  s.vec = VectorWidthFor(k, l);
+  // A block of a cluster holds 1024 threads x 16 lanes of 4-byte values, half that where
+  // values are 8 bytes wide (registers); at most the planner's cluster_blocks share a row
+  // (1 where clusters do not exist: one block holds it, however long).
+  const int64_t block_row = HoldsWideValues(k) ? 8192 : 16384;
+  s.cluster =
+      static_cast<int>(std::min<int64_t>((l.length + block_row - 1) / block_row, k.cluster_blocks));
+  // Each block's part: whole vectors, so that every part starts aligned.
+  s.part = s.cluster == 1 ? l.length
+                          : ((l.length + s.cluster - 1) / s.cluster + s.vec - 1) / s.vec * s.vec;
+  const int64_t groups = (s.part + s.vec - 1) / s.vec;
+  // About 2 vector groups per thread, in whole warps: few registers, many rows per SM.
+  const int64_t wanted = ((groups + 1) / 2 + 31) / 32 * 32;
+  s.threads = static_cast<int>(std::clamp<int64_t>(wanted, 32, 1024));
+  s.lanes = static_cast<int>((groups + s.threads - 1) / s.threads * s.vec);
+  return s;
+}
 
 // `rows`: the leading extent of the row space is the kernel's rows argument. Rows longer
 // than a block holds (the planner allows them where clusters exist) are shared by the blocks
@@ -29,21 +55,9 @@ int64_t BlockRow(const FusedKernel& k) { return HoldsWideValues(k) ? 8192 : 1638
 // combine through distributed shared memory (tessel_cluster_reduce).
 KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
                     const DynamicRows* rows) {
-  const int vec = VectorWidthFor(k, l);
-  const int64_t block_row = BlockRow(k);
-  // At most the planner's cluster_blocks (1 where clusters do not exist: one block holds the
-  // row, as it did before clusters).
-  const int cluster =
-      static_cast<int>(std::min<int64_t>((l.length + block_row - 1) / block_row, k.cluster_blocks));
-  // Each block's part: whole vectors, so that every part starts aligned.
-  const int64_t part =
-      cluster == 1 ? l.length : ((l.length + cluster - 1) / cluster + vec - 1) / vec * vec;
-  const int64_t groups = (part + vec - 1) / vec;
-  // About 2 vector groups per thread, in whole warps: few registers, many rows per SM.
-  const int64_t wanted = ((groups + 1) / 2 + 31) / 32 * 32;
-  const int threads = static_cast<int>(std::clamp<int64_t>(wanted, 32, 1024));
-  const int64_t chunks = (groups + threads - 1) / threads;
-  const int lanes = static_cast<int>(chunks * vec);
+  const StagedShape s = ShapeOf(k, l);
+  const int vec = s.vec, cluster = s.cluster, threads = s.threads, lanes = s.lanes;
+  const int64_t part = s.part;
   const std::vector<Accumulator> accs = Accumulators(k);
   ks.takes_rows = rows != nullptr;
   ks.schedule =

@@ -356,23 +356,27 @@ TESSEL_CLUSTER_LOAD(float, "f32", "f")
 TESSEL_CLUSTER_LOAD(double, "f64", "d")
 TESSEL_CLUSTER_LOAD(int, "s32", "r")
 TESSEL_CLUSTER_LOAD(long long, "s64", "l")
-// The cluster-wide reduction of `v` (each block's value, the same in all its threads): the
-// blocks' values combined in rank order, so every block gets the same bits. `slot`: two
-// shared values of this reduction's own: [0] this block's value, read by the others (a later
-// reduction may not overwrite it before they have: the kernel ends with a last
-// tessel_cluster_sync), [1] the result. One warp reads the blocks' values, a lane each.
-template <typename T, typename Op>
-__device__ __forceinline__ T tessel_cluster_reduce(T v, Op op, T* slot, unsigned blocks) {
-  if (threadIdx.x == 0) slot[0] = v;
+// The cluster-wide reduction of `v`, per column: `width` values a block (1 for a row; thread
+// t holds column t % width's block-wide value), each combined over the cluster's kBlocks
+// blocks in rank order, so every block gets the same bits. `slots`: 2 x width shared values
+// of this reduction's own: [0, width) this block's values, read by the others (a later
+// reduction may not overwrite them before they have: the kernel ends with a last
+// tessel_cluster_sync), [width, 2 width) the results.
+template <int kBlocks, typename T, typename Op>
+__device__ __forceinline__ T tessel_cluster_reduce(T v, Op op, T* slots, int width) {
+  if (threadIdx.x < width) slots[threadIdx.x] = v;
   tessel_cluster_sync();
-  if (threadIdx.x < 32) {
-    const T mine = threadIdx.x < blocks ? tessel_cluster_load(slot, threadIdx.x) : v;
-    T r = __shfl_sync(0xffffffffu, mine, 0);
-    for (unsigned b = 1; b < blocks; ++b) r = op(r, __shfl_sync(0xffffffffu, mine, b));
-    if (threadIdx.x == 0) slot[1] = r;
+  if (threadIdx.x < width) {
+    T parts[kBlocks];  // loaded together: one remote latency, not kBlocks
+#pragma unroll
+    for (int b = 0; b < kBlocks; ++b) parts[b] = tessel_cluster_load(slots + threadIdx.x, b);
+    T r = parts[0];
+#pragma unroll
+    for (int b = 1; b < kBlocks; ++b) r = op(r, parts[b]);
+    slots[width + threadIdx.x] = r;
   }
   __syncthreads();
-  return slot[1];
+  return slots[width + threadIdx.x % width];
 }
 // The inclusive scan of the warp's values in lane order, in a fixed order.
 template <typename T, typename Op>

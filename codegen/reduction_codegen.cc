@@ -103,8 +103,8 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
       Accumulate(w, a, v, lanes, guard);
       std::string reduced = BlockReduce(a, a.name);
       if (cluster > 1) {
-        reduced = absl::StrCat("tessel_cluster_reduce(", reduced, ", ", a.Functor(), ", slot_",
-                               a.name, ", ", cluster, ")");
+        reduced = absl::StrCat("tessel_cluster_reduce<", cluster, ">(", reduced, ", ",
+                               a.Functor(), ", slot_", a.name, ", 1)");
       }
       const Value r =
           e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),

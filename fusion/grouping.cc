@@ -158,7 +158,12 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
 int64_t StagedLimit(const FusionOptions& o, const Shape& space, const std::vector<int64_t>& axes,
                     DType dtype) {
   const bool wide = DTypeSize(dtype) == 8;
-  if (ReadsColumns(space, axes)) return wide ? o.max_staged_column / 2 : o.max_staged_column;
+  if (ReadsColumns(space, axes)) {
+    const int64_t warp_wide = wide ? o.max_staged_column / 2 : o.max_staged_column;
+    if (o.cluster_blocks == 1) return warp_wide;
+    // Longer columns: ColumnWidth of them a block, split over a cluster's blocks.
+    return std::max(warp_wide, BlockValues(wide) / ColumnWidth(dtype) * o.cluster_blocks);
+  }
   if (o.cluster_blocks == 1) return o.max_staged_row;
   return (wide ? o.max_staged_row / 2 : o.max_staged_row) * o.cluster_blocks;
 }

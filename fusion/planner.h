@@ -32,10 +32,11 @@ struct FusionOptions {
   int64_t max_staged_row = 16384;
   // The same for a reduction over leading or middle axes that keeps the innermost one
   // (ReadsColumns): 32 such rows are held at once, a warp wide (codegen's column staging
-  // holds up to 32 threads x 16 values a column). Longer ones are reduced by their own
-  // column kernels and the normalization's epilogue reads the results: more passes over
-  // the input, but each coalesced, where one kernel would read a column one element per
-  // stride.
+  // holds up to 32 threads x 16 values a column); where clusters exist, longer ones too, a
+  // few columns a block (ColumnWidth) and each column split over a cluster's blocks. Longer
+  // ones still are reduced by their own column kernels and the normalization's epilogue
+  // reads the results: more passes over the input, but each coalesced, where one kernel
+  // would read a column one element per stride.
   int64_t max_staged_column = 512;
   // Blocks that may share one staged row (a thread-block cluster, combining their partial
   // reductions through distributed shared memory: sm_90 and later): rows up to

@@ -165,10 +165,20 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   const codegen::KernelSource leading = kernel(softmax(in({100, 45}), 0));
   EXPECT_EQ(leading.launches.at(0).grid[0], 2);      // 45 columns: two warps' worth
   EXPECT_EQ(leading.launches.at(0).block, 32 * 13);  // 100 = 13 threads x 8 lanes
-  // Longer columns: the max and the sum by column reductions, then a pointwise epilogue.
+  // Longer columns: on sm_90, 8 f32 columns a block and the columns split over a cluster
+  // (2048 values of each a block); elsewhere (or longer still) the max and the sum by column
+  // reductions, then a pointwise epilogue.
   const Tensor longer = softmax(in({4096, 64}), 0);
-  const std::vector<codegen::KernelSource> ks =
+  const std::vector<codegen::KernelSource> hopper =
       codegen::PlanAndGenerate({&longer.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(hopper.size(), 1u);
+  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 64 / 8 * 2);
+  EXPECT_EQ(hopper[0].launches.at(0).block, 1024);
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(2, 1, 1)"));
+  const Tensor longest = softmax(in({20000, 64}), 0);
+  EXPECT_EQ(codegen::PlanAndGenerate({&longest.node()}, Target{9, 0, true}).kernels.size(), 3u);
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&longer.node()}, Target{8, 0, false}).kernels;
   ASSERT_EQ(ks.size(), 3u);
   EXPECT_EQ(ks[0].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[0].schedule;
   EXPECT_EQ(ks[1].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[1].schedule;

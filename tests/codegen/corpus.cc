@@ -179,6 +179,11 @@ std::vector<CorpusCase> Corpus() {
                {softmax(cols, 1), softmax(In({300, 33}, DType::kBF16), 0),
                 centered / sqrt(mean(centered * centered, {1}, true) + 1e-5), mean(cols, {1}, true),
                 log_softmax(In({7, 40, 32}, DType::kF64), 0)}});
+  // Longer columns: a few a block (32 bytes of each row), split over a cluster's blocks on
+  // sm_90 (f32, bf16, f64), or column kernels and an epilogue.
+  c.push_back({"long_columns",
+               {softmax(In({5000, 40}), 0), softmax(In({3000, 64}, DType::kBF16), 0),
+                log_softmax(In({3000, 40}, DType::kF64), 0), softmax(In({1500, 2, 40}), 0)}});
   // Transposing pointwise kernels (transpose_codegen.cc): the last two axes swapped, 4-D
   // permutes, edges off a multiple of the tile, a reshape that moves the contiguous axis,
   // two outputs of different dtypes, a transposed read against an aligned one of fewer bytes.

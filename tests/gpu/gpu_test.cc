@@ -164,15 +164,20 @@ TEST_F(GpuTest, ColumnNormalizations) {
         return std::vector<Tensor>{
             softmax(x, 0), softmax(x, 1), log_softmax(t, 0), centered / sqrt(var + 1e-5), var,
             softmax(Data({5, 3, 40}, 5, DType::kF64, d), 1), x / sum(abs(x), {0, 1}, true),
-            // longer than a column held on chip: column kernels, then
-            // the epilogue
+            // longer than a warp's columns hold: 8 columns a block (sm_90), or column
+            // kernels, then the epilogue
             softmax(Data({1500, 40}, 7, DType::kF32, d), 0),
-            log_softmax(Data({3, 700, 33}, 8, DType::kF32, d), 1)};
+            log_softmax(Data({3, 700, 33}, 8, DType::kF32, d), 1),
+            // split over a cluster's blocks (sm_90)
+            softmax(Data({5000, 40}, 10, DType::kF32, d), 0),
+            // longer than a cluster holds: column kernels
+            softmax(Data({20000, 33}, 11, DType::kF32, d), 0)};
       },
       1e-5, 1e-5);
   Compare(
       [](Device d) {
-        return std::vector<Tensor>{softmax(Data({129, 96}, 6, DType::kBF16, d), 0)};
+        return std::vector<Tensor>{softmax(Data({129, 96}, 6, DType::kBF16, d), 0),
+                                   softmax(Data({3000, 64}, 12, DType::kBF16, d), 0)};
       },
       Bound(DType::kBF16), 1e-3);
 }

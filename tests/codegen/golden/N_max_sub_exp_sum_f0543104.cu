@@ -1,11 +1,11 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_3f80eace(const float* __restrict__ in0, float* __restrict__ out0) {
-  // 96 columns of 64: 32 a block, one a lane; 8 threads x 8 lanes hold a column
+extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_f0543104(const float* __restrict__ in0, float* __restrict__ out0) {
+  // 96 columns of 64: 32 a block; 8 threads x 8 lanes hold a column
   __shared__ float parts[264];
-  const int lane = threadIdx.x % 32, part = threadIdx.x / 32;
-  const index_t first = (index_t)blockIdx.x * 32 + lane;
+  const int column = threadIdx.x % 32, part = threadIdx.x / 32;
+  const index_t first = (index_t)blockIdx.x * 32 + column;
   const bool valid = first < 96;
   const index_t row = valid ? first : 95;
   auto col = [part](int k) -> index_t { return part + (index_t)k * 8; };
@@ -15,10 +15,10 @@ extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_3f80eace(con
   float acc0 = __int_as_float(0xff800000);
   #pragma unroll
   for (int k = 0; k < 8; ++k) acc0 = tessel_max(acc0, (float)in0_0[k]);
-  ((float*)parts)[part * 33 + lane] = acc0;
+  ((float*)parts)[threadIdx.x / 32 * 33 + threadIdx.x % 32] = acc0;
   __syncthreads();
-  acc0 = ((float*)parts)[lane];
-  for (int p = 1; p < 8; ++p) acc0 = tessel_max(acc0, ((float*)parts)[p * 33 + lane]);
+  acc0 = ((float*)parts)[column];
+  for (int p = 1; p < 8; ++p) acc0 = tessel_max(acc0, ((float*)parts)[p * 33 + column]);
   const float max0 = acc0;
   float sub0[8];
   #pragma unroll
@@ -30,10 +30,10 @@ extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_3f80eace(con
   #pragma unroll
   for (int k = 0; k < 8; ++k) acc1 = acc1 + (float)exp0[k];
   __syncthreads();  // the last accumulator's parts are read
-  ((float*)parts)[part * 33 + lane] = acc1;
+  ((float*)parts)[threadIdx.x / 32 * 33 + threadIdx.x % 32] = acc1;
   __syncthreads();
-  acc1 = ((float*)parts)[lane];
-  for (int p = 1; p < 8; ++p) acc1 = acc1 + ((float*)parts)[p * 33 + lane];
+  acc1 = ((float*)parts)[column];
+  for (int p = 1; p < 8; ++p) acc1 = acc1 + ((float*)parts)[p * 33 + column];
   const float sum0 = acc1;
   const float log0 = logf(sum0);
   float sub1[8];

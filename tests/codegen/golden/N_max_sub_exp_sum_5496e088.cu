@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_508b8757(const float* __restrict__ in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_5496e088(const float* __restrict__ in0, float* __restrict__ out0) {
   // 2 rows of 40000: 1024 threads x 16 lanes hold a part of 13336 (3 a row) (4-element vectors)
   __shared__ float scratch_f32[32];
   __shared__ float slot_acc0[2];
@@ -21,7 +21,7 @@ extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_m
   float acc0 = __int_as_float(0xff800000);
   #pragma unroll
   for (int k = 0; k < 16; ++k) if (col(k) < 13336 && start + col(k) < 40000) acc0 = tessel_max(acc0, (float)in0_0[k]);
-  const float max0 = tessel_cluster_reduce(tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f32), tessel_max_op(), slot_acc0, 3);
+  const float max0 = tessel_cluster_reduce<3>(tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f32), tessel_max_op(), slot_acc0, 1);
   float sub0[16];
   #pragma unroll
   for (int k = 0; k < 16; ++k) sub0[k] = (in0_0[k] - max0);
@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_m
   float acc1 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 16; ++k) if (col(k) < 13336 && start + col(k) < 40000) acc1 = acc1 + (float)exp0[k];
-  const float sum0 = tessel_cluster_reduce(tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32), tessel_sum_op(), slot_acc1, 3);
+  const float sum0 = tessel_cluster_reduce<3>(tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32), tessel_sum_op(), slot_acc1, 1);
   const float rcp0 = __frcp_rn(sum0);
   float div0[16];
   #pragma unroll

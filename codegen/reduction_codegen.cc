@@ -35,7 +35,7 @@ StagedShape ShapeOf(const FusedKernel& k, const RowLayout& l) {
   // A block of a cluster holds 1024 threads x 16 lanes of 4-byte values, half that where
   // values are 8 bytes wide (registers); at most the planner's cluster_blocks share a row
   // (1 where clusters do not exist: one block holds it, however long).
-  const int64_t block_row = HoldsWideValues(k) ? 8192 : 16384;
+  const int64_t block_row = BlockValues(HoldsWideValues(k));
   s.cluster =
       static_cast<int>(std::min<int64_t>((l.length + block_row - 1) / block_row, k.cluster_blocks));
   // Each block's part: whole vectors, so that every part starts aligned.

@@ -35,7 +35,9 @@ struct ColumnShape {
 
 ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
                     const std::vector<Accumulator>& accs) {
-  const bool wide = HoldsWideValues(k);
+  // 8-byte reduced values hold half as many a thread: the planner's rule (StagedLimit), so
+  // that what it stages fits here.
+  const bool wide = DTypeSize(accs[0].reduction->input(0).dtype()) == 8;
   const int most = wide ? kMaxLanes / 2 : kMaxLanes;
   ColumnShape s;
   // Short columns: a warp's 32 a block, as many threads a column as give ~kWantLanes each.
@@ -132,14 +134,9 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
              ";  // this block's part");
     }
     w.Line("auto col = [part](int k) -> index_t { return part + (index_t)k * ", s.parts, "; };");
-    std::string guard;
-    if (s.cluster > 1) {
-      if (int64_t{s.lanes} * s.parts != s.part || s.part * s.cluster != l.length) {
-        guard = absl::StrCat("col(k) < ", s.part, " && start + col(k) < ", l.length);
-      }
-    } else if (int64_t{s.lanes} * s.parts != l.length) {
-      guard = absl::StrCat("col(k) < ", l.length);
-    }
+    const std::string guard =
+        PartGuard(w, s.cluster, s.part, l.length,
+                  int64_t{s.lanes} * s.parts != s.part || s.part * s.cluster != l.length);
     const IndexExpr idx =
         RowIndex(l, "row", s.cluster > 1 ? "(start + col(k))" : "col(k)", 1, guard);
     ExprEmitter e(&w, s.lanes, ks);

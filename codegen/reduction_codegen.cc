@@ -89,11 +89,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
            " + tid) * ", vec, " + k % ", vec, "; };");
     // Parts that fill every lane of a row that fills every part need no bounds checks.
     const bool ragged = part % (int64_t{threads} * lanes) != 0 || part * cluster != l.length;
-    std::string guard;
-    if (ragged) {
-      guard = cluster == 1 ? absl::StrCat("col(k) < ", l.length)
-                           : absl::StrCat("col(k) < ", part, " && start + col(k) < ", l.length);
-    }
+    const std::string guard = PartGuard(w, cluster, part, l.length, ragged);
     const IndexExpr idx = RowIndex(l, "row", col, vec, guard);
     ExprEmitter e(&w, lanes, ks);
     for (const Accumulator& a : accs) {
@@ -103,8 +99,8 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
       Accumulate(w, a, v, lanes, guard);
       std::string reduced = BlockReduce(a, a.name);
       if (cluster > 1) {
-        reduced = absl::StrCat("tessel_cluster_reduce<", cluster, ">(", reduced, ", ",
-                               a.Functor(), ", slot_", a.name, ", 1)");
+        reduced = absl::StrCat("tessel_cluster_reduce<", cluster, ">(", reduced, ", ", a.Functor(),
+                               ", slot_", a.name, ", 1)");
       }
       const Value r =
           e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),

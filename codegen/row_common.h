@@ -90,6 +90,10 @@ int OutputSlot(const KernelSource& ks, const Node* n);
 // Whether any value the kernel computes is 8 bytes wide (f64, i64): it then holds half as many
 // values a thread in registers.
 bool HoldsWideValues(const FusedKernel& k);
+// The guard of lane position `col(k)` in a staged row or column of `length` (empty where
+// every lane is in range: not `ragged`); for a part of a cluster block (which declares
+// `start`), declares how many of the part's values exist (the last part may be short).
+std::string PartGuard(CodeWriter& w, int cluster, int64_t part, int64_t length, bool ragged);
 // Elements per vector access along a row: 16 bytes of the widest value read or written along
 // rows. Values of at most one element per row (argmax's i64 result, cross-entropy's i64
 // targets) do not count: they would halve a bf16 row's loads to 4 bytes (argmax measured 46%

@@ -175,6 +175,12 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_EQ(hopper[0].launches.at(0).grid[0], 64 / 8 * 2);
   EXPECT_EQ(hopper[0].launches.at(0).block, 1024);
   EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(2, 1, 1)"));
+  // An 8-byte value in the kernel but f32 values reduced: the planner's rule, so the columns
+  // it stages are held, never read one element per stride.
+  const Tensor cast_out = cast(softmax(in({12000, 40}), 0), DType::kF64);
+  const auto mixed = codegen::PlanAndGenerate({&cast_out.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].schedule.rfind("columns held on chip", 0), 0u) << mixed[0].schedule;
   const Tensor longest = softmax(in({20000, 64}), 0);
   EXPECT_EQ(codegen::PlanAndGenerate({&longest.node()}, Target{9, 0, true}).kernels.size(), 3u);
   const std::vector<codegen::KernelSource> ks =

@@ -183,7 +183,9 @@ std::vector<CorpusCase> Corpus() {
   // sm_90 (f32, bf16, f64), or column kernels and an epilogue.
   c.push_back({"long_columns",
                {softmax(In({5000, 40}), 0), softmax(In({3000, 64}, DType::kBF16), 0),
-                log_softmax(In({3000, 40}, DType::kF64), 0), softmax(In({1500, 2, 40}), 0)}});
+                log_softmax(In({3000, 40}, DType::kF64), 0), softmax(In({1500, 2, 40}), 0),
+                // f32 values reduced, an 8-byte result: held as f32 columns are
+                cast(softmax(In({12000, 40}), 0), DType::kF64)}});
   // Transposing pointwise kernels (transpose_codegen.cc): the last two axes swapped, 4-D
   // permutes, edges off a multiple of the tile, a reshape that moves the contiguous axis,
   // two outputs of different dtypes, a transposed read against an aligned one of fewer bytes.

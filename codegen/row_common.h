@@ -86,7 +86,6 @@ Accumulator AccumulatorOf(const Node* r);
 std::string Finish(const Accumulator& a, const std::string& acc, int64_t length);
 // The kernel's accumulators (acc0, acc1, ...), one per reduction it accumulates.
 std::vector<Accumulator> Accumulators(const FusedKernel& k);
-int OutputSlot(const KernelSource& ks, const Node* n);
 // Elements per vector access along a row: 16 bytes of the widest value read or written along
 // rows. Values of at most one element per row (argmax's i64 result, cross-entropy's i64
 // targets) do not count: they would halve a bf16 row's loads to 4 bytes (argmax measured 46%

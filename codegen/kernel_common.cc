@@ -95,6 +95,8 @@ uint64_t ScalarArgument(const Node& node) {
 
 int InputIndex(const KernelSource& ks, const Node* node) { return IndexOf(ks.inputs, node); }
 
+int OutputSlot(const KernelSource& ks, const Node* node) { return IndexOf(ks.outputs, node); }
+
 std::string PointerName(const KernelSource& ks, const Node* node) {
   const int i = InputIndex(ks, node);
   return i < 0 ? "" : absl::StrCat("in", i);

@@ -32,6 +32,8 @@ bool IndicesInRange(const Node& gather);
 int IndexCheckSlot(const KernelSource& ks, const Node* node);
 // The position of `node` among the kernel's inputs, or -1.
 int InputIndex(const KernelSource& ks, const Node* node);
+// The position of `node` among the kernel's outputs (its `out<i>` parameter), or -1.
+int OutputSlot(const KernelSource& ks, const Node* node);
 
 // Opens kernel `name`: `extern "C" __global__ void __launch_bounds__(<bounds>) name(<params>) {`
 // with the parameters in the order the backend passes them: "const float* __restrict__ in0,

@@ -46,8 +46,7 @@ int VectorWidth(const FusedKernel& kernel, const std::vector<const Node*>& outpu
 void EmitStores(ExprEmitter& e, const KernelSource& ks, const std::vector<const Node*>& outputs,
                 const IndexExpr& idx) {
   for (const Node* out : outputs) {
-    const size_t slot = std::find(ks.outputs.begin(), ks.outputs.end(), out) - ks.outputs.begin();
-    e.Store(absl::StrCat("out", slot), out, idx, e.Get(out, idx));
+    e.Store(absl::StrCat("out", OutputSlot(ks, out)), out, idx, e.Get(out, idx));
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "codegen/kernel_common.h"
+
 namespace tessel::codegen {
 
 RowLayout LayoutOf(const FusedKernel& k) {
@@ -88,10 +90,6 @@ std::vector<Accumulator> Accumulators(const FusedKernel& k) {
     out.back().name = absl::StrCat("acc", out.size() - 1);
   }
   return out;
-}
-
-int OutputSlot(const KernelSource& ks, const Node* n) {
-  return static_cast<int>(std::find(ks.outputs.begin(), ks.outputs.end(), n) - ks.outputs.begin());
 }
 
 bool HoldsWideValues(const FusedKernel& k) {

@@ -86,7 +86,6 @@ Accumulator AccumulatorOf(const Node* r);
 std::string Finish(const Accumulator& a, const std::string& acc, int64_t length);
 // The kernel's accumulators (acc0, acc1, ...), one per reduction it accumulates.
 std::vector<Accumulator> Accumulators(const FusedKernel& k);
-int OutputSlot(const KernelSource& ks, const Node* n);
 // Whether any value the kernel computes is 8 bytes wide (f64, i64): it then holds half as many
 // values a thread in registers.
 bool HoldsWideValues(const FusedKernel& k);

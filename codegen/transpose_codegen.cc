@@ -75,6 +75,24 @@ IndexExpr TilePosition(const Shape& space, const TransposedAxes& axes, const std
   return FromDims(space, std::move(dims), std::vector<bool>(space.rank(), false));
 }
 
+// The loop over a thread's kTile / kRows positions of the tile, consecutive threads (x_)
+// along `along` where `threads_along`, else along `across`, with `body` emitting the work
+// (`what` the comment says) at each position in bounds.
+template <typename Body>
+void EmitTileLoop(CodeWriter& w, const Shape& space, const TransposedAxes& axes, bool threads_along,
+                  const char* what, bool rows, Body body) {
+  w.Line("// ", what, " with consecutive threads along axis ",
+         threads_along ? axes.along : axes.across);
+  w.Line("#pragma unroll");
+  auto loop = w.Block("for (int j_ = 0; j_ < ", kTile, "; j_ += ", kRows, ")");
+  std::string in_bounds;
+  const IndexExpr idx = threads_along
+                            ? TilePosition(space, axes, "x_", "(y_ + j_)", rows, &in_bounds)
+                            : TilePosition(space, axes, "(y_ + j_)", "x_", rows, &in_bounds);
+  auto guard = w.Block("if (", in_bounds, ")");
+  body(idx);
+}
+
 }  // namespace
 
 TransposedAxes TransposeTiles(const FusedKernel& kernel) {
@@ -103,32 +121,21 @@ KernelSource GenerateTransposed(const FusedKernel& kernel, const TransposedAxes&
     }
     w.Line("const int x_ = threadIdx.x % ", kTile, ", y_ = threadIdx.x / ", kTile, ";");
     EmitTileOrigin(w, space, axes, dynamic);
-    {
-      w.Line("// computed with consecutive threads along axis ", axes.along);
-      w.Line("#pragma unroll");
-      auto loop = w.Block("for (int j_ = 0; j_ < ", kTile, "; j_ += ", kRows, ")");
-      std::string in_bounds;
-      const IndexExpr idx = TilePosition(space, axes, "x_", "(y_ + j_)", dynamic, &in_bounds);
-      auto guard = w.Block("if (", in_bounds, ")");
+    EmitTileLoop(w, space, axes, true, "computed", dynamic, [&](const IndexExpr& idx) {
       ExprEmitter e(&w, 1, ks);
       for (size_t i = 0; i < kernel.outputs.size(); ++i) {
         const Node* out = kernel.outputs[i];
         w.Line("tile", i, "[y_ + j_][x_] = ", StoreConvert(out->dtype(), e.Get(out, idx).At()),
                ";");
       }
-    }
+    });
     w.Line("__syncthreads();");
-    w.Line("// stored with consecutive threads along axis ", axes.across);
-    w.Line("#pragma unroll");
-    auto loop = w.Block("for (int j_ = 0; j_ < ", kTile, "; j_ += ", kRows, ")");
-    std::string in_bounds;
-    const IndexExpr idx = TilePosition(space, axes, "(y_ + j_)", "x_", dynamic, &in_bounds);
-    auto guard = w.Block("if (", in_bounds, ")");
-    for (size_t i = 0; i < kernel.outputs.size(); ++i) {
-      const size_t slot =
-          std::find(ks.outputs.begin(), ks.outputs.end(), kernel.outputs[i]) - ks.outputs.begin();
-      w.Line("out", slot, "[", LinearOffset(idx, space), "] = tile", i, "[x_][y_ + j_];");
-    }
+    EmitTileLoop(w, space, axes, false, "stored", dynamic, [&](const IndexExpr& idx) {
+      for (size_t i = 0; i < kernel.outputs.size(); ++i) {
+        w.Line("out", OutputSlot(ks, kernel.outputs[i]), "[", LinearOffset(idx, space), "] = tile",
+               i, "[x_][y_ + j_];");
+      }
+    });
   }
   int64_t others = 1;
   for (int d = 0; d < space.rank(); ++d) {

@@ -3,9 +3,10 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|loops|gemm|profile|profile-kernel|sanitize|fuzz|
+#   bash dist/run.sh [tests|repro|bench|ab|loops|gemm|profile|profile-kernel|sanitize|fuzz|
 #                     fuzz-sanitize|all]
-#   (gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
+#   (ab: BENCH_FILTER's benchmarks as they are, then with AB_ENV, e.g. TESSEL_CUDA_GRAPHS=0;
+#   gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
 #   kernel; profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
 #   benchmark; profile-kernel: Nsight Compute on the kernel PROFILE_KERNEL (a regex) of the
 #   gpu_bench benchmark PROFILE_FILTER; sanitize: memcheck, racecheck and synccheck; fuzz: the
@@ -151,6 +152,16 @@ if [ "$what" = loops ]; then
     for i in $(seq 0 15); do timeout ${CACHE_WARM_S:-300} "$here/cache_growth" $((i * per)) $per > /dev/null & done; wait
   fi
   timeout ${CACHE_RUN_S:-300} "$here/cache_growth" 0 "$n" 2>&1 | tee "$out/cache_growth.log"
+fi
+if [ "$what" = ab ]; then
+  # The benchmarks BENCH_FILTER picks, as they are and with AB_ENV set (e.g.
+  # AB_ENV=TESSEL_CUDA_GRAPHS=0), one after the other in the same call: an A/B on one machine.
+  : "${AB_ENV:?set AB_ENV=NAME=VALUE}"
+  for side in a b; do
+    if [ $side = a ]; then run=(); else run=(env "$AB_ENV"); fi
+    "${run[@]}" "$here/gpu_bench" --benchmark_filter="${BENCH_FILTER:-.}" \
+      --benchmark_out="$out/ab_$side.json" 2>&1 | tee "$out/ab_$side.log" | grep -E "^BM_|rror"
+  done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   CUDA_CACHE_DISABLE=1 "$here/compile_bench" --benchmark_out="$out/compile_bench.json" 2>&1 | tee "$out/compile_bench.log" | grep -E "^BM_|Run on"

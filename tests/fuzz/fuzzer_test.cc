@@ -1,5 +1,6 @@
 // The fuzzer itself: programs are deterministic, replay to themselves, cover the API; the
 // minimizer shrinks; the comparison catches a wrong value and leaves out what is fragile.
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -90,6 +91,19 @@ TEST(FuzzerTest, ComparisonCatchesAWrongElementAndSkipsFragileOnes) {
   EXPECT_TRUE(absl::StrContains(d.first, "at [1]")) << d.first;
 }
 
+// Per output of the program `text` (replayed under noise): which elements are fragile.
+std::vector<std::vector<bool>> FragileOf(const std::string& text) {
+  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return {};
+  absl::StatusOr<Perturbed> p = ReplayPerturbed(*program, 1, NoiseOptions{});
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return {};
+  std::vector<std::vector<bool>> fragile;
+  for (const Tensor& t : p->fragile) fragile.push_back(t.to_vector<bool>());
+  return fragile;
+}
+
 TEST(FuzzerTest, ComparingComputedValuesThatNearlyTieIsFragile) {
   // exp(x) == exp(x) + tiny: the result may flip on another device; inputs compared exactly
   // may not.
@@ -97,12 +111,10 @@ TEST(FuzzerTest, ComparingComputedValuesThatNearlyTieIsFragile) {
       "%0 = input f32[1000]\n%1 = exp f32[1000] %0\n%2 = full f32[] value=1e-30\n"
       "%3 = add f32[1000] %1, %2\n%4 = eq bool[1000] %1, %3\n%5 = eq bool[1000] %0, %0\n"
       "return %4, %5\n";
-  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
-  ASSERT_TRUE(program.ok());
-  absl::StatusOr<Perturbed> p = ReplayPerturbed(*program, 1, NoiseOptions{});
-  ASSERT_TRUE(p.ok()) << p.status();
-  for (bool fragile : p->fragile[0].to_vector<bool>()) EXPECT_TRUE(fragile);
-  for (bool fragile : p->fragile[1].to_vector<bool>()) EXPECT_FALSE(fragile);
+  const std::vector<std::vector<bool>> fragile = FragileOf(text);
+  ASSERT_EQ(fragile.size(), 2u);
+  for (bool f : fragile[0]) EXPECT_TRUE(f);
+  for (bool f : fragile[1]) EXPECT_FALSE(f);
 }
 
 TEST(FuzzerTest, DividingByAComputedValueNearZeroIsFragile) {
@@ -113,15 +125,11 @@ TEST(FuzzerTest, DividingByAComputedValueNearZeroIsFragile) {
       "%3 = erf f32[1000] %2\n%4 = full f32[] value=1\n%5 = add f32[1000] %3, %4\n"
       "%6 = div f32[1000] %5, %5\n%7 = div f32[1000] %4, %0\n%8 = div f32[1000] %3, %3\n"
       "return %6, %7, %8\n";
-  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
-  ASSERT_TRUE(program.ok());
-  absl::StatusOr<Perturbed> p = ReplayPerturbed(*program, 1, NoiseOptions{});
-  ASSERT_TRUE(p.ok()) << p.status();
-  int fragile = 0;
-  for (bool f : p->fragile[0].to_vector<bool>()) fragile += f;
-  EXPECT_GT(fragile, 0);
-  for (bool f : p->fragile[1].to_vector<bool>()) EXPECT_FALSE(f);
-  for (bool f : p->fragile[2].to_vector<bool>()) EXPECT_FALSE(f);
+  const std::vector<std::vector<bool>> fragile = FragileOf(text);
+  ASSERT_EQ(fragile.size(), 3u);
+  EXPECT_GT(std::count(fragile[0].begin(), fragile[0].end(), true), 0);
+  for (bool f : fragile[1]) EXPECT_FALSE(f);
+  for (bool f : fragile[2]) EXPECT_FALSE(f);
 }
 
 TEST(FuzzerTest, DiffModeOnTheCpuChecksTheChecker) {

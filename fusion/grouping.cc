@@ -154,7 +154,8 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
 
 // The longest row of `space` reduced over `axes` a group holds on chip, so that elementwise
 // members over whole rows may join. Columns (ReadsColumns) are held 32 at a time, rows by a
-// block or by the blocks of a cluster; 8-byte values take twice the registers.
+// block or, when they are few, by the blocks of a cluster; 8-byte values take twice the
+// registers.
 int64_t StagedLimit(const FusionOptions& o, const Shape& space, const std::vector<int64_t>& axes,
                     DType dtype) {
   const bool wide = DTypeSize(dtype) == 8;
@@ -164,7 +165,8 @@ int64_t StagedLimit(const FusionOptions& o, const Shape& space, const std::vecto
     // Longer columns: ColumnWidth of them a block, split over a cluster's blocks.
     return std::max(warp_wide, BlockValues(wide) / ColumnWidth(dtype) * o.cluster_blocks);
   }
-  if (o.cluster_blocks == 1) return o.max_staged_row;
+  const int64_t rows = ReducedShape(space, axes, true).numel();
+  if (o.cluster_blocks == 1 || rows >= o.cluster_rows_below) return o.max_staged_row;
   return (wide ? o.max_staged_row / 2 : o.max_staged_row) * o.cluster_blocks;
 }
 

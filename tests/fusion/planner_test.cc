@@ -105,8 +105,19 @@ TEST(PlannerTest, ClustersHoldLongRows) {
   // 8-byte values: half as many a block.
   EXPECT_EQ(kernels(softmax(Input({2, 65536}, DType::kF64), 1), clusters), 1u);
   EXPECT_EQ(kernels(softmax(Input({2, 65537}, DType::kF64), 1), clusters), 2u);
+  // Only few rows: with cluster_rows_below of them or more, a block a row fills the GPU.
+  const int64_t few = clusters.cluster_rows_below - 1;
+  EXPECT_EQ(kernels(layer_norm(Input({few, 20001}), Tensor(), Tensor()), clusters), 1u);
+  EXPECT_GT(kernels(layer_norm(Input({few + 1, 20001}), Tensor(), Tensor()), clusters), 1u);
+  // Columns have no streamed kernel: held by clusters at any count.
+  EXPECT_EQ(kernels(softmax(Input({16384, 8192}), 0), clusters), 1u);
   EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 8);
   EXPECT_EQ(DefaultFusionOptions(Target{8, 0, false}).cluster_blocks, 1);
+  setenv("TESSEL_CLUSTERS", "2", 1);  // a cap, e.g. to compare
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 2);
+  setenv("TESSEL_CLUSTERS", "0", 1);
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 1);
+  unsetenv("TESSEL_CLUSTERS");
 }
 
 TEST(PlannerTest, SiblingReductionsShareOnePass) {

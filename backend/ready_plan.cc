@@ -140,7 +140,7 @@ absl::StatusOr<ReadyPlan> Load(const Program& program, const FusionPlan& plan,
 absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
                                       const absl::flat_hash_map<const Node*, int>& position,
                                       runtime::DeviceContext& device, ModuleCache& modules) {
-  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
+  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions(device.target()));
   std::vector<codegen::KernelSource> sources;
   for (const FusedKernel& k : plan.kernels) {
     sources.push_back(codegen::GenerateKernel(k, device.target()));
@@ -151,7 +151,7 @@ absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
 absl::StatusOr<std::optional<ReadyPlan>> PrepareDynamicPlan(
     const Program& program, const absl::flat_hash_map<const Node*, int>& position,
     runtime::DeviceContext& device, ModuleCache& modules, const codegen::DynamicRows& rows) {
-  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions());
+  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions(device.target()));
   std::optional<std::vector<codegen::KernelSource>> sources =
       codegen::GeneratePlanWithRows(plan, device.target(), rows);
   if (!sources.has_value()) return std::nullopt;

@@ -127,6 +127,20 @@ void BM_ReduceAxis(benchmark::State& state) {
 }
 BENCHMARK(BM_ReduceAxis)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// Softmax over each axis (issue 13), f32: 1-3 over axis 0, 1, 2 of [256, 512, 512] (axes 0
+// and 1 hold columns on chip, 2 is rows); 4 over axis 0 of [16384, 8192] (columns of 16384,
+// too long to hold: the max and the sum by column kernels, then the epilogue).
+void BM_SoftmaxAxis(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t which = state.range(0);
+  Tensor x =
+      which == 4 ? randn({16384, 8192}, 1, DType::kF32) : randn({256, 512, 512}, 1, DType::kF32);
+  realize({x});
+  const int axis = which == 4 ? 0 : static_cast<int>(which - 1);
+  Measure(state, 8.0 * static_cast<double>(x.numel()), [&] { realize({softmax(x, axis)}); });
+}
+BENCHMARK(BM_SoftmaxAxis)->DenseRange(1, 4)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 // Transposed and permuted writes (issue 13), f32, bytes read + written: 1 transpose(x) + 1
 // of [16384, 8192]; 2-5 a permute of [64, 256, 32, 128] times 2, by {0, 2, 1, 3} (the
 // contiguous axis kept), {0, 1, 3, 2}, {0, 3, 1, 2} and {3, 2, 1, 0}.

@@ -78,7 +78,7 @@ std::optional<std::vector<KernelSource>> GeneratePlanWithRows(const FusionPlan& 
 
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target) {
   GeneratedPlan g;
-  g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions());
+  g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions(target));
   for (const FusedKernel& k : g.plan.kernels) g.kernels.push_back(GenerateKernel(k, target));
   return g;
 }

@@ -112,8 +112,10 @@ std::string ScalarName(const KernelSource& ks, const Node* node) {
 }
 
 CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds, absl::string_view name,
-                              const KernelSource& ks) {
-  return w.Block("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "(",
+                              const KernelSource& ks, int cluster) {
+  const std::string dims =
+      cluster > 1 ? absl::StrCat("__cluster_dims__(", cluster, ", 1, 1) ") : std::string();
+  return w.Block("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", dims, name, "(",
                  ParameterList(ks), ")");
 }
 

@@ -39,9 +39,11 @@ int OutputSlot(const KernelSource& ks, const Node* node);
 // with the parameters in the order the backend passes them: "const float* __restrict__ in0,
 // ..., bf16_t* __restrict__ out0, float* __restrict__ ws, unsigned long long* __restrict__
 // bad, const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1,
-// long long rows".
+// long long rows". `cluster` > 1: launched in thread-block clusters of that many blocks
+// along x (`__cluster_dims__`, sm_90).
 [[nodiscard]] CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds,
-                                            absl::string_view name, const KernelSource& ks);
+                                            absl::string_view name, const KernelSource& ks,
+                                            int cluster = 1);
 
 // "int" when every index fits in 31 bits (with dynamic rows: at their most), else "long long".
 const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows = nullptr);

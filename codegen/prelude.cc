@@ -320,6 +320,64 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
   v = lane < warps ? scratch[lane] : identity;
   return tessel_warp_reduce(v, op);
 }
+// Thread-block clusters (a row shared by the blocks of a cluster, sm_90): every thread of
+// every block arrives; memory written before is visible to the cluster after. (Declared for
+// every target, as nvcc's host pass parses kernel bodies; only sm_90 kernels call them.)
+__device__ __forceinline__ void tessel_cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+// `slot` (in this block's shared memory) as block `rank` of the cluster holds it.
+__device__ __forceinline__ unsigned tessel_cluster_address(const void* slot, unsigned rank) {
+  unsigned remote = 0;
+#if __CUDA_ARCH__ >= 900
+  const unsigned local = (unsigned)__cvta_generic_to_shared(slot);
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+#endif
+  return remote;
+}
+#if __CUDA_ARCH__ >= 900
+#define TESSEL_CLUSTER_LOAD(T, PTX, C)                                                  \
+  __device__ __forceinline__ T tessel_cluster_load(const T* slot, unsigned rank) {      \
+    T v;                                                                                \
+    asm volatile("ld.shared::cluster." PTX " %0, [%1];" : "=" C(v)                      \
+                 : "r"(tessel_cluster_address(slot, rank)) : "memory");                 \
+    return v;                                                                           \
+  }
+#else
+#define TESSEL_CLUSTER_LOAD(T, PTX, C) \
+  __device__ __forceinline__ T tessel_cluster_load(const T* slot, unsigned) { return *slot; }
+#endif
+TESSEL_CLUSTER_LOAD(float, "f32", "f")
+TESSEL_CLUSTER_LOAD(double, "f64", "d")
+TESSEL_CLUSTER_LOAD(int, "s32", "r")
+TESSEL_CLUSTER_LOAD(long long, "s64", "l")
+// The cluster-wide reduction of `v`, per column: `width` values a block (1 for a row; thread
+// t holds column t % width's block-wide value), each combined over the cluster's kBlocks
+// blocks in rank order, so every block gets the same bits. `slots`: 2 x width shared values
+// of this reduction's own: [0, width) this block's values, read by the others (a later
+// reduction may not overwrite them before they have: the kernel ends with a last
+// tessel_cluster_sync), [width, 2 width) the results.
+template <int kBlocks, typename T, typename Op>
+__device__ __forceinline__ T tessel_cluster_reduce(T v, Op op, T* slots, int width) {
+  if (threadIdx.x < width) slots[threadIdx.x] = v;
+  tessel_cluster_sync();
+  if (threadIdx.x < width) {
+    T parts[kBlocks];  // loaded together: one remote latency, not kBlocks
+#pragma unroll
+    for (int b = 0; b < kBlocks; ++b) parts[b] = tessel_cluster_load(slots + threadIdx.x, b);
+    T r = parts[0];
+#pragma unroll
+    for (int b = 1; b < kBlocks; ++b) r = op(r, parts[b]);
+    slots[width + threadIdx.x] = r;
+  }
+  __syncthreads();
+  return slots[width + threadIdx.x % width];
+}
 // The inclusive scan of the warp's values in lane order, in a fixed order.
 template <typename T, typename Op>
 __device__ __forceinline__ T tessel_warp_inclusive_scan(T x, Op op) {

@@ -92,6 +92,19 @@ std::vector<Accumulator> Accumulators(const FusedKernel& k) {
   return out;
 }
 
+bool HoldsWideValues(const FusedKernel& k) {
+  return std::any_of(k.nodes.begin(), k.nodes.end(),
+                     [](const Node* n) { return DTypeSize(n->dtype()) == 8; });
+}
+
+std::string PartGuard(CodeWriter& w, int cluster, int64_t part, int64_t length, bool ragged) {
+  if (!ragged) return "";
+  if (cluster == 1) return absl::StrCat("col(k) < ", length);
+  w.Line("const index_t limit = min((index_t)", part, ", (index_t)", length,
+         " - start);  // this part's values");
+  return "col(k) < limit";
+}
+
 int VectorWidthFor(const FusedKernel& k, const RowLayout& l) {
   int64_t widest = 1;
   for (const Node* n : k.inputs) {

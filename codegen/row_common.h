@@ -86,6 +86,13 @@ Accumulator AccumulatorOf(const Node* r);
 std::string Finish(const Accumulator& a, const std::string& acc, int64_t length);
 // The kernel's accumulators (acc0, acc1, ...), one per reduction it accumulates.
 std::vector<Accumulator> Accumulators(const FusedKernel& k);
+// Whether any value the kernel computes is 8 bytes wide (f64, i64): it then holds half as many
+// values a thread in registers.
+bool HoldsWideValues(const FusedKernel& k);
+// The guard of lane position `col(k)` in a staged row or column of `length` (empty where
+// every lane is in range: not `ragged`); for a part of a cluster block (which declares
+// `start`), declares how many of the part's values exist (the last part may be short).
+std::string PartGuard(CodeWriter& w, int cluster, int64_t part, int64_t length, bool ragged);
 // Elements per vector access along a row: 16 bytes of the widest value read or written along
 // rows. Values of at most one element per row (argmax's i64 result, cross-entropy's i64
 // targets) do not count: they would halve a bf16 row's loads to 4 bytes (argmax measured 46%
@@ -110,6 +117,12 @@ void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const R
 // (coalesced), the reduced extent split over threads and blocks (column_reduction.cc).
 bool UsesColumns(const FusedKernel& k, const RowLayout& l);
 KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks);
+
+// Normalizations over leading or middle axes, the innermost axis kept, whose reduced extent
+// fits in registers: threads along the kept axis, each holding part of a column
+// (column_normalization.cc).
+bool UsesColumnStaging(const FusedKernel& k, const RowLayout& l);
+KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 
 // Rows too long to stage: two launches (chunks of rows, then the chunks in a fixed order).
 KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks);

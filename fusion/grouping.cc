@@ -152,6 +152,24 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
   return OnlineSum{n, max, shift};
 }
 
+// The longest row of `space` reduced over `axes` a group holds on chip, so that elementwise
+// members over whole rows may join. Columns (ReadsColumns) are held 32 at a time, rows by a
+// block or, when they are few, by the blocks of a cluster; 8-byte values take twice the
+// registers.
+int64_t StagedLimit(const FusionOptions& o, const Shape& space, const std::vector<int64_t>& axes,
+                    DType dtype) {
+  const bool wide = DTypeSize(dtype) == 8;
+  if (ReadsColumns(space, axes)) {
+    const int64_t warp_wide = wide ? o.max_staged_column / 2 : o.max_staged_column;
+    if (o.cluster_blocks == 1) return warp_wide;
+    // Longer columns: ColumnWidth of them a block, split over a cluster's blocks.
+    return std::max(warp_wide, BlockValues(wide) / ColumnWidth(dtype) * o.cluster_blocks);
+  }
+  const int64_t rows = ReducedShape(space, axes, true).numel();
+  if (o.cluster_blocks == 1 || rows >= o.cluster_rows_below) return o.max_staged_row;
+  return (wide ? o.max_staged_row / 2 : o.max_staged_row) * o.cluster_blocks;
+}
+
 void PlaceReduction(PlannerState& s, const Node* n) {
   const Shape& space = n->input(0).shape();
   const std::vector<int64_t>& axes = n->attrs().ints;
@@ -168,7 +186,10 @@ void PlaceReduction(PlannerState& s, const Node* n) {
       const bool chained = deps.All().contains(g);
       std::string refusal;
       if (chained && !group.staged) {
-        if (std::optional<OnlineSum> online = OnlinePartner(s, n, g)) {
+        // (Column reductions keep no running pair: their sums stay kernels of their own.)
+        std::optional<OnlineSum> online;
+        if (!ReadsColumns(space, axes)) online = OnlinePartner(s, n, g);
+        if (online) {
           Deps others = deps;
           others.via_floating.erase(g);  // the sum reads the shift online, in the same pass
           if (JoinRefusal(s, g, others).empty()) {
@@ -179,7 +200,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
           }
         }
         // Chaining needs the row kept on chip between the two reductions.
-        refusal = absl::StrCat("rows of ", space.numel() / group.reduced_keep.numel(),
+        refusal = absl::StrCat(ReadsColumns(space, axes) ? "columns of " : "rows of ",
+                               space.numel() / group.reduced_keep.numel(),
                                " elements are too long to hold on chip");
       } else {
         refusal = JoinRefusal(s, g, deps);
@@ -194,7 +216,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
   group.reduced_keep = ReducedShape(space, axes, true);
   group.reduced_drop = ReducedShape(space, axes, false);
   const int64_t row = space.numel() / std::max<int64_t>(1, group.reduced_keep.numel());
-  group.staged = row <= s.options.max_staged_row;
+  group.staged = row <= StagedLimit(s.options, space, axes, n->input(0).dtype());
+  group.fits_block = row <= s.options.max_staged_row;
   group.deps = deps.All();
   const int g = NewGroup(s, std::move(group));
   s.groups[g].members.push_back(n);

@@ -201,7 +201,11 @@ class KernelBuilder {
       kernel.kind = group.row_members ? KernelKind::kNormalization : KernelKind::kReduction;
       kernel.row_space = group.space;
       kernel.reduced_axes = group.axes;
-      kernel.staged = group.staged;
+      // A kernel of reductions only (no row members) whose rows one block holds may still
+      // hold them: long columns keep their column schedule, but a plan that takes a varying
+      // batch as an argument falls back to a block per row (codegen).
+      kernel.staged = group.staged || (!group.row_members && group.fits_block);
+      kernel.cluster_blocks = s_.options.cluster_blocks;
       kernel.online_sums = group.online_sums;
       for (const OnlineSum& o : group.online_sums) {
         kernel.notes.push_back(absl::StrCat(

@@ -7,6 +7,7 @@
 #ifndef TESSEL_FUSION_PLAN_H_
 #define TESSEL_FUSION_PLAN_H_
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct FusedKernel {
   std::vector<int64_t> reduced_axes;
   // Whether a whole row is held on chip (normalization needs it; long rows stream).
   bool staged = false;
+  // The most blocks of a thread-block cluster that may share one staged row
+  // (FusionOptions::cluster_blocks).
+  int cluster_blocks = 1;
   // Streaming: sums that accumulate online with a max of the same kernel.
   std::vector<OnlineSum> online_sums;
   // Gemm: the matmul node.
@@ -72,6 +76,15 @@ struct FusionPlan {
 // at least a warp wide, so that a warp reads 32 rows' elements at consecutive addresses
 // (codegen/column_reduction.cc does, for reduction kernels).
 bool ReadsColumns(const Shape& space, const std::vector<int64_t>& axes);
+
+// Values one block holds in registers when it stages rows or columns (1024 threads x 16),
+// half as many 8-byte values: what the planner stages and the code generator lays out.
+inline int64_t BlockValues(bool wide) { return wide ? 8192 : 16384; }
+// Columns one block of a cluster holds of a long column group, by the reduced values'
+// dtype: 32 bytes of each row (one memory sector), at most a warp.
+inline int ColumnWidth(DType dtype) {
+  return static_cast<int>(std::min<int64_t>(32, 32 / DTypeSize(dtype)));
+}
 
 // The plan as text, naming nodes as PrintGraph({outputs}) does:
 //

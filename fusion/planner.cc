@@ -1,8 +1,10 @@
 #include "fusion/planner.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/numbers.h"
 #include "fusion/planner_state.h"
 
 namespace tessel {
@@ -18,6 +20,17 @@ FusionOptions DefaultFusionOptions() {
   FusionOptions options;
   const char* env = std::getenv("TESSEL_FUSION");
   options.fuse = env == nullptr || std::strcmp(env, "0") != 0;
+  return options;
+}
+
+FusionOptions DefaultFusionOptions(const Target& target) {
+  FusionOptions options = DefaultFusionOptions();
+  // 8: the largest cluster every sm_90 part launches (portable); a row of 8 x 16384 elements.
+  // TESSEL_CLUSTERS=N caps it (0 or 1: none, longer rows stream), e.g. to compare.
+  int most = 8;
+  const char* env = std::getenv("TESSEL_CLUSTERS");
+  if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 8)) most = 8;
+  options.cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
   return options;
 }
 

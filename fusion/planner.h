@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "core/backend.h"
+#include "core/target.h"
 #include "fusion/plan.h"
 
 namespace tessel {
@@ -29,6 +30,25 @@ struct FusionOptions {
   bool fuse = true;
   // The longest row a normalization kernel holds on chip; longer rows stream.
   int64_t max_staged_row = 16384;
+  // The same for a reduction over leading or middle axes that keeps the innermost one
+  // (ReadsColumns): 32 such rows are held at once, a warp wide (codegen's column staging
+  // holds up to 32 threads x 16 values a column); where clusters exist, longer ones too, a
+  // few columns a block (ColumnWidth) and each column split over a cluster's blocks. Longer
+  // ones still are reduced by their own column kernels and the normalization's epilogue
+  // reads the results: more passes over the input, but each coalesced, where one kernel
+  // would read a column one element per stride.
+  int64_t max_staged_column = 512;
+  // Blocks that may share one staged row (a thread-block cluster, combining their partial
+  // reductions through distributed shared memory: sm_90 and later): rows up to
+  // max_staged_row x cluster_blocks are held on chip, each block holding its part.
+  int cluster_blocks = 1;
+  // Rows longer than a block's are held by a cluster only when there are fewer rows than
+  // this: then a block per row leaves SMs idle, and a cluster per row pays (H100, 64 rows of
+  // 131072 bf16 softmax: 50% of copy against 43% streamed). With more rows the streamed
+  // online kernel keeps every SM busy and its loads in flight, where the cluster's barriers
+  // idle them (4096 rows of 32000 bf16 cross-entropy: 83% streamed against 22%). Columns
+  // have no streamed kernel: held by clusters at any count.
+  int64_t cluster_rows_below = 256;
   // A floating value needed by several kernels is recomputed in each when its inline cone
   // costs at most this much (transcendental ops count 4, others 1), else written once.
   int recompute_limit = 8;
@@ -38,8 +58,10 @@ struct FusionOptions {
 
 FusionPlan PlanFusion(const Program& program, const FusionOptions& options = {});
 
-// TESSEL_FUSION=0 selects the unfused mode for a whole process.
+// TESSEL_FUSION=0 selects the unfused mode for a whole process. With a target: the staged
+// row limits it supports (clusters of 8 blocks from sm_90; TESSEL_CLUSTERS=0: none).
 FusionOptions DefaultFusionOptions();
+FusionOptions DefaultFusionOptions(const Target& target);
 
 }  // namespace tessel
 

@@ -23,6 +23,7 @@ struct Group {
   Shape reduced_keep;         // the reduced space with and without kept dimensions
   Shape reduced_drop;
   bool staged = false;                 // rows held on chip: elementwise row members may join
+  bool fits_block = false;             // rows one block could hold (a kernel of reductions)
   bool row_members = false;            // has elementwise members over whole rows
   std::vector<OnlineSum> online_sums;  // streaming groups: sums chained to a max, one pass
   std::vector<const Node*> members;    // producers first

@@ -148,23 +148,114 @@ TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   EXPECT_NE(explain({sum(x, {1})}).find("schedule: a block per row"), std::string::npos);
 }
 
+// An f32 input without data (what planning and generation need).
+Tensor Placeholder(Shape shape) {
+  return Tensor(MakeInputNode(DType::kF32, Device::kCPU, shape, nullptr));
+}
+
+// The one kernel sm_90a runs for `t`.
+codegen::KernelSource OneKernel(const Tensor& t) {
+  std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&t.node()}, Target{9, 0, true}).kernels;
+  EXPECT_EQ(ks.size(), 1u);
+  return ks.at(0);
+}
+
+// Normalizations over a non-trailing axis short enough to hold on chip: a warp per 32 columns,
+// threads sharing each column; longer ones are column reductions and an epilogue.
+TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
+  const codegen::KernelSource middle = OneKernel(softmax(Placeholder({64, 500, 256}), 1));
+  EXPECT_EQ(middle.schedule.rfind("columns held on chip", 0), 0u) << middle.schedule;
+  EXPECT_EQ(middle.launches.at(0).grid[0], 64 * 256 / 32);
+  EXPECT_EQ(middle.launches.at(0).block, 32 * 32);
+  const codegen::KernelSource leading = OneKernel(softmax(Placeholder({100, 45}), 0));
+  EXPECT_EQ(leading.launches.at(0).grid[0], 2);      // 45 columns: two warps' worth
+  EXPECT_EQ(leading.launches.at(0).block, 32 * 13);  // 100 = 13 threads x 8 lanes
+  // Longer columns: on sm_90, 8 f32 columns a block and the columns split over a cluster
+  // (2048 values of each a block); elsewhere (or longer still) the max and the sum by column
+  // reductions, then a pointwise epilogue.
+  const Tensor longer = softmax(Placeholder({4096, 64}), 0);
+  const std::vector<codegen::KernelSource> hopper =
+      codegen::PlanAndGenerate({&longer.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(hopper.size(), 1u);
+  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 64 / 8 * 2);
+  EXPECT_EQ(hopper[0].launches.at(0).block, 1024);
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(2, 1, 1)"));
+  // An 8-byte value in the kernel but f32 values reduced: the planner's rule, so the columns
+  // it stages are held, never read one element per stride.
+  const Tensor cast_out = cast(softmax(Placeholder({12000, 40}), 0), DType::kF64);
+  const auto mixed = codegen::PlanAndGenerate({&cast_out.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].schedule.rfind("columns held on chip", 0), 0u) << mixed[0].schedule;
+  const Tensor longest = softmax(Placeholder({20000, 64}), 0);
+  EXPECT_EQ(codegen::PlanAndGenerate({&longest.node()}, Target{9, 0, true}).kernels.size(), 3u);
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&longer.node()}, Target{8, 0, false}).kernels;
+  ASSERT_EQ(ks.size(), 3u);
+  EXPECT_EQ(ks[0].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[0].schedule;
+  EXPECT_EQ(ks[1].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[1].schedule;
+  EXPECT_EQ(ks[2].kind, "pointwise");
+  // With a varying batch as the kernels' argument the column reductions fall back to a block
+  // per row, which takes it: no compile per batch size.
+  const Tensor batch = softmax(Placeholder({777, 1000, 64}), 1);
+  const FusionPlan plan = PlanFusion(CollectProgram({&batch.node()}));
+  codegen::DynamicRows rows;
+  rows.max = 1 << 12;
+  for (const FusedKernel& k : plan.kernels) {
+    for (const auto* list : {&k.nodes, &k.inputs, &k.outputs}) {
+      for (const Node* n : *list) {
+        if (n->shape().rank() == 3 && n->shape()[0] == 777) rows.nodes.insert(n);
+      }
+    }
+  }
+  ASSERT_EQ(plan.kernels.size(), 3u);
+  EXPECT_TRUE(codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows).has_value());
+}
+
+// Rows longer than a block holds: on sm_90 a cluster of blocks shares each row (8 for 131072
+// 4-byte values; 8-byte values take twice the blocks), one kernel; on sm_80 they stream.
+TEST(CodegenTest, ClustersShareLongRows) {
+  auto in = [](Shape s, DType t) { return Tensor(MakeInputNode(t, Device::kCPU, s, nullptr)); };
+  auto kernels = [](const Tensor& t, const Target& target) {
+    return codegen::PlanAndGenerate({&t.node()}, target).kernels;
+  };
+  const Tensor long_rows = softmax(in({3, 131072}, DType::kBF16), 1);
+  const auto hopper = kernels(long_rows, Target{9, 0, true});
+  ASSERT_EQ(hopper.size(), 1u);
+  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 3 * 8);
+  EXPECT_EQ(hopper[0].schedule.rfind("a cluster of 8 blocks per row", 0), 0u) << hopper[0].schedule;
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(8, 1, 1)"));
+  EXPECT_EQ(kernels(long_rows, Target{8, 0, false}).size(), 2u);
+  const auto wide = kernels(softmax(in({2, 40000}, DType::kF64), 1), Target{9, 0, true});
+  ASSERT_EQ(wide.size(), 1u);
+  EXPECT_EQ(wide[0].launches.at(0).grid[0], 2 * 5);  // 8192 8-byte values a block
+  // Rows one block holds get no cluster where clusters do not exist, whatever their width
+  // (argmax's positions are i64), nor with TESSEL_CLUSTERS=0.
+  for (const Tensor& t :
+       {softmax(in({2, 10000}, DType::kF64), 1), argmax(in({2, 10000}, DType::kF32), 1)}) {
+    for (const codegen::KernelSource& k : kernels(t, Target{8, 0, false})) {
+      EXPECT_FALSE(absl::StrContains(k.source, "__cluster_dims__")) << k.name;
+    }
+    EXPECT_TRUE(
+        absl::StrContains(kernels(t, Target{9, 0, true}).at(0).source, "__cluster_dims__(2"));
+  }
+  setenv("TESSEL_CLUSTERS", "0", 1);
+  for (const codegen::KernelSource& k : kernels(long_rows, Target{9, 0, true})) {
+    EXPECT_FALSE(absl::StrContains(k.source, "__cluster_dims__")) << k.name;
+  }
+  unsetenv("TESSEL_CLUSTERS");
+}
+
 // A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with
 // dynamic rows along either tiled axis or another, its grid follows the rows.
 TEST(CodegenTest, TransposesAreTiled) {
-  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kF32, Device::kCPU, s, nullptr)); };
-  auto kernel = [](const Tensor& t) {
-    std::vector<codegen::KernelSource> ks =
-        codegen::PlanAndGenerate({&t.node()}, Target{9, 0, true}).kernels;
-    EXPECT_EQ(ks.size(), 1u);
-    return ks.at(0);
-  };
-  const codegen::KernelSource t = kernel(transpose(in({1000, 333})) + 1.0);
+  const codegen::KernelSource t = OneKernel(transpose(Placeholder({1000, 333})) + 1.0);
   EXPECT_EQ(t.launches.at(0).grid[0], 32 * 11);  // ceil(1000 / 32) x ceil(333 / 32)
   EXPECT_EQ(t.schedule.rfind("tiled 32 x 32", 0), 0u) << t.schedule;
-  const codegen::KernelSource p = kernel(permute(in({5, 64, 96}), {2, 0, 1}) * 2.0);
+  const codegen::KernelSource p = OneKernel(permute(Placeholder({5, 64, 96}), {2, 0, 1}) * 2.0);
   EXPECT_EQ(p.launches.at(0).grid[0], 5 * 3 * 2);  // the other axis x 96 / 32 x 64 / 32
   // Contiguous reads keep the vectorized schedule.
-  EXPECT_EQ(kernel(in({1000, 333}) + 1.0).schedule, "");
+  EXPECT_EQ(OneKernel(Placeholder({1000, 333}) + 1.0).schedule, "");
   const Tensor x =
       from_vector(std::vector<float>(4096 * 64), {4096, 64}, DType::kF32, Device::kCPU);
   EXPECT_NE(explain({transpose(x) * 2.0}).find("schedule: tiled"), std::string::npos);
@@ -181,7 +272,7 @@ TEST(CodegenTest, TransposesAreTiled) {
     rows.max = 1 << 20;
     return codegen::GenerateWithRows(plan.kernels.at(0), Target{9, 0, true}, rows);
   };
-  const auto batch = with_rows(permute(in({777, 96, 64}), {0, 2, 1}) + 1.0);
+  const auto batch = with_rows(permute(Placeholder({777, 96, 64}), {0, 2, 1}) + 1.0);
   ASSERT_TRUE(batch.has_value());
   EXPECT_EQ(batch->launches.at(0).rows_grid.mul, 6);              // 64 / 32 x 96 / 32 tiles a row
   EXPECT_NE(batch->source.find("i_0 = b_;"), std::string::npos);  // the outermost: no extent

@@ -143,6 +143,18 @@ std::vector<CorpusCase> Corpus() {
                {topk(very_long, 50).second, topk(cast(very_long, DType::kI64), 8).second,
                 topk(exp(In({3, 70001})) * 2.0, 10, -1, false).second,
                 topk(In({2, 262144}, DType::kF64), 64).second}});
+  // Rows longer than a block holds, shared by a cluster's blocks where clusters exist
+  // (reduction_codegen.cc): 8 and 2 blocks a row, an odd length, chained reductions, f64,
+  // a reduction-only group (logsumexp) and siblings.
+  const Tensor wide_rows = In({3, 50000});
+  c.push_back(
+      {"cluster_rows",
+       {softmax(In({2, 131072}, DType::kBF16)), layer_norm(In({2, 20001}), Tensor(), Tensor()),
+        log_softmax(In({2, 40000}, DType::kF64)), logsumexp(wide_rows, {1}), sum(wide_rows, {1}),
+        max(wide_rows * 2.0, {1}),
+        // 8-byte values past half a block row: two blocks where clusters exist, one (as
+        // before) elsewhere
+        softmax(In({2, 10000}, DType::kF64)), argmax(In({2, 10000}), 1)}});
   // Column reductions (column_reduction.cc): leading, middle and two axes reduced, columns
   // long enough to split over blocks, a row count off a multiple of 32, every accumulator
   // type, siblings with an epilogue, a prologue.
@@ -158,6 +170,22 @@ std::vector<CorpusCase> Corpus() {
   const Tensor wide = In({4096, 256}, DType::kF64);
   for (int i = 0; i < 30; ++i) siblings.push_back(sum(wide * (1.0 + i), {0}));
   c.push_back({"column_siblings", siblings});
+  // Normalizations over leading and middle axes held on chip (column_normalization.cc):
+  // softmax over each non-trailing axis, a user-written layer norm over a middle axis with
+  // its mean also written, extents off a multiple of 32, f64 and bf16.
+  const Tensor cols = In({6, 100, 48});
+  const Tensor centered = cols - mean(cols, {1}, true);
+  c.push_back({"column_normalizations",
+               {softmax(cols, 1), softmax(In({300, 33}, DType::kBF16), 0),
+                centered / sqrt(mean(centered * centered, {1}, true) + 1e-5), mean(cols, {1}, true),
+                log_softmax(In({7, 40, 32}, DType::kF64), 0)}});
+  // Longer columns: a few a block (32 bytes of each row), split over a cluster's blocks on
+  // sm_90 (f32, bf16, f64), or column kernels and an epilogue.
+  c.push_back({"long_columns",
+               {softmax(In({5000, 40}), 0), softmax(In({3000, 64}, DType::kBF16), 0),
+                log_softmax(In({3000, 40}, DType::kF64), 0), softmax(In({1500, 2, 40}), 0),
+                // f32 values reduced, an 8-byte result: held as f32 columns are
+                cast(softmax(In({12000, 40}), 0), DType::kF64)}});
   // Transposing pointwise kernels (transpose_codegen.cc): the last two axes swapped, 4-D
   // permutes, edges off a multiple of the tile, a reshape that moves the contiguous axis,
   // two outputs of different dtypes, a transposed read against an aligned one of fewer bytes.

@@ -2,6 +2,7 @@
 // tests name each reason a merge is refused.
 #include "fusion/planner.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/graph_text.h"
 #include "core/realize.h"
 #include "gtest/gtest.h"
@@ -69,6 +70,54 @@ TEST(PlannerTest, NormalizationsAreOneKernelReadingTheInputOnce) {
     EXPECT_EQ(k.inputs[0], &x.node());
     EXPECT_EQ(k.reduced_axes, (std::vector<int64_t>{1}));
   }
+}
+
+// Over a leading axis, columns up to max_staged_column long stay one normalization kernel;
+// longer ones become column reductions and a pointwise epilogue, with no running pair.
+TEST(PlannerTest, LongColumnsAreReducedByKernelsOfTheirOwn) {
+  auto kinds = [](const Planned& p) {
+    std::string k;
+    for (const FusedKernel& kernel : p.plan.kernels) {
+      absl::StrAppend(&k, KernelKindName(kernel.kind), kernel.online_sums.empty() ? " " : "+ ");
+    }
+    return k;
+  };
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({512, 64}), 0)})), "normalization ");
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({513, 64}), 0)})), "reduction reduction pointwise ");
+  // Rows (the trailing axis) of the same length stay one kernel.
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({64, 513}), 1)})), "normalization ");
+  // A kept innermost axis narrower than a warp: no column schedule, the row limit applies.
+  EXPECT_EQ(kinds(PlanOf({softmax(Input({600, 8}), 0)})), "normalization ");
+}
+
+// Rows longer than one block holds stay one normalization kernel where clusters may share
+// them (cluster_blocks), up to max_staged_row x cluster_blocks.
+TEST(PlannerTest, ClustersHoldLongRows) {
+  FusionOptions clusters;
+  clusters.cluster_blocks = 8;
+  auto kernels = [](const Tensor& t, const FusionOptions& o) {
+    return PlanOf({t}, o).plan.kernels.size();
+  };
+  const Tensor row = softmax(Input({2, 131072}), 1);
+  EXPECT_EQ(kernels(row, clusters), 1u);
+  EXPECT_EQ(kernels(row, FusionOptions{}), 2u);  // a streamed max and sum, then the epilogue
+  EXPECT_EQ(kernels(softmax(Input({2, 131073}), 1), clusters), 2u);
+  // 8-byte values: half as many a block.
+  EXPECT_EQ(kernels(softmax(Input({2, 65536}, DType::kF64), 1), clusters), 1u);
+  EXPECT_EQ(kernels(softmax(Input({2, 65537}, DType::kF64), 1), clusters), 2u);
+  // Only few rows: with cluster_rows_below of them or more, a block a row fills the GPU.
+  const int64_t few = clusters.cluster_rows_below - 1;
+  EXPECT_EQ(kernels(layer_norm(Input({few, 20001}), Tensor(), Tensor()), clusters), 1u);
+  EXPECT_GT(kernels(layer_norm(Input({few + 1, 20001}), Tensor(), Tensor()), clusters), 1u);
+  // Columns have no streamed kernel: held by clusters at any count.
+  EXPECT_EQ(kernels(softmax(Input({16384, 8192}), 0), clusters), 1u);
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 8);
+  EXPECT_EQ(DefaultFusionOptions(Target{8, 0, false}).cluster_blocks, 1);
+  setenv("TESSEL_CLUSTERS", "2", 1);  // a cap, e.g. to compare
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 2);
+  setenv("TESSEL_CLUSTERS", "0", 1);
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 1);
+  unsetenv("TESSEL_CLUSTERS");
 }
 
 TEST(PlannerTest, SiblingReductionsShareOnePass) {

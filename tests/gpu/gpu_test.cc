@@ -150,6 +150,66 @@ TEST_F(GpuTest, ColumnReductions) {
   EXPECT_EQ(a, b);
 }
 
+// Normalizations over leading and middle axes (columns held on chip) against the CPU: softmax
+// and log_softmax over each non-trailing axis, a user-written layer norm over a middle axis
+// with its statistics also returned, columns off a multiple of 32, reduced extents off a
+// multiple of the threads that share them, f64 and bf16.
+TEST_F(GpuTest, ColumnNormalizations) {
+  Compare(
+      [](Device d) {
+        const Tensor x = Data({40, 70, 100}, 3, DType::kF32, d);
+        const Tensor t = Data({333, 65}, 4, DType::kF32, d);
+        const Tensor centered = x - mean(x, {1}, true);
+        const Tensor var = mean(centered * centered, {1}, true);
+        return std::vector<Tensor>{
+            softmax(x, 0), softmax(x, 1), log_softmax(t, 0), centered / sqrt(var + 1e-5), var,
+            softmax(Data({5, 3, 40}, 5, DType::kF64, d), 1), x / sum(abs(x), {0, 1}, true),
+            // longer than a warp's columns hold: 8 columns a block (sm_90), or column
+            // kernels, then the epilogue
+            softmax(Data({1500, 40}, 7, DType::kF32, d), 0),
+            log_softmax(Data({3, 700, 33}, 8, DType::kF32, d), 1),
+            // split over a cluster's blocks (sm_90)
+            softmax(Data({5000, 40}, 10, DType::kF32, d), 0),
+            // longer than a cluster holds: column kernels
+            softmax(Data({20000, 33}, 11, DType::kF32, d), 0)};
+      },
+      1e-5, 1e-5);
+  Compare(
+      [](Device d) {
+        return std::vector<Tensor>{softmax(Data({129, 96}, 6, DType::kBF16, d), 0),
+                                   softmax(Data({3000, 64}, 12, DType::kBF16, d), 0)};
+      },
+      Bound(DType::kBF16), 1e-3);
+}
+
+// Rows longer than one block holds, shared by the blocks of a cluster (sm_90), against the
+// CPU: 8 and 2 blocks a row, odd lengths (ragged parts), chained reductions, f64 (more
+// blocks a row), a reduction-only group and siblings; and the same bits twice.
+TEST_F(GpuTest, ClusterRows) {
+  Compare(
+      [](Device d) {
+        const Tensor x = Data({3, 131072}, 3, DType::kF32, d);
+        const Tensor odd = Data({5, 20001}, 4, DType::kF32, d);
+        return std::vector<Tensor>{softmax(x, 1),
+                                   layer_norm(odd, Tensor(), Tensor()),
+                                   log_softmax(Data({2, 40000}, 5, DType::kF64, d), 1),
+                                   logsumexp(odd, {1}),
+                                   sum(odd, {1}),
+                                   max(odd * 2.0, {1}, true),
+                                   rms_norm(Data({4, 65537}, 6, DType::kF32, d), Tensor()),
+                                   softmax(Data({2, 10000}, 9, DType::kF64, d), 1),
+                                   argmax(odd, 1)};
+      },
+      1e-5, 1e-4);
+  Compare(
+      [](Device d) {
+        return std::vector<Tensor>{softmax(Data({64, 131072}, 7, DType::kBF16, d), 1)};
+      },
+      Bound(DType::kBF16), 1e-3);
+  const Tensor x = Data({16, 100000}, 8, DType::kF32, Device::kCUDA);
+  EXPECT_EQ(softmax(x * 3.0, 1).to_vector<float>(), softmax(x * 3.0, 1).to_vector<float>());
+}
+
 // Transposing pointwise kernels (tiled through shared memory) against the CPU: 2-D and 4-D
 // permutes, edges off the tile, size-1 axes, several outputs, a reshape after the transpose,
 // every storage width.

@@ -1,0 +1,178 @@
+// Normalizations over leading or middle axes (softmax(x, 0), layer_norm over the middle axis
+// of [B, S, H]), held on chip. A block holds `width` consecutive rows (consecutive addresses
+// along the kept innermost axis: a warp's 32 for short columns, 32 bytes of each for long
+// ones) and its threads share each row's reduced extent, every thread keeping its elements in
+// registers ("lanes"), so chained reductions and the epilogue read the input once, as the
+// staged row kernel does for trailing axes. Long columns are split over the blocks of a
+// thread-block cluster (sm_90), each holding a contiguous part. Partial values combine in a
+// fixed order (warp shuffles, then the warps through shared memory, then the cluster's
+// blocks in rank order), the same in every thread: the same input gives the same bits.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/kernel_common.h"
+#include "codegen/row_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+constexpr int kWarp = 32;
+constexpr int kWantLanes = 8;  // elements a thread holds, where the column is long enough
+constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in registers);
+                               // half that for 8-byte values
+
+// How columns are spread: `width` columns a block, `parts` threads a column, each holding
+// `lanes` elements of a `part` of the column; `cluster` blocks share a column.
+struct ColumnShape {
+  int width = kWarp;
+  int parts = 1;
+  int lanes = 1;
+  int cluster = 1;
+  int64_t part = 0;
+  bool fits = false;
+  int threads() const { return width * parts; }
+};
+
+ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
+                    const std::vector<Accumulator>& accs) {
+  // 8-byte reduced values hold half as many a thread: the planner's rule (StagedLimit), so
+  // that what it stages fits here.
+  const bool wide = DTypeSize(accs[0].reduction->input(0).dtype()) == 8;
+  const int most = wide ? kMaxLanes / 2 : kMaxLanes;
+  ColumnShape s;
+  // Short columns: a warp's 32 a block, as many threads a column as give ~kWantLanes each.
+  s.parts = static_cast<int>(
+      std::clamp<int64_t>((l.length + kWantLanes - 1) / kWantLanes, 1, 1024 / kWarp));
+  s.lanes = static_cast<int>((l.length + s.parts - 1) / s.parts);
+  s.part = l.length;
+  s.fits = s.lanes <= most;
+  if (s.fits || k.cluster_blocks == 1) return s;
+  // Long columns: 32 bytes of each row a block (the planner's ColumnWidth, by the reduced
+  // values' dtype), 1024 threads, the column split over as many blocks as it takes.
+  s.width = ColumnWidth(accs[0].reduction->input(0).dtype());
+  s.parts = 1024 / s.width;
+  const int64_t per_block = int64_t{s.parts} * most;
+  s.cluster = static_cast<int>((l.length + per_block - 1) / per_block);
+  s.part = (l.length + s.cluster - 1) / s.cluster;
+  s.lanes = static_cast<int>((s.part + s.parts - 1) / s.parts);
+  s.fits = s.cluster <= k.cluster_blocks;
+  return s;
+}
+
+// Accumulator `a` (each thread's, over its lanes) combined over its column: the lanes of a
+// warp that share it, the warps through `parts`, the cluster's blocks through `slot_<acc>`.
+void CombineColumn(CodeWriter& w, const Accumulator& a, const ColumnShape& s, bool first) {
+  const int warps = s.threads() / kWarp;
+  for (int offset = s.width; offset < kWarp; offset *= 2) {
+    w.Line(
+        a.name, " = ",
+        a.Combine(a.name, absl::StrCat("__shfl_xor_sync(0xffffffffu, ", a.name, ", ", offset, ")")),
+        ";");
+  }
+  const std::string view = absl::StrCat("((", a.type(), "*)parts)");
+  if (!first) w.Line("__syncthreads();  // the last accumulator's parts are read");
+  const std::string writer =
+      s.width < kWarp ? absl::StrCat("if (threadIdx.x % ", kWarp, " < ", s.width, ") ") : "";
+  w.Line(writer, view, "[threadIdx.x / ", kWarp, " * ", s.width + 1, " + threadIdx.x % ", kWarp,
+         "] = ", a.name, ";");
+  w.Line("__syncthreads();");
+  w.Line(a.name, " = ", view, "[column];");
+  w.Line("for (int p = 1; p < ", warps, "; ++p) ", a.name, " = ",
+         a.Combine(a.name, absl::StrCat(view, "[p * ", s.width + 1, " + column]")), ";");
+  if (s.cluster > 1) {
+    w.Line(a.name, " = tessel_cluster_reduce<", s.cluster, ">(", a.name, ", ", a.Functor(),
+           ", slot_", a.name, ", ", s.width, ");");
+  }
+}
+
+}  // namespace
+
+bool UsesColumnStaging(const FusedKernel& k, const RowLayout& l) {
+  if (!k.staged || !k.online_sums.empty() || l.trailing) return false;
+  if (!ReadsColumns(k.row_space, k.reduced_axes) || l.length < 2) return false;
+  const std::vector<Accumulator> accs = Accumulators(k);
+  return !accs.empty() && ShapeOf(k, l, accs).fits;
+}
+
+KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
+  const std::vector<Accumulator> accs = Accumulators(k);
+  const ColumnShape s = ShapeOf(k, l, accs);
+  const bool wide_slots =
+      std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
+  ks.schedule =
+      absl::StrCat("columns held on chip: ", s.width, " along the kept innermost axis a ",
+                   s.cluster > 1 ? absl::StrCat("cluster of ", s.cluster, " blocks, each holding ",
+                                                s.part, " of a column as ")
+                                 : std::string("block, "),
+                   s.parts, " threads x ", s.lanes, " lanes", s.cluster > 1 ? "" : " per column");
+  CodeWriter w;
+  BeginSource(w, k);
+  {
+    auto body = KernelBlock(w, absl::StrCat(s.threads()), kNamePlaceholder, ks, s.cluster);
+    w.Line("// ", l.rows, " columns of ", l.length, ": ", s.width, " a block; ", s.parts,
+           " threads x ", s.lanes, " lanes hold ",
+           s.cluster > 1 ? absl::StrCat("a part of ", s.part, " (", s.cluster, " a column)")
+                         : std::string("a column"));
+    // One buffer of the widest accumulator, the accumulators combined through it in turn.
+    w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[",
+           s.threads() / kWarp * (s.width + 1), "];");
+    if (s.cluster > 1) {
+      for (const Accumulator& a : accs) {
+        w.Line("__shared__ ", a.type(), " slot_", a.name, "[", 2 * s.width, "];");
+      }
+    }
+    const std::string block =
+        s.cluster > 1 ? absl::StrCat("(blockIdx.x / ", s.cluster, ")") : "blockIdx.x";
+    w.Line("const int column = threadIdx.x % ", s.width, ", part = threadIdx.x / ", s.width, ";");
+    w.Line("const index_t first = (index_t)", block, " * ", s.width, " + column;");
+    // Lanes past the last column compute the last one again (every read in bounds, every
+    // barrier reached) and store nothing.
+    w.Line("const bool valid = first < ", l.rows, ";");
+    w.Line("const index_t row = valid ? first : ", l.rows - 1, ";");
+    if (s.cluster > 1) {
+      w.Line("const index_t start = (index_t)(blockIdx.x % ", s.cluster, ") * ", s.part,
+             ";  // this block's part");
+    }
+    w.Line("auto col = [part](int k) -> index_t { return part + (index_t)k * ", s.parts, "; };");
+    const std::string guard =
+        PartGuard(w, s.cluster, s.part, l.length,
+                  int64_t{s.lanes} * s.parts != s.part || s.part * s.cluster != l.length);
+    const IndexExpr idx =
+        RowIndex(l, "row", s.cluster > 1 ? "(start + col(k))" : "col(k)", 1, guard);
+    ExprEmitter e(&w, s.lanes, ks);
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
+      const Value v = e.Get(&a.reduction->input(0), idx);
+      w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
+      Accumulate(w, a, v, s.lanes, guard);
+      CombineColumn(w, a, s, i == 0);
+      const Value r =
+          e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),
+                   false, Finish(a, a.name, l.length));
+      e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
+    }
+    IndexExpr store_at = idx;  // the values at idx, stored by valid lanes only
+    store_at.thread_guard = "valid";
+    for (const Node* out : ks.outputs) {
+      if (out->shape() == l.space) {
+        e.Store(absl::StrCat("out", OutputSlot(ks, out)), out, store_at, e.Get(out, idx));
+      }
+    }
+    StoreReduced(w, e, ks, l, "row",
+                 s.cluster > 1
+                     ? absl::StrCat("part == 0 && valid && blockIdx.x % ", s.cluster, " == 0")
+                     : "part == 0 && valid");
+    if (s.cluster > 1) {
+      w.Line("tessel_cluster_sync();  // no block leaves while another may read its slots");
+    }
+  }
+  Launch launch;
+  launch.entry = kNamePlaceholder;
+  launch.grid[0] = (l.rows + s.width - 1) / s.width * s.cluster;
+  launch.block = s.threads();
+  ks.launches.push_back(launch);
+  FinishSource(k, w.text(), &ks);
+  return ks;
+}
+
+}  // namespace tessel::codegen

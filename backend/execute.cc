@@ -157,7 +157,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
         spec.strides[1] = rows * spec.strides[0];
       }
       TESSEL_RETURN_IF_ERROR(
-          EncodeTensorMap(device.driver(), spec, p.buffers[spec.arg], &p.maps[m]));
+          EncodeTensorMap(device.driver(), spec, p.buffers[spec.arg] + spec.offset, &p.maps[m]));
     }
     for (int s : k.scalars) p.scalars.push_back(codegen::ScalarArgument(*order[s]));
     p.rows = rows;

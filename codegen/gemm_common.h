@@ -20,6 +20,13 @@ struct GemmOperand {
   const Node* buffer = nullptr;
   bool transposed = false;
   Shape batch;  // the buffer's batch axes (all but the last two)
+  // Rows whose length is not a multiple of 16 bytes (TMA's stride rule, and the 16-byte
+  // copies of the portable kernel): the kernel's staging entry first copies the buffer into
+  // the workspace at `workspace_offset` bytes, each row padded with zeros to `pitch`
+  // elements, and the mainloop reads that copy. Else `pitch` is the row length.
+  bool staged = false;
+  int64_t pitch = 0;
+  int64_t workspace_offset = 0;
 };
 
 struct GemmProblem {
@@ -30,8 +37,9 @@ struct GemmProblem {
   // is the most rows the kernel serves, for decisions such as the tile).
   std::string m_expr;
   bool rows_argument = false;
-  Shape batch;        // the output's batch axes
-  bool tf32 = false;  // f32 operands may be rounded to TF32 (set_matmul_precision)
+  Shape batch;                // the output's batch axes
+  bool tf32 = false;          // f32 operands may be rounded to TF32 (set_matmul_precision)
+  int64_t staging_bytes = 0;  // the staged operands' copies (GemmOperand::staged)
 };
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
@@ -46,13 +54,20 @@ bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
 void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* launch);
 
 // Whether both operands suit the tensor-core kernels: the same 16-bit dtype (or f32 with
-// TF32 allowed), and contiguous rows whose length is a multiple of 16 bytes (16-byte copies,
-// TMA's stride rule).
+// TF32 allowed); rows of any length (staged where they are not 16-byte multiples).
 bool TensorCoreOperands(const GemmProblem& p);
 
+// For a tensor-core kernel with staged operands: sets the workspace and emits the staging
+// entry `<name>_stage` (launched first), which copies each staged operand to its padded rows.
+void EmitOperandStaging(CodeWriter& w, const GemmProblem& p, KernelSource* ks);
+
+// The operand's rows as the mainloop reads them: the buffer's parameter, or the workspace
+// (offset to the staged copy), as a pointer expression of element type `type`.
+std::string OperandPointer(const KernelSource& ks, const GemmOperand& o, const std::string& type);
+
 // The configuration members both tensor-core mainloops read (inside `struct gemm_config`):
-// sizes (but m, which is an argument), operand layouts and dtype, and each operand's batch
-// entry for an output entry.
+// sizes (but m, which is an argument), operand layouts, row pitches and dtype, and each
+// operand's batch entry for an output entry.
 void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 
 // The Hopper kernel's tiling: BM x BN output tiles, BK-deep stages in a ring of `stages`,

@@ -34,6 +34,7 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
   BeginSource(w, kernel, rows);
   w.Line("#include \"tessel/gemm_sm80.cuh\"");
   w.Blank();
+  EmitOperandStaging(w, p, &ks);
   w.Line("// [", p.m_expr, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
          "; A ", p.a.transposed ? "MN" : "K", "-major, B ", p.b.transposed ? "K" : "MN", "-major");
   {
@@ -47,8 +48,9 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
   w.Blank();
   {
     auto body = KernelBlock(w, "256", kNamePlaceholder, ks);
-    w.Line("tessel_gemm_sm80<gemm_config>((const ", type, "*)", PointerName(ks, p.a.buffer),
-           ", (const ", type, "*)", PointerName(ks, p.b.buffer),
+    const std::string t = absl::StrCat("const ", type);
+    w.Line("tessel_gemm_sm80<gemm_config>(", OperandPointer(ks, p.a, t), ", ",
+           OperandPointer(ks, p.b, t),
            ", [&](const float (&acc)[64], int batch, int row0, int col0) {");
     CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
     w.Line("const int lane = threadIdx.x % 32;");

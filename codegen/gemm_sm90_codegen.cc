@@ -1,7 +1,7 @@
 // The Hopper GEMM (sm_90a): the generator writes the tile configuration, the epilogue and
 // the kernel; the mainloop is the device library's tessel_gemm_sm90 (codegen/device/).
-// Operands arrive by TMA, so each needs 16-bit elements and rows of a multiple of 16 bytes
-// (TensorCoreOperands).
+// Operands arrive by TMA, so each needs 16-bit elements and rows of a multiple of 16 bytes:
+// other rows are staged first (EmitOperandStaging) and the maps read the padded copies.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -27,10 +27,13 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
   map.rows_dim1 = rows_dim1;
   const Shape& s = o.buffer->shape();
   const int64_t inner = s[s.rank() - 1], outer = s[s.rank() - 2];
-  map.arg = InputIndex(ks, o.buffer);
+  // A staged operand: the workspace parameter, after the inputs and outputs.
+  map.arg =
+      o.staged ? static_cast<int>(ks.inputs.size() + ks.outputs.size()) : InputIndex(ks, o.buffer);
+  map.offset = o.workspace_offset;
   map.dtype = o.buffer->dtype();
   map.dims = {inner, outer, std::max<int64_t>(o.batch.numel(), 1)};
-  map.strides = {inner * 2, inner * outer * 2};
+  map.strides = {o.pitch * 2, o.pitch * outer * 2};
   map.box = {64, box_rows};
   return map;
 }
@@ -85,6 +88,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   BeginSource(w, kernel, rows);
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
+  EmitOperandStaging(w, p, &ks);
   w.Line("// [", p.m_expr, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
          "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
   {

@@ -13,10 +13,12 @@
 //   16-bit halves), scalar loads read MN-major ones.
 //
 // The output's row count m is an argument, as for tessel_gemm_sm90.
-// C provides: N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, TF32,
+// C provides: N, K, BATCH, LDA / LDB (each operand's row pitch in elements), STAGES, A_MN /
+// B_MN (operand stored MN-major), F16, TF32,
 // SMEM (dynamic shared bytes the host reserves), `typedef ... T` (the operand element type),
 // and `static __device__ int a_batch(int)`, `b_batch(int)` as for tessel_gemm_sm90.
-// Operands' contiguous extents are multiples of 16 bytes.
+// Operands' row pitches are multiples of 16 bytes; a row shorter than its pitch is followed
+// by zeros (a staged copy), so a 16-byte copy that starts inside the row may end past it.
 #pragma once
 #include "tessel/ptx.cuh"
 
@@ -37,17 +39,18 @@ struct tessel_gemm_sm80_layout {
 };
 
 // Copies one operand's tile (rows x cols of the contiguous layout, starting at global
-// (row0, col0) of a rows_total x cols_total matrix) into shared memory, 16 bytes per copy;
-// copies past the matrix's edge fill zeros.
+// (row0, col0) of a rows_total x cols_total matrix whose rows are `pitch` apart) into shared
+// memory, 16 bytes per copy; copies past the matrix's edge fill zeros.
 template <int ROWS, int COLS, int PITCH, class T>
 __device__ __forceinline__ void tessel_gemm_sm80_copy(T* dst, const T* src, int row0, int col0,
-                                                      int rows_total, int cols_total) {
+                                                      int rows_total, int cols_total,
+                                                      int pitch) {
   constexpr int kPerCopy = 16 / sizeof(T), kChunks = ROWS * COLS / kPerCopy;
 #pragma unroll
   for (int i = threadIdx.x; i < kChunks; i += 256) {
     const int r = i / (COLS / kPerCopy), c = (i % (COLS / kPerCopy)) * kPerCopy;
     const bool inside = row0 + r < rows_total && col0 + c < cols_total;
-    const T* from = inside ? src + (long long)(row0 + r) * cols_total + col0 + c : src;
+    const T* from = inside ? src + (long long)(row0 + r) * pitch + col0 + c : src;
     tessel_cp_async_16(dst + r * PITCH + c, from, inside);
   }
 }
@@ -168,8 +171,8 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
   const long long tile = blockIdx.x;
   const int col0 = (int)(tile % kTilesN) * L::BN, row0 = (int)(tile / kTilesN % tiles_m) * L::BM;
   const int batch = (int)(tile / (kTilesN * tiles_m));
-  a += (long long)C::a_batch(batch) * m * C::K;
-  b += (long long)C::b_batch(batch) * C::K * C::N;
+  a += (long long)C::a_batch(batch) * (C::A_MN ? C::K : m) * C::LDA;
+  b += (long long)C::b_batch(batch) * (C::B_MN ? C::K : C::N) * C::LDB;
   const int warp = threadIdx.x / 32;
   const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
 
@@ -178,14 +181,14 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
     T* sb = sa + L::kARows * L::kACols;
     const int k0 = kt * L::BK;
     if constexpr (C::A_MN) {
-      tessel_gemm_sm80_copy<L::BK, L::BM, L::kACols>(sa, a, k0, row0, C::K, m);
+      tessel_gemm_sm80_copy<L::BK, L::BM, L::kACols>(sa, a, k0, row0, C::K, m, C::LDA);
     } else {
-      tessel_gemm_sm80_copy<L::BM, L::BK, L::kACols>(sa, a, row0, k0, m, C::K);
+      tessel_gemm_sm80_copy<L::BM, L::BK, L::kACols>(sa, a, row0, k0, m, C::K, C::LDA);
     }
     if constexpr (C::B_MN) {
-      tessel_gemm_sm80_copy<L::BK, L::BN, L::kBCols>(sb, b, k0, col0, C::K, C::N);
+      tessel_gemm_sm80_copy<L::BK, L::BN, L::kBCols>(sb, b, k0, col0, C::K, C::N, C::LDB);
     } else {
-      tessel_gemm_sm80_copy<L::BN, L::BK, L::kBCols>(sb, b, col0, k0, C::N, C::K);
+      tessel_gemm_sm80_copy<L::BN, L::BK, L::kBCols>(sb, b, col0, k0, C::N, C::K, C::LDB);
     }
   };
 

@@ -50,7 +50,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   }
   EXPECT_GT(compiled, 40);
   EXPECT_GE(tensor_core, 16);  // the tensor-core GEMMs on both targets
-  EXPECT_EQ(tf32, 4);          // mma.sync on TF32 on both targets
+  EXPECT_EQ(tf32, 6);          // mma.sync on TF32 on both targets
   EXPECT_EQ(plain_tf32, 2);    // the plain kernel, rounding as TF32, on both targets
 }
 
@@ -293,6 +293,37 @@ TEST(CodegenTest, PartsAfterAThresholdWalkTheLinesLeft) {
     EXPECT_EQ(launches[i].persistent_per_sm > 0, i >= 3);
   }
   EXPECT_EQ(launches[1].grid[0], 256 * 131072 / 4096);  // the filter: every part of every line
+}
+
+// Operand rows that are not 16-byte multiples stay on tensor cores: a staging entry first
+// copies them to padded rows in the workspace, which the TMA maps (sm_90a) or the 16-byte
+// copies (sm_80) then read; aligned operands are read in place.
+TEST(CodegenTest, UnalignedRowsAreStagedForTensorCores) {
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr)); };
+  const Tensor y = matmul(in({4097, 4096}), in({4096, 4095}));
+  for (const Target& target : {Target{9, 0, true}, Target{8, 0, false}}) {
+    SCOPED_TRACE(target.Name());
+    const std::vector<codegen::KernelSource> ks =
+        codegen::PlanAndGenerate({&y.node()}, target).kernels;
+    ASSERT_EQ(ks.size(), 1u);
+    ASSERT_EQ(ks[0].launches.size(), 2u);
+    EXPECT_TRUE(absl::EndsWith(ks[0].launches[0].entry, "_stage"));
+    EXPECT_EQ(ks[0].launches[0].grid[0], 4096 * 4096 / 8 / 256);  // B only, 16 bytes a thread
+    EXPECT_EQ(ks[0].workspace_bytes, 4096 * 4096 * 2);
+    if (target.major == 9) {
+      ASSERT_EQ(ks[0].tensor_maps.size(), 2u);
+      EXPECT_EQ(ks[0].tensor_maps[0].arg, 0);  // A in place
+      EXPECT_EQ(ks[0].tensor_maps[1].arg, 3);  // B's copy: the workspace (after in0, in1, out0)
+      EXPECT_EQ(ks[0].tensor_maps[1].dims[0], 4095);  // zeros past the row, from TMA's fill
+      EXPECT_EQ(ks[0].tensor_maps[1].strides[0], 8192);
+    }
+  }
+  // Aligned operands: one launch, no workspace.
+  const Tensor aligned = matmul(in({4097, 4096}), in({4096, 4096}));
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&aligned.node()}, Target{9, 0, true}).kernels;
+  EXPECT_EQ(ks[0].launches.size(), 1u);
+  EXPECT_EQ(ks[0].workspace_bytes, 0);
 }
 
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least

@@ -156,18 +156,51 @@ TEST_F(GemmTest, BiasGeluResidualOnRaggedAndBatchedTiles) {
 }
 
 TEST_F(GemmTest, FallbacksStayCorrect) {
-  // f32 operands, mixed dtypes and rows TMA cannot address (K % 8 != 0) take the portable
-  // kernel.
+  // f32 operands and mixed dtypes take the portable kernel.
   Compare([](Device d) {
     return std::vector<Tensor>{
-        matmul(Data({70, 33}, 1, DType::kBF16, d), Data({33, 48}, 2, DType::kBF16, d)),
         matmul(Data({64, 40}, 3, DType::kF32, d), Data({40, 72}, 4, DType::kF32, d)),
         matmul(Data({64, 40}, 5, DType::kBF16, d), Data({40, 72}, 6, DType::kF16, d))};
   });
 }
 
+// Rows that are not 16-byte multiples (K or N not a multiple of 8) are staged to padded rows
+// and stay on tensor cores: K odd, N odd, both, a transposed operand, batches (one operand
+// broadcast), an epilogue with a residual, f16, a size-1 edge, and a varying batch whose
+// weights are staged (the rows argument).
+TEST_F(GemmTest, UnalignedRowsStayOnTensorCores) {
+  const DType b16 = DType::kBF16, f16 = DType::kF16;
+  auto build = [&](Device d) {
+    const Tensor w = Data({95, 45}, 9, b16, d);
+    return std::vector<Tensor>{
+        matmul(Data({70, 33}, 1, b16, d), Data({33, 48}, 2, b16, d)),
+        matmul(Data({300, 64}, 3, b16, d), Data({64, 45}, 4, b16, d)),
+        matmul(Data({257, 95}, 5, b16, d), Data({95, 131}, 6, b16, d)),
+        matmul(transpose(Data({33, 70}, 7, b16, d)), Data({33, 40}, 8, b16, d)),
+        gelu(matmul(Data({3, 100, 95}, 10, b16, d), w) + Data({45}, 11, b16, d)) +
+            Data({3, 100, 45}, 12, b16, d),
+        matmul(Data({2, 20, 30}, 13, f16, d), Data({2, 30, 50}, 14, f16, d)),
+        matmul(Data({1, 7}, 15, b16, d), Data({7, 1}, 16, b16, d))};
+  };
+  if (OnTensorCoreGpu()) {
+    for (const Tensor& t : build(Device::kCUDA)) {
+      EXPECT_TRUE(UsesTensorCores({t})) << explain({t});
+    }
+  }
+  Compare(build);
+  // A batch that varies: B's rows (45) staged, A's rows the argument.
+  const Tensor w = Data({64, 45}, 17, b16, Device::kCUDA);
+  const Tensor w_cpu = Data({64, 45}, 17, b16, Device::kCPU);
+  for (int64_t rows : {5, 37, 130}) {
+    SCOPED_TRACE(rows);
+    const Tensor gpu = matmul(Data({rows, 64}, 18, b16, Device::kCUDA), w) * 2.0;
+    const Tensor cpu = matmul(Data({rows, 64}, 18, b16, Device::kCPU), w_cpu) * 2.0;
+    testing::ExpectClose(gpu.to_vector<float>(), cpu.to_vector<double>(), Bound(b16), 1e-2);
+  }
+}
+
 // f32 under MatmulPrecision::kTF32: mma.sync on TF32 (both layouts, ragged edges, batches,
-// an epilogue), and the plain kernel where rows are not 16-byte multiples, against the CPU
+// an epilogue, rows that are not 16-byte multiples, staged), against the CPU
 // backend, which rounds its operands the same way: they agree to accumulation order, far
 // closer than TF32 is to f32 (~1e-3 here).
 TEST_F(GemmTest, Tf32WhenChosen) {
@@ -187,7 +220,7 @@ TEST_F(GemmTest, Tf32WhenChosen) {
     tf32_kernels += absl::StrContains(k.source, "TF32 = true") ? 1 : 0;
   }
   if (OnTensorCoreGpu()) {
-    EXPECT_EQ(tf32_kernels, 3) << explain(outputs);
+    EXPECT_EQ(tf32_kernels, 4) << explain(outputs);
   }
   set_matmul_precision(MatmulPrecision::kTF32);
   Compare(build, 1e-4, 1e-4);

@@ -131,7 +131,8 @@ void BM_Tf32(benchmark::State& state) {
   if (auto it = g_cublas_tf32_tflops.find(mnk); it != g_cublas_tf32_tflops.end()) {
     state.counters["%cublas_tf32"] = 100 * state.counters["TFLOP/s"] / it->second;
   }
-  state.SetLabel(who == 1 ? "tessel, f32 on TF32 (mma.sync)" : "tessel, exact f32");
+  state.SetLabel(who == 1 ? "tessel, f32 on TF32 (wgmma on sm_90a, after staging)"
+                          : "tessel, exact f32");
 }
 
 void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> epilogues) {
@@ -169,7 +170,7 @@ BENCHMARK(BM_Tessel)
     ->MinTime(0.3);
 
 BENCHMARK(BM_Tf32)
-    ->ArgsProduct({{4096}, {4096}, {4096}, {0, 1, 2}})
+    ->ArgsProduct({{4096, 8192}, {4096}, {4096}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
+#include "codegen/gemm_staging.h"
 #include "codegen/kernel_common.h"
 #include "ops/cuda_expr.h"
 
@@ -24,31 +25,6 @@ GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand) {
   o.transposed = read_transposed;
   o.batch = BatchOf(operand.shape());
   return o;
-}
-
-// Rows that are not a multiple of 16 bytes are staged (GemmOperand::staged), each copy 256-byte
-// aligned in the workspace.
-void PlanStaging(GemmProblem& p) {
-  int64_t offset = 0;
-  for (GemmOperand* o : {&p.a, &p.b}) {
-    const Shape& s = o->buffer->shape();
-    const int64_t inner = s[s.rank() - 1],
-                  per16 = std::max<int64_t>(1, 16 / DTypeSize(o->buffer->dtype()));
-    o->pitch = inner;
-    if (inner % per16 == 0) continue;
-    o->staged = true;
-    o->pitch = CeilDiv(inner, per16) * per16;
-    o->workspace_offset = offset;
-    offset += CeilDiv(s.numel() / inner * o->pitch * DTypeSize(o->buffer->dtype()), 256) * 256;
-  }
-  p.staging_bytes = offset;
-}
-
-const char* WordOfSize(int bytes) {
-  return bytes == 1   ? "unsigned char"
-         : bytes == 2 ? "unsigned short"
-         : bytes == 4 ? "unsigned"
-                      : "unsigned long long";
 }
 
 }  // namespace
@@ -71,7 +47,7 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
   p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];
   p.batch = BatchOf(out);
   p.tf32 = IsTf32Matmul(*p.matmul);
-  PlanStaging(p);
+  PlanOperandStaging(p, /*tf32_wgmma=*/false);
   return p;
 }
 
@@ -89,9 +65,10 @@ bool TensorCoreOperands(const GemmProblem& p) {
 
 bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
   const GemmProblem p = AnalyzeGemm(kernel);
-  // (A staged copy of A would be sized by the rows: A's rows stay static then.)
+  // (A staged copy of A would be sized by the rows: A's rows stay static then, as on TF32,
+  // which Hopper stages.)
   if (!rows.Has(p.matmul) || p.matmul->shape().rank() != 2 || !rows.Has(p.a.buffer) ||
-      p.a.transposed || p.a.staged || rows.Has(p.b.buffer)) {
+      p.a.transposed || p.a.staged || p.tf32 || rows.Has(p.b.buffer)) {
     return false;
   }
   for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {
@@ -107,66 +84,12 @@ void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* 
   if (p.rows_argument) launch->rows_grid = RowsGrid{1, tile_m, tiles_n * p.batch.numel()};
 }
 
-void EmitOperandStaging(CodeWriter& w, const GemmProblem& p, KernelSource* ks) {
-  std::vector<const GemmOperand*> staged;
-  for (const GemmOperand* o : {&p.a, &p.b}) {
-    if (o->staged) staged.push_back(o);
-  }
-  if (staged.empty()) return;
-  ks->workspace_bytes = p.staging_bytes;
-  const std::string entry = absl::StrCat(kNamePlaceholder, "_stage");
-  w.Line(
-      "// Operand rows that are not 16-byte multiples, copied to rows of `pitch` elements (zeros");
-  w.Line("// after the row's end): the mainloop's reads are 16 bytes wide.");
-  int64_t first = 0;
-  {
-    auto body = KernelBlock(w, "256", entry, *ks);
-    w.Line(
-        "const long long i = (long long)blockIdx.x * 256 + threadIdx.x;  // 16 bytes of a staged "
-        "row");
-    for (const GemmOperand* o : staged) {
-      const int size = static_cast<int>(DTypeSize(o->buffer->dtype())),
-                lanes = std::max(1, 16 / size);
-      const int64_t inner = o->buffer->shape().dims().back(), chunks_per_row = o->pitch / lanes;
-      const int64_t chunks = o->buffer->shape().numel() / inner * chunks_per_row;
-      const char* word = WordOfSize(size);
-      const std::string chunk = first == 0 ? "i" : absl::StrCat("(i - ", first, ")");
-      auto block =
-          w.Block(first == 0 ? absl::StrCat("if (i < ", chunks, ")")
-                             : absl::StrCat("if (i >= ", first, " && i < ", first + chunks, ")"));
-      w.Line("// ", o == &p.a ? "A" : "B", ": rows of ", inner, " to rows of ", o->pitch);
-      w.Line("const long long row = ", chunk, " / ", chunks_per_row, ", col = ", chunk, " % ",
-             chunks_per_row, " * ", lanes, ";");
-      w.Line("const ", word, "* from = (const ", word, "*)", PointerName(*ks, o->buffer),
-             " + row * ", inner, ";");
-      w.Line("tessel_vec<", word, ", ", lanes, "> v;");
-      w.Line("#pragma unroll");
-      w.Line("for (int j = 0; j < ", lanes, "; ++j) v.v[j] = col + j < ", inner,
-             " ? from[col + j] : 0;");
-      w.Line("tessel_store_vec(", OperandPointer(*ks, *o, word), " + row * ", o->pitch,
-             " + col, v);");
-      first += chunks;
-    }
-  }
-  Launch launch;
-  launch.entry = entry;
-  launch.grid = {CeilDiv(first, 256), 1, 1};
-  launch.block = 256;
-  ks->launches.push_back(launch);
-}
-
-std::string OperandPointer(const KernelSource& ks, const GemmOperand& o, const std::string& type) {
-  if (!o.staged) return absl::StrCat("(", type, "*)", PointerName(ks, o.buffer));
-  return absl::StrCat("((", type, "*)ws + ", o.workspace_offset / DTypeSize(o.buffer->dtype()),
-                      ")");
-}
-
 void EmitOperandConfig(CodeWriter& w, const GemmProblem& p) {
   w.Line("static constexpr int N = ", p.n, ", K = ", p.k, ", BATCH = ", p.batch.numel(), ";");
   w.Line("static constexpr int LDA = ", p.a.pitch, ", LDB = ", p.b.pitch,
          ";  // operand rows as the mainloop reads them, in elements");
-  w.Line("static constexpr bool A_MN = ", p.a.transposed ? "true" : "false",
-         ", B_MN = ", p.b.transposed ? "false" : "true",
+  w.Line("static constexpr bool A_MN = ", ReadsMnMajor(p.a, true) ? "true" : "false",
+         ", B_MN = ", ReadsMnMajor(p.b, false) ? "true" : "false",
          ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false", ";");
   w.Line("static __device__ int a_batch(int batch) { return ",
          OperandMatrixIndex(p.a, p.batch, "batch"), "; }");

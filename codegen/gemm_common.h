@@ -20,12 +20,12 @@ struct GemmOperand {
   const Node* buffer = nullptr;
   bool transposed = false;
   Shape batch;  // the buffer's batch axes (all but the last two)
-  // Rows whose length is not a multiple of 16 bytes (TMA's stride rule, and the 16-byte
-  // copies of the portable kernel): the kernel's staging entry first copies the buffer into
-  // the workspace at `workspace_offset` bytes, each row padded with zeros to `pitch`
-  // elements, and the mainloop reads that copy. Else `pitch` is the row length.
-  bool staged = false;
-  int64_t pitch = 0;
+  // Staged (gemm_staging.h): the kernel's staging entries first copy the buffer into the
+  // workspace at `workspace_offset` bytes, as matrices of `rows` rows of `inner` elements
+  // padded with zeros to `pitch`, transposed where `stage_transposed`; the mainloop reads
+  // that copy. Else `pitch` is the buffer's row length.
+  bool staged = false, stage_transposed = false;
+  int64_t rows = 0, inner = 0, pitch = 0;
   int64_t workspace_offset = 0;
 };
 
@@ -37,9 +37,10 @@ struct GemmProblem {
   // is the most rows the kernel serves, for decisions such as the tile).
   std::string m_expr;
   bool rows_argument = false;
-  Shape batch;                // the output's batch axes
-  bool tf32 = false;          // f32 operands may be rounded to TF32 (set_matmul_precision)
-  int64_t staging_bytes = 0;  // the staged operands' copies (GemmOperand::staged)
+  Shape batch;                     // the output's batch axes
+  bool tf32 = false;               // f32 operands may be rounded to TF32 (set_matmul_precision)
+  int64_t staging_bytes = 0;       // the staged operands' copies (GemmOperand::staged)
+  bool stage_rounds_tf32 = false;  // the copies hold the operands rounded to TF32
 };
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
@@ -57,14 +58,6 @@ void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* 
 // TF32 allowed); rows of any length (staged where they are not 16-byte multiples).
 bool TensorCoreOperands(const GemmProblem& p);
 
-// For a tensor-core kernel with staged operands: sets the workspace and emits the staging
-// entry `<name>_stage` (launched first), which copies each staged operand to its padded rows.
-void EmitOperandStaging(CodeWriter& w, const GemmProblem& p, KernelSource* ks);
-
-// The operand's rows as the mainloop reads them: the buffer's parameter, or the workspace
-// (offset to the staged copy), as a pointer expression of element type `type`.
-std::string OperandPointer(const KernelSource& ks, const GemmOperand& o, const std::string& type);
-
 // The configuration members both tensor-core mainloops read (inside `struct gemm_config`):
 // sizes (but m, which is an argument), operand layouts, row pitches and dtype, and each
 // operand's batch entry for an output entry.
@@ -76,7 +69,8 @@ struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
 };
 // The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch);
+// TF32 kernels keep no staging tiles: more stages fit.
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false);
 
 Shape BatchOf(const Shape& s);
 

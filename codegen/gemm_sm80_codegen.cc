@@ -3,6 +3,7 @@
 // epilogue and the kernel; the mainloop is the device library's tessel_gemm_sm80.
 #include "absl/strings/str_cat.h"
 #include "codegen/gemm_common.h"
+#include "codegen/gemm_staging.h"
 #include "codegen/generate.h"
 #include "codegen/kernel_common.h"
 

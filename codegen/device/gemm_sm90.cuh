@@ -16,12 +16,16 @@
 //   arithmetic and loads overlap the tensor cores' work. The consumers run the block's
 //   last tile themselves.
 //
+// - TF32 (f32 operands read as TF32, both K-major: wgmma's only layout for 32-bit operands;
+//   the generator stages them so): no staging tile; the consumers run the epilogue on their
+//   accumulators, as the portable kernel does.
+//
 // The output's row count m is an argument (a literal the compiler folds, or the kernel's
 // rows argument where rows are dynamic).
 // C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64),
-// STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands and matmul, else bf16), TMA_STORE, SMEM (dynamic shared bytes the host
-// reserves), and
+// (32 with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
+// MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32,
+// TMA_STORE, SMEM (dynamic shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
 // an output batch entry (broadcast batches map many entries to one).
 #pragma once
@@ -29,11 +33,14 @@
 
 template <class C>
 struct tessel_gemm_sm90_layout {
-  static constexpr int kABytes = C::BM * C::BK * 2;  // one stage of A
-  static constexpr int kBBytes = C::BN * C::BK * 2;
+  static constexpr int kRowBytes = 128;  // a stage's rows of K: 64 16-bit values, 32 floats
+  static constexpr int kABytes = C::BM * kRowBytes;  // one stage of A
+  static constexpr int kBBytes = C::BN * kRowBytes;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kConsumers = C::BM / 64;       // warpgroups of m64 wgmmas
-  static constexpr int kStagingBytes = 64 * C::BN * 2;  // one consumer's rows, 16-bit
+  static constexpr int kConsumers = C::BM / 64;  // warpgroups of m64 wgmmas
+  // Warps 1-3 run the epilogue from staging tiles (one consumer's rows, 16-bit).
+  static constexpr bool kEpilogueWarps = !C::TMA_STORE && !C::TF32;
+  static constexpr int kStagingBytes = C::TF32 ? 0 : 64 * C::BN * 2;
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
   // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
   // drained per consumer).
@@ -41,15 +48,17 @@ struct tessel_gemm_sm90_layout {
       1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
-  static_assert((C::BM == 128 || C::BM == 64) && C::BK == 64,
+  static_assert((C::BM == 128 || C::BM == 64) && C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
                 "one or two consumer warpgroups of m64, 128-byte rows");
+  static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
+                "TF32 operands are K-major; the consumers store");
   static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
   // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
   // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
   // so warpgroup 0's and the consumers' counts must balance. The epilogue warps need more
   // than a lone producer; the consumers keep only accumulators and addresses.
-  static constexpr int kWarpgroup0Registers = C::TMA_STORE ? 40 : 120;
-  static constexpr int kConsumerRegisters = C::TMA_STORE ? 232 : 192;
+  static constexpr int kWarpgroup0Registers = kEpilogueWarps ? 120 : 40;
+  static constexpr int kConsumerRegisters = kEpilogueWarps ? 192 : 232;
   static_assert(128 * kWarpgroup0Registers + 256 * kConsumerRegisters <= 384 * 168,
                 "setmaxnreg asks for too many registers");
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
@@ -87,7 +96,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
   if constexpr (C::A_MN) {
 #pragma unroll
     for (int i = 0; i < C::BM / 64; ++i) {
-      tessel_tma_load_3d(stage + i * 64 * C::BK * 2, &a_map, full, tm * C::BM + i * 64,
+      tessel_tma_load_3d(stage + i * 64 * L::kRowBytes, &a_map, full, tm * C::BM + i * 64,
                          kt * C::BK, ab);
     }
   } else {
@@ -97,7 +106,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
   if constexpr (C::B_MN) {
 #pragma unroll
     for (int i = 0; i < C::BN / 64; ++i) {
-      tessel_tma_load_3d(b + i * 64 * C::BK * 2, &b_map, full, tn * C::BN + i * 64, kt * C::BK,
+      tessel_tma_load_3d(b + i * 64 * L::kRowBytes, &b_map, full, tn * C::BN + i * 64, kt * C::BK,
                          bb);
     }
   } else {
@@ -105,24 +114,30 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
   }
 }
 
-// One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): BK / 16 steps of k16.
-// K-major operands advance 32 bytes per step inside the swizzled row; MN-major ones advance
-// 16 k-rows (2048 bytes). MN-major blocks of 64 columns lie 64 * BK * 2 bytes apart.
+// One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8
+// for TF32), 32 bytes of K each. K-major operands advance 32 bytes per step inside the
+// swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
+// lie 64 * 128 bytes apart.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
                                                      const unsigned char* stage, int c,
                                                      bool first) {
   using L = tessel_gemm_sm90_layout<C>;
-  const unsigned a0 = tessel_smem(stage) + c * 64 * C::BK * 2;
+  const unsigned a0 = tessel_smem(stage) + c * 64 * L::kRowBytes;
   const unsigned b0 = tessel_smem(stage) + L::kABytes;
-  constexpr unsigned kStep = 16 * 128, kBlock = 64 * C::BK * 2;
+  constexpr unsigned kStep = 16 * 128, kBlock = 64 * L::kRowBytes;
 #pragma unroll
-  for (int kk = 0; kk < C::BK / 16; ++kk) {
+  for (int kk = 0; kk < L::kRowBytes / 32; ++kk) {
     const unsigned long long a = tessel_wgmma_desc(a0 + kk * (C::A_MN ? kStep : 32),
                                                    C::A_MN ? kBlock : 16, 1024);
     const unsigned long long b = tessel_wgmma_desc(b0 + kk * (C::B_MN ? kStep : 32),
                                                    C::B_MN ? kBlock : 16, 1024);
-    tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(acc, a, b, (first && kk == 0) ? 0 : 1);
+    const int accumulate = (first && kk == 0) ? 0 : 1;
+    if constexpr (C::TF32) {
+      tessel_wgmma_tf32(acc, a, b, accumulate);
+    } else {
+      tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(acc, a, b, accumulate);
+    }
   }
 }
 
@@ -239,7 +254,10 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(float (&acc)[C::BN / 2
 // `epilogue(mm, batch, row, col)` runs in the epilogue warps for every run of BN / 8 outputs
 // of a tile row: the matmul's 16-bit values at (row, col + 64 (k / 8) + k % 8) in pairs,
 // lane k in the low (even k) or high half of mm[k / 2]. With TMA_STORE, `out_map` addresses
-// the output and the epilogue is not called.
+// the output and the epilogue is not called. With TF32, `epilogue(acc, batch, row0, col0)`
+// runs in each consumer for its 64 x BN block at (row0, col0): thread t's acc[i] at row
+// row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) +
+// 2 (t % 4) + (i & 1), t = threadIdx.x % 128.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
@@ -274,7 +292,9 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
       tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_map, tiles_m, tiles);
-    } else if (!C::TMA_STORE && threadIdx.x >= 32) {
+    } else if constexpr (!L::kEpilogueWarps) {
+      // No epilogue warps: the producer's warpgroup has nothing else to do.
+    } else if (threadIdx.x >= 32) {
       // The CTA's last tile is the consumers' own (see below).
       for (int t = blockIdx.x, n = 0; t + gridDim.x < tiles; t += gridDim.x, ++n) {
         int batch, tm, tn;
@@ -302,7 +322,9 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     int batch, tm, tn;
     tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
     tessel_gemm_sm90_mainloop<C>(acc, ring, full, empty, c, stage, phase);
-    if constexpr (C::TMA_STORE) {
+    if constexpr (C::TF32) {
+      epilogue(acc, batch, tm * C::BM + 64 * c, tn * C::BN);
+    } else if constexpr (C::TMA_STORE) {
       if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
       tessel_named_barrier(1 + c, 128);
       tessel_gemm_sm90_stage<C>(acc, staging);

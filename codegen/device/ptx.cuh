@@ -262,3 +262,19 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc(unsigned smem_ad
 TESSEL_DEFINE_WGMMA(256, 128, 128, 129, 130, 131, 132)
 TESSEL_DEFINE_WGMMA(128, 64, 64, 65, 66, 67, 68)
 TESSEL_DEFINE_WGMMA(64, 32, 32, 33, 34, 35, 36)
+
+// The same on TF32 operands (f32 in shared memory, read as TF32: both K-major, the only
+// layout wgmma takes for 32-bit operands), k8 per instruction.
+#define TESSEL_DEFINE_WGMMA_TF32(N, R, A, B, ACC)                                               \
+  __device__ __forceinline__ void tessel_wgmma_tf32(float(&d)[R], unsigned long long a,         \
+                                                    unsigned long long b, int accumulate) {     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #ACC ", 0;\n"                             \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k8.f32.tf32.tf32 {"                     \
+                 TESSEL_WGMMA_REGS_##R "}, %" #A ", %" #B ", p, 1, 1;\n}\n"                      \
+                 : TESSEL_WGMMA_OUTS_##R                                                        \
+                 : "l"(a), "l"(b), "r"(accumulate));                                           \
+  }
+
+TESSEL_DEFINE_WGMMA_TF32(256, 128, 128, 129, 130)
+TESSEL_DEFINE_WGMMA_TF32(128, 64, 64, 65, 66)
+TESSEL_DEFINE_WGMMA_TF32(64, 32, 32, 33, 34)

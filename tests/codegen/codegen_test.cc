@@ -326,6 +326,31 @@ TEST(CodegenTest, UnalignedRowsAreStagedForTensorCores) {
   EXPECT_EQ(ks[0].workspace_bytes, 0);
 }
 
+// f32 under TF32 on Hopper: wgmma reads 32-bit operands only K-major and as stored, so both
+// operands are staged rounded to TF32: A's rows copied, B ([k, n], MN-major) transposed.
+TEST(CodegenTest, Tf32OnHopperStagesKMajorOperands) {
+  set_matmul_precision(MatmulPrecision::kTF32);
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kF32, Device::kCPU, s, nullptr)); };
+  const Tensor y = matmul(in({300, 200}), in({200, 264}));
+  set_matmul_precision(MatmulPrecision::kHighest);
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&y.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(ks.size(), 1u);
+  ASSERT_EQ(ks[0].launches.size(), 3u);
+  EXPECT_TRUE(absl::EndsWith(ks[0].launches[0].entry, "_stage"));
+  EXPECT_TRUE(absl::EndsWith(ks[0].launches[1].entry, "_transpose"));
+  EXPECT_EQ(ks[0].launches[1].grid[0], 7 * 9);  // 32 x 32 tiles of B
+  ASSERT_EQ(ks[0].tensor_maps.size(), 2u);
+  for (const codegen::TensorMapSpec& map : ks[0].tensor_maps) {
+    EXPECT_EQ(map.arg, 3);  // the workspace
+    EXPECT_EQ(map.dtype, DType::kF32);
+    EXPECT_EQ(map.box[0], 32);    // 128-byte rows
+    EXPECT_EQ(map.dims[0], 200);  // K innermost: both K-major
+  }
+  EXPECT_EQ(ks[0].tensor_maps[1].dims[1], 264);
+  EXPECT_EQ(ks[0].workspace_bytes, (300 * 200 * 4 + 255) / 256 * 256 + 264 * 200 * 4);
+}
+
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
 // three stages in flight, and persistent launches cover every tile.
 TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {

@@ -1,0 +1,175 @@
+#include "codegen/gemm_staging.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/kernel_common.h"
+
+namespace tessel::codegen {
+namespace {
+
+int64_t Matrices(const GemmOperand& o) { return std::max<int64_t>(1, o.batch.numel()); }
+
+int ElementBytes(const GemmOperand& o) { return static_cast<int>(DTypeSize(o.buffer->dtype())); }
+
+// The copies' element type: bits, or floats where they are rounded.
+std::string CopyType(const GemmProblem& p, const GemmOperand& o) {
+  if (p.stage_rounds_tf32) return "float";
+  switch (ElementBytes(o)) {
+    case 1:
+      return "unsigned char";
+    case 2:
+      return "unsigned short";
+    case 4:
+      return "unsigned";
+    default:
+      return "unsigned long long";
+  }
+}
+
+std::string Rounded(const GemmProblem& p, const std::string& value) {
+  return p.stage_rounds_tf32 ? absl::StrCat("tessel_round_tf32(", value, ")") : value;
+}
+
+// Opens the part of an entry that handles items [first, first + count) of index `i`, and
+// names the item's index within the part.
+CodeWriter::Scope OpenPart(CodeWriter& w, const std::string& i, int64_t first, int64_t count,
+                           std::string* item) {
+  *item = first == 0 ? i : absl::StrCat("(", i, " - ", first, ")");
+  return w.Block(
+      first == 0 ? absl::StrCat("if (", i, " < ", count, ")")
+                 : absl::StrCat("if (", i, " >= ", first, " && ", i, " < ", first + count, ")"));
+}
+
+// One thread per 16 bytes of a padded row: `first` is the operand's first chunk index.
+void EmitRowCopy(CodeWriter& w, const GemmProblem& p, const KernelSource& ks, const GemmOperand& o,
+                 int64_t first, int64_t chunks) {
+  const int lanes = std::max(1, 16 / ElementBytes(o));
+  const int64_t per_row = o.pitch / lanes;
+  const std::string type = CopyType(p, o);
+  std::string chunk;
+  auto part = OpenPart(w, "i", first, chunks, &chunk);
+  w.Line("// ", &o == &p.a ? "A" : "B", ": rows of ", o.inner, " to rows of ", o.pitch);
+  w.Line("const long long row = ", chunk, " / ", per_row, ", col = ", chunk, " % ", per_row, " * ",
+         lanes, ";");
+  w.Line("const ", type, "* from = (const ", type, "*)", PointerName(ks, o.buffer), " + row * ",
+         o.inner, ";");
+  w.Line("tessel_vec<", type, ", ", lanes, "> v;");
+  w.Line("#pragma unroll");
+  w.Line("for (int j = 0; j < ", lanes, "; ++j) v.v[j] = col + j < ", o.inner, " ? ",
+         Rounded(p, "from[col + j]"), " : 0;");
+  w.Line("tessel_store_vec(", OperandPointer(ks, o, type), " + row * ", o.pitch, " + col, v);");
+}
+
+// One block per 32 x 32 tile of a matrix: read along the buffer's rows, written along the
+// copy's (the buffer's columns), through a padded shared tile.
+void EmitTileTranspose(CodeWriter& w, const GemmProblem& p, const KernelSource& ks,
+                       const GemmOperand& o, int64_t first, int64_t tiles) {
+  const int64_t src_rows = o.inner, src_cols = o.rows;  // the copy's rows are the columns
+  const int64_t tiles_r = CeilDiv(src_rows, 32), tiles_c = CeilDiv(src_cols, 32);
+  const std::string type = CopyType(p, o);
+  std::string tile;
+  auto part = OpenPart(w, "t", first, tiles, &tile);  // uniform in the block
+  w.Line("// ", &o == &p.a ? "A" : "B", ": ", src_rows, " x ", src_cols, " to ", src_cols,
+         " rows of ", o.pitch);
+  w.Line("const long long matrix = ", tile, " / ", tiles_r * tiles_c, ";");
+  w.Line("const int r0 = (int)(", tile, " % ", tiles_r * tiles_c, " / ", tiles_c,
+         ") * 32, c0 = (int)(", tile, " % ", tiles_c, ") * 32;");
+  w.Line("const ", type, "* from = (const ", type, "*)", PointerName(ks, o.buffer), " + matrix * ",
+         src_rows * src_cols, ";");
+  w.Line("for (int k = threadIdx.x / 32; k < 32; k += 8) {");
+  w.Line("  const int r = r0 + k, c = c0 + threadIdx.x % 32;");
+  w.Line("  tile[k][threadIdx.x % 32] = r < ", src_rows, " && c < ", src_cols, " ? ",
+         Rounded(p, absl::StrCat("from[(long long)r * ", src_cols, " + c]")), " : 0;");
+  w.Line("}");
+  w.Line("__syncthreads();");
+  w.Line(type, "* to = ", OperandPointer(ks, o, type), " + matrix * ", src_cols * o.pitch, ";");
+  w.Line("for (int k = threadIdx.x / 32; k < 32; k += 8) {");
+  w.Line("  const int c = c0 + k, r = r0 + threadIdx.x % 32;");
+  w.Line("  if (c < ", src_cols, " && r < ", o.pitch, ") to[(long long)c * ", o.pitch,
+         " + r] = tile[threadIdx.x % 32][k];");
+  w.Line("}");
+}
+
+}  // namespace
+
+void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma) {
+  p.stage_rounds_tf32 = tf32_wgmma;
+  int64_t offset = 0;
+  for (GemmOperand* o : {&p.a, &p.b}) {
+    const Shape& s = o->buffer->shape();
+    const int64_t inner = s[s.rank() - 1], outer = s[s.rank() - 2];
+    const int64_t per16 = std::max<int64_t>(1, 16 / ElementBytes(*o));
+    o->stage_transposed = tf32_wgmma && ReadsMnMajor(*o, o == &p.a);
+    o->staged = tf32_wgmma || inner % per16 != 0;
+    o->rows = o->stage_transposed ? inner : outer;
+    o->inner = o->stage_transposed ? outer : inner;
+    o->pitch = o->staged ? CeilDiv(o->inner, per16) * per16 : inner;
+    o->workspace_offset = o->staged ? offset : 0;
+    if (o->staged)
+      offset += CeilDiv(Matrices(*o) * o->rows * o->pitch * ElementBytes(*o), 256) * 256;
+  }
+  p.staging_bytes = offset;
+}
+
+bool ReadsMnMajor(const GemmOperand& o, bool is_a) {
+  // A is K-major as stored ([m, k] rows) unless read transposed; B the other way round.
+  return (is_a ? o.transposed : !o.transposed) != o.stage_transposed;
+}
+
+void EmitOperandStaging(CodeWriter& w, const GemmProblem& p, KernelSource* ks) {
+  std::vector<const GemmOperand*> rows, tiles;
+  for (const GemmOperand* o : {&p.a, &p.b}) {
+    if (o->staged) (o->stage_transposed ? tiles : rows).push_back(o);
+  }
+  if (rows.empty() && tiles.empty()) return;
+  ks->workspace_bytes = p.staging_bytes;
+  w.Line("// Operands copied where the mainloop cannot read them as stored: rows padded to a");
+  w.Line("// multiple of 16 bytes (zeros after the row)",
+         p.stage_rounds_tf32 ? ", rounded to TF32, K-major." : ".");
+  if (!rows.empty()) {
+    const std::string entry = absl::StrCat(kNamePlaceholder, "_stage");
+    int64_t first = 0;
+    {
+      auto body = KernelBlock(w, "256", entry, *ks);
+      w.Line(
+          "const long long i = (long long)blockIdx.x * 256 + threadIdx.x;  // 16 bytes of a row");
+      for (const GemmOperand* o : rows) {
+        const int64_t chunks =
+            Matrices(*o) * o->rows * (o->pitch / std::max(1, 16 / ElementBytes(*o)));
+        EmitRowCopy(w, p, *ks, *o, first, chunks);
+        first += chunks;
+      }
+    }
+    Launch launch;
+    launch.entry = entry;
+    launch.grid = {CeilDiv(first, 256), 1, 1};
+    ks->launches.push_back(launch);
+  }
+  if (!tiles.empty()) {
+    const std::string entry = absl::StrCat(kNamePlaceholder, "_transpose");
+    int64_t first = 0;
+    {
+      auto body = KernelBlock(w, "256", entry, *ks);
+      w.Line("__shared__ ", CopyType(p, *tiles[0]), " tile[32][33];");
+      w.Line("const long long t = blockIdx.x;  // a 32 x 32 tile");
+      for (const GemmOperand* o : tiles) {
+        const int64_t count = Matrices(*o) * CeilDiv(o->inner, 32) * CeilDiv(o->rows, 32);
+        EmitTileTranspose(w, p, *ks, *o, first, count);
+        first += count;
+      }
+    }
+    Launch launch;
+    launch.entry = entry;
+    launch.grid = {first, 1, 1};
+    ks->launches.push_back(launch);
+  }
+}
+
+std::string OperandPointer(const KernelSource& ks, const GemmOperand& o, const std::string& type) {
+  if (!o.staged) return absl::StrCat("(", type, "*)", PointerName(ks, o.buffer));
+  return absl::StrCat("((", type, "*)ws + ", o.workspace_offset / ElementBytes(o), ")");
+}
+
+}  // namespace tessel::codegen

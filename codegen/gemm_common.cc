@@ -65,10 +65,8 @@ bool TensorCoreOperands(const GemmProblem& p) {
 
 bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
   const GemmProblem p = AnalyzeGemm(kernel);
-  // (A staged copy of A would be sized by the rows: A's rows stay static then, as on TF32,
-  // which Hopper stages.)
   if (!rows.Has(p.matmul) || p.matmul->shape().rank() != 2 || !rows.Has(p.a.buffer) ||
-      p.a.transposed || p.a.staged || p.tf32 || rows.Has(p.b.buffer)) {
+      p.a.transposed || rows.Has(p.b.buffer)) {
     return false;
   }
   for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {

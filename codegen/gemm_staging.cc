@@ -101,7 +101,9 @@ void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma) {
     const Shape& s = o->buffer->shape();
     const int64_t inner = s[s.rank() - 1], outer = s[s.rank() - 2];
     const int64_t per16 = std::max<int64_t>(1, 16 / ElementBytes(*o));
-    o->stage_transposed = tf32_wgmma && ReadsMnMajor(*o, o == &p.a);
+    // As stored, A is K-major ([m, k] rows) unless read transposed; B the other way round.
+    const bool mn_major = o == &p.a ? o->transposed : !o->transposed;
+    o->stage_transposed = tf32_wgmma && mn_major;
     o->staged = tf32_wgmma || inner % per16 != 0;
     o->rows = o->stage_transposed ? inner : outer;
     o->inner = o->stage_transposed ? outer : inner;
@@ -114,7 +116,6 @@ void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma) {
 }
 
 bool ReadsMnMajor(const GemmOperand& o, bool is_a) {
-  // A is K-major as stored ([m, k] rows) unless read transposed; B the other way round.
   return (is_a ? o.transposed : !o.transposed) != o.stage_transposed;
 }
 

@@ -22,8 +22,8 @@
 //
 // The output's row count m is an argument (a literal the compiler folds, or the kernel's
 // rows argument where rows are dynamic).
-// C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64),
-// (32 with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
+// C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
+// with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
 // MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32,
 // TMA_STORE, SMEM (dynamic shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for

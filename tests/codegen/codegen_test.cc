@@ -50,7 +50,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   }
   EXPECT_GT(compiled, 40);
   EXPECT_GE(tensor_core, 16);  // the tensor-core GEMMs on both targets
-  EXPECT_EQ(tf32, 6);          // mma.sync on TF32 on both targets
+  EXPECT_EQ(tf32, 6);          // TF32 tensor cores: mma.sync on sm_80, wgmma on sm_90a
   EXPECT_EQ(plain_tf32, 2);    // the plain kernel, rounding as TF32, on both targets
 }
 
@@ -148,9 +148,9 @@ TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   EXPECT_NE(explain({sum(x, {1})}).find("schedule: a block per row"), std::string::npos);
 }
 
-// An f32 input without data (what planning and generation need).
-Tensor Placeholder(Shape shape) {
-  return Tensor(MakeInputNode(DType::kF32, Device::kCPU, shape, nullptr));
+// An input without data (what planning and generation need).
+Tensor Placeholder(Shape shape, DType dtype = DType::kF32) {
+  return Tensor(MakeInputNode(dtype, Device::kCPU, shape, nullptr));
 }
 
 // The one kernel sm_90a runs for `t`.
@@ -318,6 +318,19 @@ TEST(CodegenTest, UnalignedRowsAreStagedForTensorCores) {
       EXPECT_EQ(ks[0].tensor_maps[1].strides[0], 8192);
     }
   }
+  // With the batch as the rows argument: B staged keeps it; A staged (its copy would be
+  // sized by the rows) takes static rows, on tensor cores only.
+  auto takes_rows = [](const Tensor& a, const Tensor& b) {
+    const Tensor y = matmul(a, b);
+    const FusionPlan plan = PlanFusion(CollectProgram({&y.node()}));
+    codegen::DynamicRows rows;
+    rows.max = 1 << 12;
+    rows.nodes = {&a.node(), &y.node()};
+    return codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows).has_value();
+  };
+  EXPECT_TRUE(takes_rows(Placeholder({777, 64}, DType::kBF16), in({64, 45})));
+  EXPECT_FALSE(takes_rows(Placeholder({777, 33}, DType::kBF16), in({33, 48})));
+  EXPECT_TRUE(takes_rows(Placeholder({777, 33}), Placeholder({33, 48})));  // the plain kernel
   // Aligned operands: one launch, no workspace.
   const Tensor aligned = matmul(in({4097, 4096}), in({4096, 4096}));
   const std::vector<codegen::KernelSource> ks =

@@ -46,7 +46,8 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
   p.n = out[out.rank() - 1];
   p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];
   p.batch = BatchOf(out);
-  p.tf32 = IsTf32Matmul(*p.matmul);
+  p.split_tf32 = IsSplitTf32Matmul(*p.matmul);
+  p.tf32 = IsTf32Matmul(*p.matmul) || p.split_tf32;
   PlanOperandStaging(p, /*tf32_wgmma=*/false);
   return p;
 }

@@ -37,8 +37,10 @@ struct GemmProblem {
   // is the most rows the kernel serves, for decisions such as the tile).
   std::string m_expr;
   bool rows_argument = false;
-  Shape batch;                     // the output's batch axes
-  bool tf32 = false;               // f32 operands may be rounded to TF32 (set_matmul_precision)
+  Shape batch;        // the output's batch axes
+  bool tf32 = false;  // f32 operands may be rounded to TF32 (set_matmul_precision)
+  // ... as three TF32 products of each operand's TF32 part and remainder (kHigh); tf32 too.
+  bool split_tf32 = false;
   int64_t staging_bytes = 0;       // the staged operands' copies (GemmOperand::staged)
   bool stage_rounds_tf32 = false;  // the copies hold the operands rounded to TF32
 };

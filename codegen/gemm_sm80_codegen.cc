@@ -43,7 +43,8 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
     CodeWriter::Scope config(&w, "};");
     EmitOperandConfig(w, p);
     w.Line("static constexpr int STAGES = ", kStages, ", SMEM = ", smem, ";");
-    w.Line("static constexpr bool TF32 = ", p.tf32 ? "true" : "false", ";");
+    w.Line("static constexpr bool TF32 = ", p.tf32 ? "true" : "false",
+           ", SPLIT = ", p.split_tf32 ? "true" : "false", ";");
     w.Line("typedef ", type, " T;");
   }
   w.Blank();

@@ -79,7 +79,8 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32) {
 }
 
 bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
-  return target.major == 9 && target.arch_specific && TensorCoreOperands(AnalyzeGemm(kernel));
+  const GemmProblem p = AnalyzeGemm(kernel);  // (three TF32 products: the portable kernel)
+  return target.major == 9 && target.arch_specific && TensorCoreOperands(p) && !p.split_tf32;
 }
 
 KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows) {

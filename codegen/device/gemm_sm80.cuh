@@ -9,8 +9,10 @@
 // fragment loads, fall on distinct banks.
 // - 16-bit operands: m16n8k16, fragments by ldmatrix (.trans for MN-major tiles).
 // - C::TF32 (f32 operands): m16n8k8 on TF32, each operand rounded to nearest (ties away)
-//   as it enters a fragment; ldmatrix reads K-major tiles (a row of 4 floats is a row of 8
-//   16-bit halves), scalar loads read MN-major ones.
+//   as it enters a fragment; with C::SPLIT, each operand x is also split into its TF32 part
+//   and the TF32 rounding of x minus it, and three products accumulate (small terms first);
+//   ldmatrix reads K-major tiles (a row of 4 floats is a row of 8 16-bit halves), scalar loads read
+//   MN-major ones.
 //
 // The output's row count m is an argument, as for tessel_gemm_sm90.
 // C provides: N, K, BATCH, LDA / LDB (each operand's row pitch in elements), STAGES, A_MN /
@@ -43,8 +45,7 @@ struct tessel_gemm_sm80_layout {
 // memory, 16 bytes per copy; copies past the matrix's edge fill zeros.
 template <int ROWS, int COLS, int PITCH, class T>
 __device__ __forceinline__ void tessel_gemm_sm80_copy(T* dst, const T* src, int row0, int col0,
-                                                      int rows_total, int cols_total,
-                                                      int pitch) {
+                                                      int rows_total, int cols_total, int pitch) {
   constexpr int kPerCopy = 16 / sizeof(T), kChunks = ROWS * COLS / kPerCopy;
 #pragma unroll
   for (int i = threadIdx.x; i < kChunks; i += 256) {
@@ -99,6 +100,14 @@ __device__ __forceinline__ unsigned tessel_tf32_bits(unsigned f32) {
   return __float_as_uint(tessel_round_tf32(__uint_as_float(f32)));
 }
 
+// x (f32 bits) as its TF32 part `big` (in place) and the TF32 rounding of the rest, `small`:
+// big + small holds x to about 2^-22 of it.
+__device__ __forceinline__ void tessel_tf32_split(unsigned& big, unsigned& small) {
+  const float x = __uint_as_float(big), hi = tessel_round_tf32(x);
+  big = __float_as_uint(hi);
+  small = __float_as_uint(isfinite(hi) ? tessel_round_tf32(x - hi) : 0.0f);  // inf: no rest
+}
+
 // One k8 step on TF32 from f32 tiles. Fragments (g = lane / 4, t = lane % 4): A holds
 // (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of its 16 x 8 block; B holds (k t, n g) and
 // (k t + 4, n g) of its 8 x 8 block.
@@ -140,16 +149,36 @@ __device__ __forceinline__ void tessel_gemm_sm80_step_tf32(float (&acc)[64], con
       bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
     }
   }
+  if constexpr (C::SPLIT) {
+    unsigned bs[4][2];  // B's remainders; A's are split one row block at a time (registers)
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 4; ++i)
+      tessel_tf32_split(bf[i][0], bs[i][0]), tessel_tf32_split(bf[i][1], bs[i][1]);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) af[i][j] = tessel_tf32_bits(af[i][j]);
-    bf[i][0] = tessel_tf32_bits(bf[i][0]), bf[i][1] = tessel_tf32_bits(bf[i][1]);
-  }
+    for (int mi = 0; mi < 4; ++mi) {
+      unsigned as[4];
 #pragma unroll
-  for (int mi = 0; mi < 4; ++mi) {
+      for (int j = 0; j < 4; ++j) tessel_tf32_split(af[mi][j], as[j]);
 #pragma unroll
-    for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+      for (int ni = 0; ni < 4; ++ni) {
+        float* d = &acc[4 * (4 * mi + ni)];
+        tessel_mma_1688_tf32(d, as, bf[ni]);
+        tessel_mma_1688_tf32(d, af[mi], bs[ni]);
+        tessel_mma_1688_tf32(d, af[mi], bf[ni]);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) af[i][j] = tessel_tf32_bits(af[i][j]);
+      bf[i][0] = tessel_tf32_bits(bf[i][0]), bf[i][1] = tessel_tf32_bits(bf[i][1]);
+    }
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+    }
   }
 }
 

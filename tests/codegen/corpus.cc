@@ -85,6 +85,12 @@ std::vector<CorpusCase> Corpus() {
                  {matmul(In({256, 96}), In({96, 200})) + In({200}),
                   matmul(transpose(In({64, 128})), transpose(In({256, 64}))),
                   matmul(In({70, 33}), In({33, 50})), matmul(In({1 << 19, 2, 4}), In({4, 8}))}});
+    // Three TF32 products (kHigh): both layouts, rows staged, an epilogue.
+    set_matmul_precision(MatmulPrecision::kHigh);
+    c.push_back({"split_tf32_gemms",
+                 {gelu(matmul(In({256, 96}), In({96, 200})) + In({200})),
+                  matmul(transpose(In({64, 128})), transpose(In({256, 64}))),
+                  matmul(In({70, 33}), In({33, 50}))}});
     set_matmul_precision(MatmulPrecision::kHighest);
   }
   c.push_back({"api_example",

@@ -227,6 +227,46 @@ TEST_F(GemmTest, Tf32WhenChosen) {
   set_matmul_precision(MatmulPrecision::kHighest);
 }
 
+// MatmulPrecision::kHigh (three TF32 products) against an f64 reference: its error stays
+// within a small multiple of exact f32's (the CPU backend's), far below TF32's; on both
+// layouts, staged rows, a batch and an epilogue.
+TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
+  const DType f = DType::kF32;
+  auto build = [&](MatmulPrecision precision, Device d) {
+    set_matmul_precision(precision);
+    std::vector<Tensor> out = {
+        matmul(Data({300, 1000}, 1, f, d), Data({1000, 264}, 2, f, d)),
+        matmul(transpose(Data({200, 130}, 3, f, d)), transpose(Data({96, 200}, 4, f, d))),
+        gelu(matmul(Data({3, 70, 33}, 5, f, d), Data({33, 50}, 6, f, d)))};
+    set_matmul_precision(MatmulPrecision::kHighest);
+    return out;
+  };
+  const std::vector<Tensor> high = build(MatmulPrecision::kHigh, Device::kCUDA);
+  const std::vector<Tensor> tf32 = build(MatmulPrecision::kTF32, Device::kCUDA);
+  const std::vector<Tensor> f32 = build(MatmulPrecision::kHighest, Device::kCPU);
+  // The same graphs in f64 on the CPU, from the same f32 values.
+  auto in = [&](const Shape& s, uint64_t seed) {
+    return cast(Data(s, seed, f, Device::kCPU), DType::kF64);
+  };
+  const std::vector<Tensor> reference = {
+      matmul(in({300, 1000}, 1), in({1000, 264}, 2)),
+      matmul(transpose(in({200, 130}, 3)), transpose(in({96, 200}, 4))),
+      gelu(matmul(in({3, 70, 33}, 5), in({33, 50}, 6)))};
+  for (size_t i = 0; i < high.size(); ++i) {
+    SCOPED_TRACE(i);
+    const std::vector<double> ref = reference[i].to_vector<double>();
+    auto error = [&](const Tensor& t) {
+      const std::vector<double> v = t.to_vector<double>();
+      double most = 0;
+      for (size_t j = 0; j < v.size(); ++j) most = std::max(most, std::abs(v[j] - ref[j]));
+      return most;
+    };
+    const double e_high = error(high[i]), e_tf32 = error(tf32[i]), e_f32 = error(f32[i]);
+    EXPECT_LE(e_high, 16 * e_f32 + 1e-6) << "f32 " << e_f32 << ", tf32 " << e_tf32;
+    EXPECT_GT(e_tf32, 20 * e_high) << "f32 " << e_f32 << ", high " << e_high;
+  }
+}
+
 TEST_F(GemmTest, RepeatedRunsAgreeBitForBit) {
   auto run = [] {
     Tensor c = matmul(Data({512, 512}, 1, DType::kBF16, Device::kCUDA),

@@ -128,5 +128,18 @@ TEST(MatmulTest, Tf32RoundsOperandsWhenChosen) {
   ExpectClose(c.to_vector<float>(), Reference(tf32(x.values), sa, tf32(y.values), sb), 1e-5, 1e-5);
 }
 
+// MatmulPrecision::kHigh (three TF32 products on tensor cores) stands for f32: recorded as
+// tf32=3, computed in f32 by the CPU backend, bit for bit as under kHighest.
+TEST(MatmulTest, HighPrecisionIsF32OnTheCpu) {
+  const Shape sa{3, 17, 40}, sb{40, 9};
+  testing::Sample x = RandomTensor(sa, DType::kF32, 3), y = RandomTensor(sb, DType::kF32, 4);
+  const Tensor exact = matmul(x.tensor, y.tensor);
+  set_matmul_precision(MatmulPrecision::kHigh);
+  const Tensor high = matmul(x.tensor, y.tensor);
+  set_matmul_precision(MatmulPrecision::kHighest);
+  EXPECT_TRUE(absl::StrContains(PrintGraph({high}), "tf32=3")) << PrintGraph({high});
+  EXPECT_EQ(high.to_vector<float>(), exact.to_vector<float>());
+}
+
 }  // namespace
 }  // namespace tessel

@@ -176,7 +176,7 @@ class PerturbedReplay {
     Tensor magnitude = abs(y32) * 0x1p-20;
     Tensor terms;
     double count = 1;  // terms per result
-    bool tf32 = false;
+    bool tf32 = false, split_tf32 = false;
     switch (line.op) {
       case OpKind::kSum:
       case OpKind::kMean: {
@@ -195,6 +195,7 @@ class PerturbedReplay {
         const Shape& a = in[0].value.shape();
         count = static_cast<double>(a[a.rank() - 1]);
         tf32 = IsTf32Matmul(y.node());
+        split_tf32 = IsSplitTf32Matmul(y.node());
         break;
       }
       default:
@@ -202,8 +203,9 @@ class PerturbedReplay {
     }
     if (terms.defined()) {
       // Rounding errors of a long sum grow with about the square root of its length.
-      // TF32 rounds each operand to 11 significant bits: 2^-11 of the terms (2^12 ulps).
-      const double ulps = std::max(tf32 ? 0x1p12 : 16.0, 4 * std::sqrt(count));
+      // TF32 rounds each operand to 11 significant bits: 2^-11 of the terms (2^12 ulps);
+      // three TF32 products leave about 2^-21 (4 ulps) of each, the CPU's f32 none.
+      const double ulps = std::max(tf32 ? 0x1p12 : split_tf32 ? 64.0 : 16.0, 4 * std::sqrt(count));
       magnitude = magnitude + minimum(terms, Scalar(1e30)) * (ulps * 0x1p-23);
     }
     // A 16-bit result may be one ulp off wherever the value before rounding lies near the

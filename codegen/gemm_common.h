@@ -71,8 +71,9 @@ struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
 };
 // The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
-// TF32 kernels keep no staging tiles: more stages fit.
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false);
+// TF32 kernels keep no staging tiles: more stages fit; `parts`: copies of each operand a
+// stage holds (2 for three TF32 products).
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, int parts = 1);
 
 Shape BatchOf(const Shape& s);
 

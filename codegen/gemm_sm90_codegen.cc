@@ -23,9 +23,10 @@ constexpr int kSms = 132;                 // H100 SXM; only shapes the tile choi
 int StagingBytes(const GemmTile& tile, bool tf32) { return tf32 ? 0 : tile.bm * tile.bn * 2; }
 
 // The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
-// `box_rows`: the box's extent along the second axis.
-TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_rows,
-                         bool rows_dim1) {
+// `box_rows`: the box's extent along the second axis. `parts`: copies per matrix (a TF32
+// part and remainder for three products), consecutive along the third axis.
+TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_rows, bool rows_dim1,
+                         int parts) {
   TensorMapSpec map;
   map.rows_dim1 = rows_dim1;
   // A staged operand: its copy in the workspace parameter, after the inputs and outputs.
@@ -34,7 +35,7 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
   map.offset = o.workspace_offset;
   map.dtype = o.buffer->dtype();
   const int64_t elem = DTypeSize(map.dtype);
-  map.dims = {o.inner, o.rows, std::max<int64_t>(o.batch.numel(), 1)};
+  map.dims = {o.inner, o.rows, parts * std::max<int64_t>(o.batch.numel(), 1)};
   map.strides = {o.pitch * elem, o.pitch * o.rows * elem};
   map.box = {static_cast<int>(128 / elem), box_rows};  // rows of 128 bytes: the swizzle's
   return map;
@@ -63,24 +64,25 @@ void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProbl
 
 }  // namespace
 
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32) {
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32, int parts) {
   GemmTile tile;
   // At most 64 rows: one consumer warpgroup, and stages half the size, so that more of B is
   // in flight where streaming B is the whole cost.
   if (m <= 64) tile.bm = 64;
   // The widest tile that still gives every SM a tile; 64 when none does.
+  // (Two parts of each operand a stage: at most 128 wide, so that three stages fit.)
   for (int bn : {256, 128, 64}) {
+    if (parts > 1 && bn > 128) continue;
     tile.bn = bn;
     if (CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch >= kSms && n > bn / 2) break;
   }
-  const int stage = (tile.bm + tile.bn) * tile.bk * 2;
+  const int stage = (tile.bm + tile.bn) * tile.bk * 2 * parts;
   tile.stages = std::min(16, (kSharedLimit - 2048 - StagingBytes(tile, tf32)) / stage);
   return tile;
 }
 
 bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
-  const GemmProblem p = AnalyzeGemm(kernel);  // (three TF32 products: the portable kernel)
-  return target.major == 9 && target.arch_specific && TensorCoreOperands(p) && !p.split_tf32;
+  return target.major == 9 && target.arch_specific && TensorCoreOperands(AnalyzeGemm(kernel));
 }
 
 KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows) {
@@ -93,12 +95,14 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   // TMA; any other runs the generated epilogue in the epilogue warps (TF32: the consumers).
   const bool tma_store =
       !tf32 && ks.outputs.size() == 1 && ks.outputs[0] == p.matmul && p.n % 8 == 0;
-  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tf32);
-  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 +
+  // Three TF32 products (kHigh): each operand's TF32 part and remainder, both staged.
+  const int parts = tf32 && p.split_tf32 ? 2 : 1;
+  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tf32, parts);
+  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 * parts +
                        StagingBytes(tile, tf32) + 8 * (2 * tile.stages + 4);
   const bool a_mn = ReadsMnMajor(p.a, true), b_mn = ReadsMnMajor(p.b, false);
-  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm, p.rows_argument));
-  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn, false));
+  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm, p.rows_argument, parts));
+  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn, false, parts));
   if (tma_store) {
     TensorMapSpec out;
     out.rows_dim1 = p.rows_argument;
@@ -113,7 +117,6 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
   EmitOperandStaging(w, p, &ks);
-  w.Blank();
   w.Line("// [", p.m_expr, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
          "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
   {
@@ -124,6 +127,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
            ", BK = ", tf32 ? tile.bk / 2 : tile.bk, ", STAGES = ", tile.stages,
            ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
     w.Line("static constexpr bool TF32 = ", tf32 ? "true" : "false",
+           ", SPLIT = ", parts > 1 ? "true" : "false",
            ", TMA_STORE = ", tma_store ? "true" : "false", ";");
   }
   w.Blank();

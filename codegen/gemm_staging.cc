@@ -32,6 +32,15 @@ std::string Rounded(const GemmProblem& p, const std::string& value) {
   return p.stage_rounds_tf32 ? absl::StrCat("tessel_round_tf32(", value, ")") : value;
 }
 
+// Copies per operand: its TF32 part, and with three products (kHigh) the TF32 remainder
+// next, as the following matrix.
+int Parts(const GemmProblem& p) { return p.stage_rounds_tf32 && p.split_tf32 ? 2 : 1; }
+
+// The remainder of float `x` past its TF32 part `big` (none past an infinity).
+std::string Remainder(const std::string& x, const std::string& big) {
+  return absl::StrCat("isfinite(", big, ") ? tessel_round_tf32(", x, " - ", big, ") : 0.0f");
+}
+
 // Opens the part of an entry that handles items [first, first + count) of index `i`, and
 // names the item's index within the part.
 CodeWriter::Scope OpenPart(CodeWriter& w, const std::string& i, int64_t first, int64_t count,
@@ -55,11 +64,27 @@ void EmitRowCopy(CodeWriter& w, const GemmProblem& p, const KernelSource& ks, co
          lanes, ";");
   w.Line("const ", type, "* from = (const ", type, "*)", PointerName(ks, o.buffer), " + row * ",
          o.inner, ";");
-  w.Line("tessel_vec<", type, ", ", lanes, "> v;");
+  if (Parts(p) == 1) {
+    w.Line("tessel_vec<", type, ", ", lanes, "> v;");
+    w.Line("#pragma unroll");
+    w.Line("for (int j = 0; j < ", lanes, "; ++j) v.v[j] = col + j < ", o.inner, " ? ",
+           Rounded(p, "from[col + j]"), " : 0;");
+    w.Line("tessel_store_vec(", OperandPointer(ks, o, type), " + row * ", o.pitch, " + col, v);");
+    return;
+  }
+  w.Line("tessel_vec<float, ", lanes, "> big, rest;");
   w.Line("#pragma unroll");
-  w.Line("for (int j = 0; j < ", lanes, "; ++j) v.v[j] = col + j < ", o.inner, " ? ",
-         Rounded(p, "from[col + j]"), " : 0;");
-  w.Line("tessel_store_vec(", OperandPointer(ks, o, type), " + row * ", o.pitch, " + col, v);");
+  {
+    auto lane = w.Block("for (int j = 0; j < ", lanes, "; ++j)");
+    w.Line("const float x = col + j < ", o.inner, " ? from[col + j] : 0.0f;");
+    w.Line("big.v[j] = tessel_round_tf32(x);");
+    w.Line("rest.v[j] = ", Remainder("x", "big.v[j]"), ";");
+  }
+  w.Line("// Matrix m's part at copy 2m, its remainder at 2m + 1.");
+  w.Line("float* to = ", OperandPointer(ks, o, type), " + (row / ", o.rows, " * ", 2 * o.rows,
+         " + row % ", o.rows, ") * ", o.pitch, " + col;");
+  w.Line("tessel_store_vec(to, big);");
+  w.Line("tessel_store_vec(to + ", o.rows * o.pitch, ", rest);");
 }
 
 // One block per 32 x 32 tile of a matrix: read along the buffer's rows, written along the
@@ -80,16 +105,24 @@ void EmitTileTranspose(CodeWriter& w, const GemmProblem& p, const KernelSource& 
          src_rows * src_cols, ";");
   w.Line("for (int k = threadIdx.x / 32; k < 32; k += 8) {");
   w.Line("  const int r = r0 + k, c = c0 + threadIdx.x % 32;");
-  w.Line("  tile[k][threadIdx.x % 32] = r < ", src_rows, " && c < ", src_cols, " ? ",
-         Rounded(p, absl::StrCat("from[(long long)r * ", src_cols, " + c]")), " : 0;");
+  w.Line("  tile[k][threadIdx.x % 32] = r < ", src_rows, " && c < ", src_cols,
+         " ? from[(long long)r * ", src_cols, " + c] : 0;");
   w.Line("}");
   w.Line("__syncthreads();");
-  w.Line(type, "* to = ", OperandPointer(ks, o, type), " + matrix * ", src_cols * o.pitch, ";");
-  w.Line("for (int k = threadIdx.x / 32; k < 32; k += 8) {");
-  w.Line("  const int c = c0 + k, r = r0 + threadIdx.x % 32;");
-  w.Line("  if (c < ", src_cols, " && r < ", o.pitch, ") to[(long long)c * ", o.pitch,
-         " + r] = tile[threadIdx.x % 32][k];");
-  w.Line("}");
+  w.Line(type, "* to = ", OperandPointer(ks, o, type), " + matrix * ",
+         Parts(p) * src_cols * o.pitch, ";");
+  auto rows = w.Block("for (int k = threadIdx.x / 32; k < 32; k += 8)");
+  w.Line("const int c = c0 + k, r = r0 + threadIdx.x % 32;");
+  auto inside = w.Block("if (c < ", src_cols, " && r < ", o.pitch, ")");
+  w.Line("const ", type, " x = tile[threadIdx.x % 32][k];");
+  if (Parts(p) == 1) {
+    w.Line("to[(long long)c * ", o.pitch, " + r] = ", Rounded(p, "x"), ";");
+    return;
+  }
+  w.Line("const float big = tessel_round_tf32(x);");
+  w.Line("to[(long long)c * ", o.pitch, " + r] = big;");
+  w.Line("to[", src_cols * o.pitch, " + (long long)c * ", o.pitch,
+         " + r] = ", Remainder("x", "big"), ";  // the remainders' matrix");
 }
 
 }  // namespace
@@ -109,8 +142,9 @@ void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma) {
     o->inner = o->stage_transposed ? outer : inner;
     o->pitch = o->staged ? CeilDiv(o->inner, per16) * per16 : inner;
     o->workspace_offset = o->staged ? offset : 0;
-    if (o->staged)
-      offset += CeilDiv(Matrices(*o) * o->rows * o->pitch * ElementBytes(*o), 256) * 256;
+    if (o->staged) {
+      offset += CeilDiv(Parts(p) * Matrices(*o) * o->rows * o->pitch * ElementBytes(*o), 256) * 256;
+    }
   }
   p.staging_bytes = offset;
 }
@@ -128,7 +162,9 @@ void EmitOperandStaging(CodeWriter& w, const GemmProblem& p, KernelSource* ks) {
   ks->workspace_bytes = p.staging_bytes;
   w.Line("// Operands copied where the mainloop cannot read them as stored: rows padded to a");
   w.Line("// multiple of 16 bytes (zeros after the row)",
-         p.stage_rounds_tf32 ? ", rounded to TF32, K-major." : ".");
+         !p.stage_rounds_tf32 ? "."
+         : Parts(p) == 2      ? ", K-major, as TF32 parts and TF32 remainders."
+                              : ", rounded to TF32, K-major.");
   if (!rows.empty()) {
     const std::string entry = absl::StrCat(kNamePlaceholder, "_stage");
     int64_t first = 0;
@@ -166,6 +202,7 @@ void EmitOperandStaging(CodeWriter& w, const GemmProblem& p, KernelSource* ks) {
     launch.grid = {first, 1, 1};
     ks->launches.push_back(launch);
   }
+  w.Blank();
 }
 
 std::string OperandPointer(const KernelSource& ks, const GemmOperand& o, const std::string& type) {

@@ -18,13 +18,15 @@
 //
 // - TF32 (f32 operands read as TF32, both K-major: wgmma's only layout for 32-bit operands;
 //   the generator stages them so): no staging tile; the consumers run the epilogue on their
-//   accumulators, as the portable kernel does.
+//   accumulators, as the portable kernel does. With SPLIT (three TF32 products), each
+//   operand arrives as two matrices, its TF32 part and remainder (consecutive along the
+//   map's third axis), a stage holds both, and each k8 step issues three wgmmas.
 //
 // The output's row count m is an argument (a literal the compiler folds, or the kernel's
 // rows argument where rows are dynamic).
 // C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
 // with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
-// MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32,
+// MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT,
 // TMA_STORE, SMEM (dynamic shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
 // an output batch entry (broadcast batches map many entries to one).
@@ -34,8 +36,10 @@
 template <class C>
 struct tessel_gemm_sm90_layout {
   static constexpr int kRowBytes = 128;  // a stage's rows of K: 64 16-bit values, 32 floats
-  static constexpr int kABytes = C::BM * kRowBytes;  // one stage of A
-  static constexpr int kBBytes = C::BN * kRowBytes;
+  static constexpr int kParts = C::SPLIT ? 2 : 1;  // copies of each operand (SPLIT)
+  static constexpr int kAPart = C::BM * kRowBytes, kBPart = C::BN * kRowBytes;
+  static constexpr int kABytes = kParts * kAPart;  // one stage of A
+  static constexpr int kBBytes = kParts * kBPart;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kConsumers = C::BM / 64;  // warpgroups of m64 wgmmas
   // Warps 1-3 run the epilogue from staging tiles (one consumer's rows, 16-bit).
@@ -52,6 +56,7 @@ struct tessel_gemm_sm90_layout {
                 "one or two consumer warpgroups of m64, 128-byte rows");
   static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
                 "TF32 operands are K-major; the consumers store");
+  static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
   static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
   // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
   // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
@@ -100,7 +105,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                          kt * C::BK, ab);
     }
   } else {
-    tessel_tma_load_3d(stage, &a_map, full, kt * C::BK, tm * C::BM, ab);
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      tessel_tma_load_3d(stage + part * L::kAPart, &a_map, full, kt * C::BK, tm * C::BM,
+                         ab * L::kParts + part);
+    }
   }
   unsigned char* b = stage + L::kABytes;
   if constexpr (C::B_MN) {
@@ -110,7 +119,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                          bb);
     }
   } else {
-    tessel_tma_load_3d(b, &b_map, full, kt * C::BK, tn * C::BN, bb);
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      tessel_tma_load_3d(b + part * L::kBPart, &b_map, full, kt * C::BK, tn * C::BN,
+                         bb * L::kParts + part);
+    }
   }
 }
 
@@ -133,7 +146,13 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
     const unsigned long long b = tessel_wgmma_desc(b0 + kk * (C::B_MN ? kStep : 32),
                                                    C::B_MN ? kBlock : 16, 1024);
     const int accumulate = (first && kk == 0) ? 0 : 1;
-    if constexpr (C::TF32) {
+    if constexpr (C::SPLIT) {  // small terms first: part x remainder, remainder x part, parts
+      const unsigned long long a_rest = tessel_wgmma_desc(a0 + L::kAPart + kk * 32, 16, 1024);
+      const unsigned long long b_rest = tessel_wgmma_desc(b0 + L::kBPart + kk * 32, 16, 1024);
+      tessel_wgmma_tf32(acc, a_rest, b, accumulate);
+      tessel_wgmma_tf32(acc, a, b_rest, 1);
+      tessel_wgmma_tf32(acc, a, b, 1);
+    } else if constexpr (C::TF32) {
       tessel_wgmma_tf32(acc, a, b, accumulate);
     } else {
       tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(acc, a, b, accumulate);

@@ -53,7 +53,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   // TF32 tensor cores: mma.sync on sm_80, wgmma on sm_90a; three TF32 products (kHigh):
   // mma.sync on both.
   EXPECT_EQ(tf32, 12);
-  EXPECT_EQ(plain_tf32, 2);    // the plain kernel, rounding as TF32, on both targets
+  EXPECT_EQ(plain_tf32, 2);  // the plain kernel, rounding as TF32, on both targets
 }
 
 // The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose
@@ -364,6 +364,18 @@ TEST(CodegenTest, Tf32OnHopperStagesKMajorOperands) {
   }
   EXPECT_EQ(ks[0].tensor_maps[1].dims[1], 264);
   EXPECT_EQ(ks[0].workspace_bytes, (300 * 200 * 4 + 255) / 256 * 256 + 264 * 200 * 4);
+
+  // Three TF32 products (kHigh): each operand's TF32 part and remainder, two matrices along
+  // the maps' third axis, twice the workspace.
+  set_matmul_precision(MatmulPrecision::kHigh);
+  const Tensor high = matmul(in({300, 200}), in({200, 264}));
+  set_matmul_precision(MatmulPrecision::kHighest);
+  const std::vector<codegen::KernelSource> split =
+      codegen::PlanAndGenerate({&high.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(split.size(), 1u);
+  ASSERT_EQ(split[0].tensor_maps.size(), 2u);
+  for (const codegen::TensorMapSpec& map : split[0].tensor_maps) EXPECT_EQ(map.dims[2], 2);
+  EXPECT_EQ(split[0].workspace_bytes, 2 * 300 * 200 * 4 + 2 * 264 * 200 * 4);
 }
 
 // Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least

@@ -146,7 +146,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
     const unsigned long long b = tessel_wgmma_desc(b0 + kk * (C::B_MN ? kStep : 32),
                                                    C::B_MN ? kBlock : 16, 1024);
     const int accumulate = (first && kk == 0) ? 0 : 1;
-    if constexpr (C::SPLIT) {  // small terms first: part x remainder, remainder x part, parts
+    if constexpr (C::SPLIT) {  // small terms first: remainder x part, part x remainder, parts
       const unsigned long long a_rest = tessel_wgmma_desc(a0 + L::kAPart + kk * 32, 16, 1024);
       const unsigned long long b_rest = tessel_wgmma_desc(b0 + L::kBPart + kk * 32, 16, 1024);
       tessel_wgmma_tf32(acc, a_rest, b, accumulate);

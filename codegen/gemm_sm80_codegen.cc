@@ -49,7 +49,9 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
   }
   w.Blank();
   {
-    auto body = KernelBlock(w, "256", kNamePlaceholder, ks);
+    // Three TF32 products keep each fragment's remainder and finite part live too: at one
+    // block an SM, ptxas may use the registers that takes instead of spilling.
+    auto body = KernelBlock(w, p.split_tf32 ? "256, 1" : "256", kNamePlaceholder, ks);
     const std::string t = absl::StrCat("const ", type);
     w.Line("tessel_gemm_sm80<gemm_config>(", OperandPointer(ks, p.a, t), ", ",
            OperandPointer(ks, p.b, t),

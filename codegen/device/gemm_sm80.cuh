@@ -107,6 +107,11 @@ __device__ __forceinline__ void tessel_tf32_split(unsigned& big, unsigned& small
   big = __float_as_uint(hi);
   small = __float_as_uint(isfinite(hi) ? tessel_round_tf32(x - hi) : 0.0f);  // inf: no rest
 }
+// A TF32 part for the remainder products: an infinity counts 0 there (inf x 0 would make NaN
+// of the infinity the parts' product gives, as f32 does).
+__device__ __forceinline__ unsigned tessel_tf32_finite(unsigned big) {
+  return isfinite(__uint_as_float(big)) ? big : 0u;
+}
 
 // One k8 step on TF32 from f32 tiles. Fragments (g = lane / 4, t = lane % 4): A holds
 // (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of its 16 x 8 block; B holds (k t, n g) and
@@ -156,16 +161,20 @@ __device__ __forceinline__ void tessel_gemm_sm80_step_tf32(float (&acc)[64], con
       tessel_tf32_split(bf[i][0], bs[i][0]), tessel_tf32_split(bf[i][1], bs[i][1]);
 #pragma unroll
     for (int mi = 0; mi < 4; ++mi) {
-      unsigned as[4];
+      unsigned rest[4];  // A's remainders, then its finite parts (registers)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) tessel_tf32_split(af[mi][j], as[j]);
+      for (int j = 0; j < 4; ++j) tessel_tf32_split(af[mi][j], rest[j]);
 #pragma unroll
       for (int ni = 0; ni < 4; ++ni) {
-        float* d = &acc[4 * (4 * mi + ni)];
-        tessel_mma_1688_tf32(d, as, bf[ni]);
-        tessel_mma_1688_tf32(d, af[mi], bs[ni]);
-        tessel_mma_1688_tf32(d, af[mi], bf[ni]);
+        const unsigned bm[2] = {tessel_tf32_finite(bf[ni][0]), tessel_tf32_finite(bf[ni][1])};
+        tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], rest, bm);
       }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) rest[j] = tessel_tf32_finite(af[mi][j]);
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], rest, bs[ni]);
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
     }
   } else {
 #pragma unroll

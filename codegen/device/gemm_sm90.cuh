@@ -20,7 +20,9 @@
 //   the generator stages them so): no staging tile; the consumers run the epilogue on their
 //   accumulators, as the portable kernel does. With SPLIT (three TF32 products), each
 //   operand arrives as two matrices, its TF32 part and remainder (consecutive along the
-//   map's third axis), a stage holds both, and each k8 step issues three wgmmas.
+//   map's third axis), a stage holds both, and each k8 step issues three wgmmas: the parts'
+//   product into the accumulators, the two remainder products into a second set, added at
+//   the end where the first is finite (so that infinities come out as in f32).
 //
 // The output's row count m is an argument (a literal the compiler folds, or the kernel's
 // rows argument where rows are dynamic).
@@ -131,8 +133,10 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
 // for TF32), 32 bytes of K each. K-major operands advance 32 bytes per step inside the
 // swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
 // lie 64 * 128 bytes apart.
+// With SPLIT, the remainder products accumulate apart, in `rest`.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
+                                                     float (&rest)[C::BN / 2],
                                                      const unsigned char* stage, int c,
                                                      bool first) {
   using L = tessel_gemm_sm90_layout<C>;
@@ -141,17 +145,17 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
   constexpr unsigned kStep = 16 * 128, kBlock = 64 * L::kRowBytes;
 #pragma unroll
   for (int kk = 0; kk < L::kRowBytes / 32; ++kk) {
-    const unsigned long long a = tessel_wgmma_desc(a0 + kk * (C::A_MN ? kStep : 32),
-                                                   C::A_MN ? kBlock : 16, 1024);
-    const unsigned long long b = tessel_wgmma_desc(b0 + kk * (C::B_MN ? kStep : 32),
-                                                   C::B_MN ? kBlock : 16, 1024);
+    const unsigned long long a =
+        tessel_wgmma_desc(a0 + kk * (C::A_MN ? kStep : 32), C::A_MN ? kBlock : 16, 1024);
+    const unsigned long long b =
+        tessel_wgmma_desc(b0 + kk * (C::B_MN ? kStep : 32), C::B_MN ? kBlock : 16, 1024);
     const int accumulate = (first && kk == 0) ? 0 : 1;
-    if constexpr (C::SPLIT) {  // small terms first: remainder x part, part x remainder, parts
+    if constexpr (C::SPLIT) {  // remainder x part and part x remainder apart, then the parts
       const unsigned long long a_rest = tessel_wgmma_desc(a0 + L::kAPart + kk * 32, 16, 1024);
       const unsigned long long b_rest = tessel_wgmma_desc(b0 + L::kBPart + kk * 32, 16, 1024);
-      tessel_wgmma_tf32(acc, a_rest, b, accumulate);
-      tessel_wgmma_tf32(acc, a, b_rest, 1);
-      tessel_wgmma_tf32(acc, a, b, 1);
+      tessel_wgmma_tf32(rest, a_rest, b, accumulate);
+      tessel_wgmma_tf32(rest, a, b_rest, 1);
+      tessel_wgmma_tf32(acc, a, b, accumulate);
     } else if constexpr (C::TF32) {
       tessel_wgmma_tf32(acc, a, b, accumulate);
     } else {
@@ -222,12 +226,9 @@ struct tessel_gemm_sm90_no_epilogue {
 };
 
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
-                                                          unsigned long long* full,
-                                                          unsigned long long* empty,
-                                                          const tessel_tensor_map& a_map,
-                                                          const tessel_tensor_map& b_map,
-                                                          int tiles_m, int tiles) {
+__device__ __forceinline__ void tessel_gemm_sm90_producer(
+    unsigned char* ring, unsigned long long* full, unsigned long long* empty,
+    const tessel_tensor_map& a_map, const tessel_tensor_map& b_map, int tiles_m, int tiles) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
@@ -236,8 +237,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
     tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
     for (int kt = 0; kt < L::kKSteps; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
-      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, batch,
-                               tm, tn, kt);
+      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, batch, tm,
+                               tn, kt);
       if (++stage == C::STAGES) stage = 0, phase ^= 1;
     }
   }
@@ -245,18 +246,16 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
 
 // One tile's mainloop for consumer c; `stage` and `phase` carry over to the next tile.
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_mainloop(float (&acc)[C::BN / 2],
-                                                          unsigned char* ring,
-                                                          unsigned long long* full,
-                                                          unsigned long long* empty, int c,
-                                                          int& stage, unsigned& phase) {
+__device__ __forceinline__ void tessel_gemm_sm90_mainloop(
+    float (&acc)[C::BN / 2], float (&rest)[C::BN / 2], unsigned char* ring,
+    unsigned long long* full, unsigned long long* empty, int c, int& stage, unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
   const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;
   for (int kt = 0; kt < L::kKSteps; ++kt) {
     tessel_mbar_wait(&full[stage], phase);
     tessel_wgmma_fence();
-    tessel_gemm_sm90_mma<C>(acc, ring + stage * L::kStageBytes, c, kt == 0);
+    tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, kt == 0);
     tessel_wgmma_commit();
     // The previous stage's wgmmas have retired once at most one group is in flight.
     if (kt > 0) {
@@ -288,15 +287,14 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
   unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
-  unsigned long long* full =
-      (unsigned long long*)(staging_base + L::kConsumers * L::kStagingBytes);
+  unsigned long long* full = (unsigned long long*)(staging_base + L::kConsumers * L::kStagingBytes);
   unsigned long long* empty = full + C::STAGES;
   unsigned long long* staged = empty + C::STAGES;  // consumer c's staging tile is written
   unsigned long long* drained = staged + 2;        // ... and the epilogue warps have read it
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
-      tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
+      tessel_mbar_init(&full[s], 1);               // the producer's arrive plus the TMA bytes
       tessel_mbar_init(&empty[s], L::kConsumers);  // one arrive per consumer warpgroup
     }
     for (int c = 0; c < 2; ++c) {
@@ -321,8 +319,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
         for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
-              staging_base + c * L::kStagingBytes, threadIdx.x - 32, batch,
-              tm * C::BM + 64 * c, tn * C::BN, epilogue);
+              staging_base + c * L::kStagingBytes, threadIdx.x - 32, batch, tm * C::BM + 64 * c,
+              tn * C::BN, epilogue);
           tessel_mbar_arrive(&drained[c]);
         }
       }
@@ -336,11 +334,17 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   unsigned char* staging = staging_base + c * L::kStagingBytes;
   int stage = 0;
   unsigned phase = 0;
-  float acc[C::BN / 2];
+  float acc[C::BN / 2], rest[C::BN / 2];  // rest: SPLIT's remainder products
   for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
     int batch, tm, tn;
     tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
-    tessel_gemm_sm90_mainloop<C>(acc, ring, full, empty, c, stage, phase);
+    tessel_gemm_sm90_mainloop<C>(acc, rest, ring, full, empty, c, stage, phase);
+    if constexpr (C::SPLIT) {
+      // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
+      // infinity; the parts' product then is that infinity (or the NaN f32 gives too).
+#pragma unroll
+      for (int i = 0; i < C::BN / 2; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
+    }
     if constexpr (C::TF32) {
       epilogue(acc, batch, tm * C::BM + 64 * c, tn * C::BN);
     } else if constexpr (C::TMA_STORE) {
@@ -366,8 +370,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
         // Nothing left to multiply: rather than leave the last epilogue to three warps while
         // the tensor cores idle, each consumer runs its own half with all its threads.
         tessel_named_barrier(1 + c, 128);
-        tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, batch,
-                                          tm * C::BM + 64 * c, tn * C::BN, epilogue);
+        tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, batch, tm * C::BM + 64 * c,
+                                          tn * C::BN, epilogue);
       }
     }
   }

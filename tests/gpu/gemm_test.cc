@@ -5,6 +5,7 @@
 // 1e-2 absolute; f32 1e-4 relative (float sums of up to 4096 products).
 // Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
 #include <functional>
+#include <limits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -265,6 +266,17 @@ TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
     EXPECT_LE(e_high, 16 * e_f32 + 1e-6) << "f32 " << e_f32 << ", tf32 " << e_tf32;
     EXPECT_GT(e_tf32, 20 * e_high) << "f32 " << e_f32 << ", high " << e_high;
   }
+  // Infinities come out as in f32, not as the NaN of an infinite part times a zero remainder.
+  const float inf = std::numeric_limits<float>::infinity();
+  auto with_inf = [&](Device d) {
+    set_matmul_precision(MatmulPrecision::kHigh);
+    Tensor y = matmul(from_vector({inf, 1.0f, 2.0f, -3.0f}, {2, 2}, f, d),
+                      from_vector({1.0f, 0.5f, 1.0f, 2.0f}, {2, 2}, f, d));
+    set_matmul_precision(MatmulPrecision::kHighest);
+    return y.to_vector<float>();
+  };
+  EXPECT_EQ(with_inf(Device::kCUDA), with_inf(Device::kCPU));
+  EXPECT_EQ(with_inf(Device::kCPU), (std::vector<float>{inf, inf, -1.0f, -5.0f}));
 }
 
 TEST_F(GemmTest, RepeatedRunsAgreeBitForBit) {

@@ -49,8 +49,8 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
   }
   w.Blank();
   {
-    // Three TF32 products keep each fragment's remainder and finite part live too: at one
-    // block an SM, ptxas may use the registers that takes instead of spilling.
+    // Three TF32 products keep each fragment's remainder and finite part live too; NVRTC's
+    // ptxas held the plain bound to 128 registers and spilled (CUDA 13.0): one block an SM.
     auto body = KernelBlock(w, p.split_tf32 ? "256, 1" : "256", kNamePlaceholder, ks);
     const std::string t = absl::StrCat("const ", type);
     w.Line("tessel_gemm_sm80<gemm_config>(", OperandPointer(ks, p.a, t), ", ",

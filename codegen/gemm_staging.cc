@@ -78,6 +78,10 @@ void EmitRowCopy(CodeWriter& w, const GemmProblem& p, const KernelSource& ks, co
     auto lane = w.Block("for (int j = 0; j < ", lanes, "; ++j)");
     w.Line("const float x = col + j < ", o.inner, " ? from[col + j] : 0.0f;");
     w.Line("big.v[j] = tessel_round_tf32(x);");
+    w.Line("// Finite past the largest TF32 value: the part truncated, the rest finite.");
+    w.Line(
+        "if (isinf(big.v[j]) && isfinite(x)) big.v[j] = __uint_as_float(__float_as_uint(x) & "
+        "0xffffe000u);");
     w.Line("rest.v[j] = ", Remainder("x", "big.v[j]"), ";");
   }
   w.Line("// Matrix m's part at copy 2m, its remainder at 2m + 1.");
@@ -119,7 +123,8 @@ void EmitTileTranspose(CodeWriter& w, const GemmProblem& p, const KernelSource& 
     w.Line("to[(long long)c * ", o.pitch, " + r] = ", Rounded(p, "x"), ";");
     return;
   }
-  w.Line("const float big = tessel_round_tf32(x);");
+  w.Line("float big = tessel_round_tf32(x);");
+  w.Line("if (isinf(big) && isfinite(x)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);");
   w.Line("to[(long long)c * ", o.pitch, " + r] = big;");
   w.Line("to[", src_cols * o.pitch, " + (long long)c * ", o.pitch,
          " + r] = ", Remainder("x", "big"), ";  // the remainders' matrix");

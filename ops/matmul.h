@@ -16,7 +16,8 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 // times faster. The CPU backend rounds the same way, so the devices agree. kHigh: each
 // operand split into a TF32 part and a TF32 remainder, three tensor-core products (big x big,
 // big x small, small x big; "3xTF32"): each product's relative error at most about 2^-21
-// (a few f32 roundings) against f32's 2^-24, accumulated in f32; the CPU backend computes it
+// (a few f32 roundings) against f32's 2^-24, accumulated on the tensor cores (whose adds may
+// truncate, which grows with K where the terms share a sign); the CPU backend computes it
 // in f32. 16-bit matmuls are unaffected. The setting is process-wide and read when a matmul
 // is recorded.
 enum class MatmulPrecision { kHighest, kHigh, kTF32 };

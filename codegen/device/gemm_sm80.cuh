@@ -103,7 +103,10 @@ __device__ __forceinline__ unsigned tessel_tf32_bits(unsigned f32) {
 // x (f32 bits) as its TF32 part `big` (in place) and the TF32 rounding of the rest, `small`:
 // big + small holds x to about 2^-22 of it.
 __device__ __forceinline__ void tessel_tf32_split(unsigned& big, unsigned& small) {
-  const float x = __uint_as_float(big), hi = tessel_round_tf32(x);
+  const float x = __uint_as_float(big);
+  float hi = tessel_round_tf32(x);
+  // Finite past the largest TF32 value: the part truncated, so that the rest stays finite.
+  if (isinf(hi) && isfinite(x)) hi = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
   big = __float_as_uint(hi);
   small = __float_as_uint(isfinite(hi) ? tessel_round_tf32(x - hi) : 0.0f);  // inf: no rest
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "backend/compile.h"
+#include "codegen/gemm_common.h"
 #include "codegen/generate.h"
 #include "codegen/prelude.h"
 #include "core/realize.h"
@@ -50,8 +51,8 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   }
   EXPECT_GT(compiled, 40);
   EXPECT_GE(tensor_core, 16);  // the tensor-core GEMMs on both targets
-  // TF32 tensor cores: mma.sync on sm_80, wgmma on sm_90a; three TF32 products (kHigh):
-  // mma.sync on both.
+  // TF32 tensor cores, kTF32 and three TF32 products (kHigh): mma.sync on sm_80, wgmma on
+  // sm_90a.
   EXPECT_EQ(tf32, 12);
   EXPECT_EQ(plain_tf32, 2);  // the plain kernel, rounding as TF32, on both targets
 }
@@ -408,6 +409,20 @@ TEST(CodegenTest, HopperGemmTilesFitSharedMemory) {
         const int64_t tile_n = std::stoi(ks[0].source.substr(bn + 5));
         EXPECT_EQ(l.grid[0], (m + 127) / 128 * ((n + tile_n - 1) / tile_n));
       }
+    }
+  }
+}
+
+// Three TF32 products hold two parts of each operand a stage: at most 128 wide, and still
+// at least three stages in the 227 KB.
+TEST(CodegenTest, HopperSplitTf32TilesFitSharedMemory) {
+  for (int64_t m : {16, 128, 1000, 8192}) {
+    for (int64_t n : {8, 64, 200, 1024, 14336}) {
+      SCOPED_TRACE(::testing::Message() << m << " x " << n);
+      const codegen::GemmTile t = codegen::ChooseGemmTile(m, n, 1, /*tf32=*/true, /*parts=*/2);
+      EXPECT_LE(t.bn, 128);
+      EXPECT_GE(t.stages, 3);
+      EXPECT_LE(1024 + t.stages * (t.bm + t.bn) * 128 * 2 + 8 * (2 * t.stages + 4), 227 * 1024);
     }
   }
 }

@@ -230,7 +230,7 @@ TEST_F(GemmTest, Tf32WhenChosen) {
 
 // MatmulPrecision::kHigh (three TF32 products) against an f64 reference: its error stays
 // within a small multiple of exact f32's (the CPU backend's), far below TF32's; on both
-// layouts, staged rows, a batch and an epilogue.
+// layouts, staged rows, a batch, an epilogue and a long same-sign sum.
 TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
   const DType f = DType::kF32;
   auto build = [&](MatmulPrecision precision, Device d) {
@@ -238,7 +238,9 @@ TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
     std::vector<Tensor> out = {
         matmul(Data({300, 1000}, 1, f, d), Data({1000, 264}, 2, f, d)),
         matmul(transpose(Data({200, 130}, 3, f, d)), transpose(Data({96, 200}, 4, f, d))),
-        gelu(matmul(Data({3, 70, 33}, 5, f, d), Data({33, 50}, 6, f, d)))};
+        gelu(matmul(Data({3, 70, 33}, 5, f, d), Data({33, 50}, 6, f, d))),
+        // Long sums of same-sign terms: where adds that truncate would show.
+        matmul(abs(Data({128, 4096}, 7, f, d)), abs(Data({4096, 128}, 8, f, d)))};
     set_matmul_precision(MatmulPrecision::kHighest);
     return out;
   };
@@ -252,7 +254,8 @@ TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
   const std::vector<Tensor> reference = {
       matmul(in({300, 1000}, 1), in({1000, 264}, 2)),
       matmul(transpose(in({200, 130}, 3)), transpose(in({96, 200}, 4))),
-      gelu(matmul(in({3, 70, 33}, 5), in({33, 50}, 6)))};
+      gelu(matmul(in({3, 70, 33}, 5), in({33, 50}, 6))),
+      matmul(abs(in({128, 4096}, 7)), abs(in({4096, 128}, 8)))};
   for (size_t i = 0; i < high.size(); ++i) {
     SCOPED_TRACE(i);
     const std::vector<double> ref = reference[i].to_vector<double>();

@@ -66,7 +66,8 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
 
 bool IndicesInRange(const Node& gather) {
   const Node& index = gather.input(1);
-  if (index.op() != OpKind::kArgsort) return false;
+  // (A realized argsort keeps its op but not its inputs: its positions are not known here.)
+  if (index.op() != OpKind::kArgsort || index.inputs().empty()) return false;
   const int64_t positions = index.input(0).shape()[index.attrs().ints.at(0)];
   return positions <= gather.input(0).shape()[gather.attrs().ints.at(0)];
 }

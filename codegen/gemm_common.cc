@@ -48,7 +48,7 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
   p.batch = BatchOf(out);
   p.split_tf32 = IsSplitTf32Matmul(*p.matmul);
   p.tf32 = IsTf32Matmul(*p.matmul) || p.split_tf32;
-  PlanOperandStaging(p, /*tf32_wgmma=*/false);
+  PlanOperandStaging(p, StagingNeed::kRows);
   return p;
 }
 

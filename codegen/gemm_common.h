@@ -38,11 +38,11 @@ struct GemmProblem {
   std::string m_expr;
   bool rows_argument = false;
   Shape batch;        // the output's batch axes
-  bool tf32 = false;  // f32 operands may be rounded to TF32 (set_matmul_precision)
+  bool tf32 = false;  // f32 operands may be read as TF32 (set_matmul_precision)
   // ... as three TF32 products of each operand's TF32 part and remainder (kHigh); tf32 too.
   bool split_tf32 = false;
   int64_t staging_bytes = 0;       // the staged operands' copies (GemmOperand::staged)
-  bool stage_rounds_tf32 = false;  // the copies hold the operands rounded to TF32
+  bool stage_splits_tf32 = false;  // the copies hold TF32 parts and remainders (kHigh)
 };
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);

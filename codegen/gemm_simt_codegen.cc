@@ -70,11 +70,11 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
         auto load =
             w.Block("for (int i = threadIdx.x; i < ", kTile * kStep, "; i += ", kThreads, ")");
         w.Line("const int r = i / ", kStep, ", c = i % ", kStep, ";");
-        // Under TF32 the operands are rounded as the tensor-core kernels round them.
+        // Under TF32 the operands are truncated as the tensor-core kernels read them.
         auto operand = [&](DType t, const std::string& element) {
           const std::string v = LoadConvert(t, element);
           // (Three TF32 products, kHigh, stand for f32: the plain kernel computes f32.)
-          return p.tf32 && !p.split_tf32 ? absl::StrCat("tessel_round_tf32(", v, ")") : v;
+          return p.tf32 && !p.split_tf32 ? absl::StrCat("tessel_tf32(", v, ")") : v;
         };
         w.Line("As[c][r] = (m0 + r < ", m, " && k0 + c < ", k, ") ? ",
                operand(ta, absl::StrCat("A", At(p.a, m, k, "m0 + r", "k0 + c"))), " : 0.0f;");

@@ -13,9 +13,9 @@ int64_t Matrices(const GemmOperand& o) { return std::max<int64_t>(1, o.batch.num
 
 int ElementBytes(const GemmOperand& o) { return static_cast<int>(DTypeSize(o.buffer->dtype())); }
 
-// The copies' element type: bits, or floats where they are rounded.
+// The copies' element type: bits, or floats where they are split.
 std::string CopyType(const GemmProblem& p, const GemmOperand& o) {
-  if (p.stage_rounds_tf32) return "float";
+  if (p.stage_splits_tf32) return "float";
   switch (ElementBytes(o)) {
     case 1:
       return "unsigned char";
@@ -28,13 +28,9 @@ std::string CopyType(const GemmProblem& p, const GemmOperand& o) {
   }
 }
 
-std::string Rounded(const GemmProblem& p, const std::string& value) {
-  return p.stage_rounds_tf32 ? absl::StrCat("tessel_round_tf32(", value, ")") : value;
-}
-
 // Copies per operand: its TF32 part, and with three products (kHigh) the TF32 remainder
 // next, as the following matrix.
-int Parts(const GemmProblem& p) { return p.stage_rounds_tf32 && p.split_tf32 ? 2 : 1; }
+int Parts(const GemmProblem& p) { return p.stage_splits_tf32 ? 2 : 1; }
 
 // The remainder of float `x` past its TF32 part `big` (none past an infinity).
 std::string Remainder(const std::string& x, const std::string& big) {
@@ -68,7 +64,7 @@ void EmitRowCopy(CodeWriter& w, const GemmProblem& p, const KernelSource& ks, co
     w.Line("tessel_vec<", type, ", ", lanes, "> v;");
     w.Line("#pragma unroll");
     w.Line("for (int j = 0; j < ", lanes, "; ++j) v.v[j] = col + j < ", o.inner, " ? ",
-           Rounded(p, "from[col + j]"), " : 0;");
+           "from[col + j] : 0;");
     w.Line("tessel_store_vec(", OperandPointer(ks, o, type), " + row * ", o.pitch, " + col, v);");
     return;
   }
@@ -120,7 +116,7 @@ void EmitTileTranspose(CodeWriter& w, const GemmProblem& p, const KernelSource& 
   auto inside = w.Block("if (c < ", src_cols, " && r < ", o.pitch, ")");
   w.Line("const ", type, " x = tile[threadIdx.x % 32][k];");
   if (Parts(p) == 1) {
-    w.Line("to[(long long)c * ", o.pitch, " + r] = ", Rounded(p, "x"), ";");
+    w.Line("to[(long long)c * ", o.pitch, " + r] = x;");
     return;
   }
   w.Line("float big = tessel_round_tf32(x);");
@@ -132,8 +128,8 @@ void EmitTileTranspose(CodeWriter& w, const GemmProblem& p, const KernelSource& 
 
 }  // namespace
 
-void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma) {
-  p.stage_rounds_tf32 = tf32_wgmma;
+void PlanOperandStaging(GemmProblem& p, StagingNeed need) {
+  p.stage_splits_tf32 = need == StagingNeed::kTf32Split;
   int64_t offset = 0;
   for (GemmOperand* o : {&p.a, &p.b}) {
     const Shape& s = o->buffer->shape();
@@ -141,8 +137,8 @@ void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma) {
     const int64_t per16 = std::max<int64_t>(1, 16 / ElementBytes(*o));
     // As stored, A is K-major ([m, k] rows) unless read transposed; B the other way round.
     const bool mn_major = o == &p.a ? o->transposed : !o->transposed;
-    o->stage_transposed = tf32_wgmma && mn_major;
-    o->staged = tf32_wgmma || inner % per16 != 0;
+    o->stage_transposed = need != StagingNeed::kRows && mn_major;
+    o->staged = p.stage_splits_tf32 || o->stage_transposed || inner % per16 != 0;
     o->rows = o->stage_transposed ? inner : outer;
     o->inner = o->stage_transposed ? outer : inner;
     o->pitch = o->staged ? CeilDiv(o->inner, per16) * per16 : inner;
@@ -152,6 +148,11 @@ void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma) {
     }
   }
   p.staging_bytes = offset;
+}
+
+StagingNeed WgmmaStagingNeed(const GemmProblem& p) {
+  if (p.a.buffer->dtype() != DType::kF32) return StagingNeed::kRows;
+  return p.split_tf32 ? StagingNeed::kTf32Split : StagingNeed::kKMajor;
 }
 
 bool ReadsMnMajor(const GemmOperand& o, bool is_a) {
@@ -167,9 +168,9 @@ void EmitOperandStaging(CodeWriter& w, const GemmProblem& p, KernelSource* ks) {
   ks->workspace_bytes = p.staging_bytes;
   w.Line("// Operands copied where the mainloop cannot read them as stored: rows padded to a");
   w.Line("// multiple of 16 bytes (zeros after the row)",
-         !p.stage_rounds_tf32 ? "."
-         : Parts(p) == 2      ? ", K-major, as TF32 parts and TF32 remainders."
-                              : ", rounded to TF32, K-major.");
+         p.stage_splits_tf32 ? ", K-major, as TF32 parts and TF32 remainders."
+         : tiles.empty()     ? "."
+                             : ", K-major.");
   if (!rows.empty()) {
     const std::string entry = absl::StrCat(kNamePlaceholder, "_stage");
     int64_t first = 0;

@@ -1,9 +1,9 @@
 // Staged GEMM operands: copies of an operand that the tensor-core mainloops can read where
 // the buffer as stored cannot be: rows that are not 16-byte multiples (TMA's stride rule,
-// the portable kernel's 16-byte copies) are padded; for wgmma on TF32, which reads 32-bit
-// operands only K-major and as stored, operands are rounded to TF32 (as the CPU backend
-// rounds them) and MN-major ones transposed. The staging entries run before the GEMM in the
-// same kernel source and write the workspace.
+// the portable kernel's 16-byte copies) are padded; wgmma reads 32-bit (TF32) operands only
+// K-major, so MN-major ones are transposed; three TF32 products (kHigh) need each operand as
+// its TF32 part and remainder, so both are split. The staging entries run before the GEMM in
+// the same kernel source and write the workspace.
 #ifndef TESSEL_CODEGEN_GEMM_STAGING_H_
 #define TESSEL_CODEGEN_GEMM_STAGING_H_
 
@@ -15,9 +15,19 @@
 
 namespace tessel::codegen {
 
+// What the mainloop needs of its operands beyond what they are as stored.
+enum class StagingNeed {
+  kRows,       // rows that are 16-byte multiples
+  kKMajor,     // ... and K-major (wgmma on TF32); the copies keep the bits, which the tensor
+               // cores read as TF32 (truncated, as the CPU backend and mma.sync kernels do)
+  kTf32Split,  // ... and as TF32 parts and remainders (three products, kHigh): every operand
+};
+
 // Decides which operands are staged and where their copies lie in the workspace.
-// `tf32_wgmma`: every operand is staged, rounded to TF32 and K-major.
-void PlanOperandStaging(GemmProblem& p, bool tf32_wgmma);
+void PlanOperandStaging(GemmProblem& p, StagingNeed need);
+
+// What Hopper's wgmma kernel needs: f32 operands (TF32) K-major, split for kHigh.
+StagingNeed WgmmaStagingNeed(const GemmProblem& p);
 
 // Whether the mainloop reads operand A (`is_a`) or B MN-major: as stored, unless staged
 // transposed.

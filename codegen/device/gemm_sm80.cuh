@@ -8,9 +8,11 @@
 // contiguous axis), rows padded so that the 8 rows an ldmatrix reads, or a warp's scalar
 // fragment loads, fall on distinct banks.
 // - 16-bit operands: m16n8k16, fragments by ldmatrix (.trans for MN-major tiles).
-// - C::TF32 (f32 operands): m16n8k8 on TF32, each operand rounded to nearest (ties away)
-//   as it enters a fragment; with C::SPLIT, each operand x is also split into its TF32 part
-//   and the TF32 rounding of x minus it, and three products accumulate (small terms first);
+// - C::TF32 (f32 operands): m16n8k8 on TF32, each operand truncated to TF32 as it enters a
+//   fragment (as wgmma reads f32 in shared memory); with C::SPLIT, each operand x is split
+//   into its TF32 part (rounded) and the TF32 rounding of x minus it, three products
+//   accumulate (small terms first) in a stage's partial sums, which join the accumulators in
+//   f32 (the tensor cores' adds truncate: see gemm_sm90.cuh);
 //   ldmatrix reads K-major tiles (a row of 4 floats is a row of 8 16-bit halves), scalar loads read
 //   MN-major ones.
 //
@@ -97,7 +99,7 @@ __device__ __forceinline__ void tessel_gemm_sm80_step16(float (&acc)[64], const 
 }
 
 __device__ __forceinline__ unsigned tessel_tf32_bits(unsigned f32) {
-  return __float_as_uint(tessel_round_tf32(__uint_as_float(f32)));
+  return __float_as_uint(tessel_tf32(__uint_as_float(f32)));
 }
 
 // x (f32 bits) as its TF32 part `big` (in place) and the TF32 rounding of the rest, `small`:
@@ -233,7 +235,7 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
     }
   };
 
-  float acc[64];
+  float acc[64], part[64];  // part: SPLIT's sums of a stage (else unused)
 #pragma unroll
   for (int i = 0; i < 64; ++i) acc[i] = 0.0f;
 #pragma unroll
@@ -248,7 +250,14 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
     tessel_cp_async_commit();
     const T* sa = tessel_sm80_smem + (kt % C::STAGES) * L::kStageElems;
     const T* sb = sa + L::kARows * L::kACols;
-    if constexpr (C::TF32) {
+    if constexpr (C::SPLIT) {
+#pragma unroll
+      for (int i = 0; i < 64; ++i) part[i] = 0.0f;
+#pragma unroll
+      for (int kk = 0; kk < L::BK; kk += 8) tessel_gemm_sm80_step_tf32<C>(part, sa, sb, kk, wm, wn);
+#pragma unroll
+      for (int i = 0; i < 64; ++i) acc[i] += part[i];
+    } else if constexpr (C::TF32) {
 #pragma unroll
       for (int kk = 0; kk < L::BK; kk += 8) tessel_gemm_sm80_step_tf32<C>(acc, sa, sb, kk, wm, wn);
     } else {

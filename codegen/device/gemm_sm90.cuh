@@ -17,21 +17,25 @@
 //   last tile themselves.
 //
 // - TF32 (f32 operands read as TF32, both K-major: wgmma's only layout for 32-bit operands;
-//   the generator stages them so): no staging tile; the consumers run the epilogue on their
-//   accumulators, as the portable kernel does. With SPLIT (three TF32 products), each
-//   operand arrives as two matrices, its TF32 part and remainder (consecutive along the
+//   the generator stages MN-major ones so): no staging tile; the consumers run the epilogue
+//   on their accumulators, as the portable kernel does. With SPLIT (three TF32 products),
+//   each operand arrives as two matrices, its TF32 part and remainder (consecutive along the
 //   map's third axis), a stage holds both, and each k8 step issues three wgmmas: the parts'
-//   product into the accumulators, the two remainder products into a second set, added at
-//   the end where the first is finite (so that infinities come out as in f32).
+//   product into `part`, the two remainder products into `rest`. The tensor cores' adds
+//   truncate: summed over a long K in one accumulator, the parts' product loses about an
+//   ulp of the sum per k8 step (measured: 70x f32's error over 4096 same-sign terms), so
+//   each stage's `part` is added to the accumulators in f32 (round to nearest). `rest`,
+//   2^-11 of the sum, keeps one accumulator; it joins at the end where the sum is finite
+//   (so that infinities come out as in f32).
 //
 // The output's row count m is an argument (a literal the compiler folds, or the kernel's
 // rows argument where rows are dynamic).
 // C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
 // with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
 // MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT,
-// TMA_STORE, SMEM (dynamic shared bytes the host reserves), and
-// `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
-// an output batch entry (broadcast batches map many entries to one).
+// TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic shared bytes the host
+// reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch
+// coordinate for an output batch entry (broadcast batches map many entries to one).
 #pragma once
 #include "tessel/ptx.cuh"
 
@@ -132,13 +136,13 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
 // One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8
 // for TF32), 32 bytes of K each. K-major operands advance 32 bytes per step inside the
 // swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
-// lie 64 * 128 bytes apart.
-// With SPLIT, the remainder products accumulate apart, in `rest`.
+// lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
+// parts' product of this stage, and `rest` (from `first_rest`) the remainder products.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
                                                      float (&rest)[C::BN / 2],
-                                                     const unsigned char* stage, int c,
-                                                     bool first) {
+                                                     const unsigned char* stage, int c, bool first,
+                                                     bool first_rest) {
   using L = tessel_gemm_sm90_layout<C>;
   const unsigned a0 = tessel_smem(stage) + c * 64 * L::kRowBytes;
   const unsigned b0 = tessel_smem(stage) + L::kABytes;
@@ -153,7 +157,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
     if constexpr (C::SPLIT) {  // remainder x part and part x remainder apart, then the parts
       const unsigned long long a_rest = tessel_wgmma_desc(a0 + L::kAPart + kk * 32, 16, 1024);
       const unsigned long long b_rest = tessel_wgmma_desc(b0 + L::kBPart + kk * 32, 16, 1024);
-      tessel_wgmma_tf32(rest, a_rest, b, accumulate);
+      tessel_wgmma_tf32(rest, a_rest, b, (first_rest && kk == 0) ? 0 : 1);
       tessel_wgmma_tf32(rest, a, b_rest, 1);
       tessel_wgmma_tf32(acc, a, b, accumulate);
     } else if constexpr (C::TF32) {
@@ -200,7 +204,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN 
 // index among them). A thread takes 8 columns of one row in each 64-column box (lane k:
 // column 8 s + 64 (k / 8) + k % 8 for slot s), so its global loads of a row are BN / 64
 // independent vectors in flight together, and a warp's vector touches 4 rows x 128
-// contiguous bytes.
+// contiguous bytes. With C::STRIDED (rows that take no vectors), lane k of slot s is column
+// s + 8 k: a warp's scalar access touches 4 rows x 8 adjacent columns.
 template <class C, int kThreads, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* staging, int e,
                                                           int batch, int row0, int col0,
@@ -210,12 +215,23 @@ __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* s
   for (int i = e; i < 64 * 8; i += kThreads) {
     const int r = i / 8, s = i % 8;
     unsigned mm[4 * kBoxes];
+    if constexpr (C::STRIDED) {
 #pragma unroll
-    for (int j = 0; j < kBoxes; ++j) {
-      const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
-      mm[4 * j] = v.x, mm[4 * j + 1] = v.y, mm[4 * j + 2] = v.z, mm[4 * j + 3] = v.w;
+      for (int k = 0; k < 8 * kBoxes; k += 2) {
+        const unsigned lo = tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k) + 2 * s);
+        const unsigned hi =
+            tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k + 8) + 2 * s);
+        mm[k / 2] = lo | (hi << 16);
+      }
+      epilogue(mm, batch, row0 + r, col0 + s);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBoxes; ++j) {
+        const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
+        mm[4 * j] = v.x, mm[4 * j + 1] = v.y, mm[4 * j + 2] = v.z, mm[4 * j + 3] = v.w;
+      }
+      epilogue(mm, batch, row0 + r, col0 + 8 * s);
     }
-    epilogue(mm, batch, row0 + r, col0 + 8 * s);
   }
 }
 
@@ -245,37 +261,50 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(
 }
 
 // One tile's mainloop for consumer c; `stage` and `phase` carry over to the next tile.
+// With SPLIT, `part` takes each stage's parts' product, added to `acc` once it has retired.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
-    float (&acc)[C::BN / 2], float (&rest)[C::BN / 2], unsigned char* ring,
-    unsigned long long* full, unsigned long long* empty, int c, int& stage, unsigned& phase) {
+    float (&acc)[C::BN / 2], float (&part)[C::BN / 2], float (&rest)[C::BN / 2],
+    unsigned char* ring, unsigned long long* full, unsigned long long* empty, int c, int& stage,
+    unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
   const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;
   for (int kt = 0; kt < L::kKSteps; ++kt) {
     tessel_mbar_wait(&full[stage], phase);
     tessel_wgmma_fence();
-    tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, kt == 0);
-    tessel_wgmma_commit();
-    // The previous stage's wgmmas have retired once at most one group is in flight.
-    if (kt > 0) {
-      tessel_wgmma_wait<1>();
-      if (signals) tessel_mbar_arrive(&empty[previous]);
+    if constexpr (C::SPLIT) {
+      tessel_gemm_sm90_mma<C>(part, rest, ring + stage * L::kStageBytes, c, true, kt == 0);
+      tessel_wgmma_commit();
+      tessel_wgmma_wait<0>();
+      if (signals) tessel_mbar_arrive(&empty[stage]);
+#pragma unroll
+      for (int i = 0; i < C::BN / 2; ++i) acc[i] = kt == 0 ? part[i] : acc[i] + part[i];
+    } else {
+      tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, kt == 0, false);
+      tessel_wgmma_commit();
+      // The previous stage's wgmmas have retired once at most one group is in flight.
+      if (kt > 0) {
+        tessel_wgmma_wait<1>();
+        if (signals) tessel_mbar_arrive(&empty[previous]);
+      }
+      previous = stage;
     }
-    previous = stage;
     if (++stage == C::STAGES) stage = 0, phase ^= 1;
   }
-  tessel_wgmma_wait<0>();
-  if (signals) tessel_mbar_arrive(&empty[previous]);
+  if constexpr (!C::SPLIT) {
+    tessel_wgmma_wait<0>();
+    if (signals) tessel_mbar_arrive(&empty[previous]);
+  }
 }
 
 // `epilogue(mm, batch, row, col)` runs in the epilogue warps for every run of BN / 8 outputs
-// of a tile row: the matmul's 16-bit values at (row, col + 64 (k / 8) + k % 8) in pairs,
-// lane k in the low (even k) or high half of mm[k / 2]. With TMA_STORE, `out_map` addresses
-// the output and the epilogue is not called. With TF32, `epilogue(acc, batch, row0, col0)`
-// runs in each consumer for its 64 x BN block at (row0, col0): thread t's acc[i] at row
-// row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) +
-// 2 (t % 4) + (i & 1), t = threadIdx.x % 128.
+// of a tile row: the matmul's 16-bit values at (row, col + 64 (k / 8) + k % 8) (STRIDED:
+// (row, col + 8 k)) in pairs, lane k in the low (even k) or high half of mm[k / 2]. With TMA_STORE,
+// `out_map` addresses the output and the epilogue is not called. With TF32, `epilogue(acc, batch,
+// row0, col0)` runs in each consumer for its 64 x BN block at (row0, col0): thread t's acc[i] at
+// row row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) +
+// (i & 1), t = threadIdx.x % 128.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
@@ -334,11 +363,12 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   unsigned char* staging = staging_base + c * L::kStagingBytes;
   int stage = 0;
   unsigned phase = 0;
-  float acc[C::BN / 2], rest[C::BN / 2];  // rest: SPLIT's remainder products
+  // part, rest: SPLIT's parts' product of a stage and remainder products (else unused)
+  float acc[C::BN / 2], part[C::BN / 2], rest[C::BN / 2];
   for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
     int batch, tm, tn;
     tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
-    tessel_gemm_sm90_mainloop<C>(acc, rest, ring, full, empty, c, stage, phase);
+    tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, stage, phase);
     if constexpr (C::SPLIT) {
       // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
       // infinity; the parts' product then is that infinity (or the NaN f32 gives too).

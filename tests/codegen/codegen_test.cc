@@ -42,7 +42,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
                            ? 1
                            : 0;
         tf32 += absl::StrContains(k.source, "TF32 = true") ? 1 : 0;
-        plain_tf32 += absl::StrContains(k.source, "? tessel_round_tf32(") &&
+        plain_tf32 += absl::StrContains(k.source, "? tessel_tf32(") &&
                               !absl::StrContains(k.source, "TF32 = true")
                           ? 1
                           : 0;
@@ -54,7 +54,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   // TF32 tensor cores, kTF32 and three TF32 products (kHigh): mma.sync on sm_80, wgmma on
   // sm_90a.
   EXPECT_EQ(tf32, 12);
-  EXPECT_EQ(plain_tf32, 2);  // the plain kernel, rounding as TF32, on both targets
+  EXPECT_EQ(plain_tf32, 2);  // the plain kernel, reading TF32, on both targets
 }
 
 // The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose
@@ -342,29 +342,37 @@ TEST(CodegenTest, UnalignedRowsAreStagedForTensorCores) {
   EXPECT_EQ(ks[0].workspace_bytes, 0);
 }
 
-// f32 under TF32 on Hopper: wgmma reads 32-bit operands only K-major and as stored, so both
-// operands are staged rounded to TF32: A's rows copied, B ([k, n], MN-major) transposed.
+// f32 under TF32 on Hopper: wgmma reads 32-bit operands only K-major, so an MN-major operand
+// is staged transposed (B, [k, n]); A, K-major with 16-byte rows, is read as stored (the
+// tensor cores truncate its values to TF32, as the CPU backend does); A with rows of 201
+// floats is staged.
 TEST(CodegenTest, Tf32OnHopperStagesKMajorOperands) {
   set_matmul_precision(MatmulPrecision::kTF32);
   auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kF32, Device::kCPU, s, nullptr)); };
   const Tensor y = matmul(in({300, 200}), in({200, 264}));
+  const Tensor odd = matmul(in({300, 201}), in({201, 264}));
   set_matmul_precision(MatmulPrecision::kHighest);
   const std::vector<codegen::KernelSource> ks =
       codegen::PlanAndGenerate({&y.node()}, Target{9, 0, true}).kernels;
   ASSERT_EQ(ks.size(), 1u);
-  ASSERT_EQ(ks[0].launches.size(), 3u);
-  EXPECT_TRUE(absl::EndsWith(ks[0].launches[0].entry, "_stage"));
-  EXPECT_TRUE(absl::EndsWith(ks[0].launches[1].entry, "_transpose"));
-  EXPECT_EQ(ks[0].launches[1].grid[0], 7 * 9);  // 32 x 32 tiles of B
+  ASSERT_EQ(ks[0].launches.size(), 2u);
+  EXPECT_TRUE(absl::EndsWith(ks[0].launches[0].entry, "_transpose"));
+  EXPECT_EQ(ks[0].launches[0].grid[0], 7 * 9);  // 32 x 32 tiles of B
   ASSERT_EQ(ks[0].tensor_maps.size(), 2u);
+  EXPECT_EQ(ks[0].tensor_maps[0].arg, 0);  // A as stored
+  EXPECT_EQ(ks[0].tensor_maps[1].arg, 3);  // B's copy, in the workspace
   for (const codegen::TensorMapSpec& map : ks[0].tensor_maps) {
-    EXPECT_EQ(map.arg, 3);  // the workspace
     EXPECT_EQ(map.dtype, DType::kF32);
     EXPECT_EQ(map.box[0], 32);    // 128-byte rows
     EXPECT_EQ(map.dims[0], 200);  // K innermost: both K-major
   }
   EXPECT_EQ(ks[0].tensor_maps[1].dims[1], 264);
-  EXPECT_EQ(ks[0].workspace_bytes, (300 * 200 * 4 + 255) / 256 * 256 + 264 * 200 * 4);
+  EXPECT_EQ(ks[0].workspace_bytes, 264 * 200 * 4);
+  const std::vector<codegen::KernelSource> padded =
+      codegen::PlanAndGenerate({&odd.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(padded.size(), 1u);
+  ASSERT_EQ(padded[0].launches.size(), 3u);
+  EXPECT_TRUE(absl::EndsWith(padded[0].launches[0].entry, "_stage"));
 
   // Three TF32 products (kHigh): each operand's TF32 part and remainder, two matrices along
   // the maps' third axis, twice the workspace.

@@ -226,6 +226,25 @@ TEST_F(GemmTest, Tf32WhenChosen) {
   set_matmul_precision(MatmulPrecision::kTF32);
   Compare(build, 1e-4, 1e-4);
   set_matmul_precision(MatmulPrecision::kHighest);
+
+  // The tensor cores read f32 as TF32 the way the CPU backend does (truncated): times the
+  // identity, every output is one product, exact, for every pattern of the 13 bits dropped.
+  auto times_identity = [](Device d) {
+    std::vector<float> a(128 * 64), eye(64 * 64, 0.0f);
+    for (int i = 0; i < 128 * 64; ++i)
+      a[i] = (1.0f + (i % 7) * 0x1p-10f) + (i * 37 % 8192) * 0x1p-23f;
+    for (int j = 0; j < 64; ++j) eye[j * 64 + j] = 1.0f;
+    set_matmul_precision(MatmulPrecision::kTF32);
+    const Tensor x = from_vector(a, {128, 64}, DType::kF32, d);
+    const Tensor i = from_vector(eye, {64, 64}, DType::kF32, d);
+    std::vector<float> y = matmul(x, i).to_vector<float>();           // A read as stored
+    const Tensor x_rows = from_vector(a, {64, 128}, DType::kF32, d);  // B MN-major: staged
+    const std::vector<float> t = matmul(i, x_rows).to_vector<float>();
+    set_matmul_precision(MatmulPrecision::kHighest);
+    y.insert(y.end(), t.begin(), t.end());
+    return y;
+  };
+  EXPECT_EQ(times_identity(Device::kCUDA), times_identity(Device::kCPU));
 }
 
 // MatmulPrecision::kHigh (three TF32 products) against an f64 reference: its error stays

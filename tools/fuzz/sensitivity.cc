@@ -346,10 +346,26 @@ class PerturbedReplay {
       case OpCategory::kScatter:  // a sum per target: fragile anywhere when any term is
         return AnyFragile(in, shape);
       case OpCategory::kScan: {
-        if (!in[0].taint.defined()) return Tensor();
-        // A running value is fragile from the first fragile term on.
         const int axis = static_cast<int>(line.attrs.ints.at(0));
-        return gt(cumsum(cast(in[0].taint, DType::kI32), axis), Scalar(0));
+        // A running value is fragile from the first fragile term on.
+        Tensor t = in[0].taint.defined()
+                       ? gt(cumsum(cast(in[0].taint, DType::kI32), axis), Scalar(0))
+                       : Tensor();
+        const Tensor& x = in[0].value;
+        if (line.op == OpKind::kCumprod && IsFloating(x.dtype()) && x.numel() > 0) {
+          // The GPU's scan multiplies in another order: where a partial product could pass
+          // the range of the type it computes in (f64, else f32), one order may overflow or
+          // underflow and another not (f64 near 2^1024: seed 15032950).
+          const bool f64 = x.dtype() == DType::kF64;
+          const Tensor l = log(abs(cast(x, DType::kF64)));
+          const Tensor up = cumsum(maximum(l, 0.0), axis);
+          const Tensor down = cumsum(minimum(l, 0.0), axis);
+          t = Or(t,
+                 maximum(ge(up, Scalar((f64 ? 1022 : 126) * M_LN2)),
+                         le(down, Scalar((f64 ? -1021 : -125) * M_LN2))),
+                 shape);
+        }
+        return t;
       }
       case OpCategory::kSort: {
         // A line's order moves wherever one of its values may, or where two of its computed

@@ -29,8 +29,9 @@ absl::Status EncodeTensorMap(const runtime::Driver* driver, const codegen::Tenso
   const cuuint32_t box[3] = {static_cast<cuuint32_t>(spec.box[0]),
                              static_cast<cuuint32_t>(spec.box[1]), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUtensorMapDataType type = spec.dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const CUtensorMapDataType type = spec.dtype == DType::kF16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : spec.dtype == DType::kF32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   return runtime::CheckCu(
       driver->cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(address), dims, strides,
                                      box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -157,7 +158,7 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
         spec.strides[1] = rows * spec.strides[0];
       }
       TESSEL_RETURN_IF_ERROR(
-          EncodeTensorMap(device.driver(), spec, p.buffers[spec.arg], &p.maps[m]));
+          EncodeTensorMap(device.driver(), spec, p.buffers[spec.arg] + spec.offset, &p.maps[m]));
     }
     for (int s : k.scalars) p.scalars.push_back(codegen::ScalarArgument(*order[s]));
     p.rows = rows;

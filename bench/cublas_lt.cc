@@ -67,7 +67,7 @@ struct LtGemm::Plan {
 absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogue epilogue,
                                       CUdeviceptr bias, LtType type) {
   const bool tf32 = type == LtType::kTf32;
-  const cudaDataType_t data = tf32 ? CUDA_R_32F : CUDA_R_16BF;
+  const cudaDataType_t data = type == LtType::kBf16 ? CUDA_R_16BF : CUDA_R_32F;
   TESSEL_ASSIGN_OR_RETURN(const Lt* lt, GetLt());
   TESSEL_ASSIGN_OR_RETURN(const runtime::Driver* driver, runtime::GetDriver());
   auto* p = new Plan;

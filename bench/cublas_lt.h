@@ -13,7 +13,7 @@ namespace tessel::bench {
 enum class LtEpilogue { kNone, kBiasGelu };
 // kBf16: bf16 operands and result. kTf32: f32 operands and result, computed on TF32 tensor
 // cores (CUBLAS_COMPUTE_32F_FAST_TF32).
-enum class LtType { kBf16, kTf32 };
+enum class LtType { kBf16, kTf32, kF32 };  // kF32: exact (SGEMM)
 
 // D[m, n] = A[m, k] B[k, n] (+ bias[n], GELU), all row-major, f32 accumulation, with the
 // algorithm cuBLASLt's heuristic picks first.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
+#include "codegen/gemm_staging.h"
 #include "codegen/kernel_common.h"
 #include "ops/cuda_expr.h"
 
@@ -45,7 +46,9 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
   p.n = out[out.rank() - 1];
   p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];
   p.batch = BatchOf(out);
-  p.tf32 = IsTf32Matmul(*p.matmul);
+  p.split_tf32 = IsSplitTf32Matmul(*p.matmul);
+  p.tf32 = IsTf32Matmul(*p.matmul) || p.split_tf32;
+  PlanOperandStaging(p, StagingNeed::kRows);
   return p;
 }
 
@@ -58,10 +61,6 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
 bool TensorCoreOperands(const GemmProblem& p) {
   const DType t = p.a.buffer->dtype();
   if (!(IsHalfFloat(t) || (t == DType::kF32 && p.tf32)) || p.b.buffer->dtype() != t) return false;
-  for (const GemmOperand* o : {&p.a, &p.b}) {
-    const Shape& s = o->buffer->shape();
-    if (s[s.rank() - 1] * DTypeSize(t) % 16 != 0) return false;
-  }
   return p.m > 0 && p.n > 0 && p.k > 0 && p.batch.numel() < (int64_t{1} << 31) / 4096;
 }
 
@@ -86,8 +85,10 @@ void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* 
 
 void EmitOperandConfig(CodeWriter& w, const GemmProblem& p) {
   w.Line("static constexpr int N = ", p.n, ", K = ", p.k, ", BATCH = ", p.batch.numel(), ";");
-  w.Line("static constexpr bool A_MN = ", p.a.transposed ? "true" : "false",
-         ", B_MN = ", p.b.transposed ? "false" : "true",
+  w.Line("static constexpr int LDA = ", p.a.pitch, ", LDB = ", p.b.pitch,
+         ";  // operand rows as the mainloop reads them, in elements");
+  w.Line("static constexpr bool A_MN = ", ReadsMnMajor(p.a, true) ? "true" : "false",
+         ", B_MN = ", ReadsMnMajor(p.b, false) ? "true" : "false",
          ", F16 = ", p.a.buffer->dtype() == DType::kF16 ? "true" : "false", ";");
   w.Line("static __device__ int a_batch(int batch) { return ",
          OperandMatrixIndex(p.a, p.batch, "batch"), "; }");

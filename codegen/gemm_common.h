@@ -20,6 +20,13 @@ struct GemmOperand {
   const Node* buffer = nullptr;
   bool transposed = false;
   Shape batch;  // the buffer's batch axes (all but the last two)
+  // Staged (gemm_staging.h): the kernel's staging entries first copy the buffer into the
+  // workspace at `workspace_offset` bytes, as matrices of `rows` rows of `inner` elements
+  // padded with zeros to `pitch`, transposed where `stage_transposed`; the mainloop reads
+  // that copy. Else `pitch` is the buffer's row length.
+  bool staged = false, stage_transposed = false;
+  int64_t rows = 0, inner = 0, pitch = 0;
+  int64_t workspace_offset = 0;
 };
 
 struct GemmProblem {
@@ -31,7 +38,11 @@ struct GemmProblem {
   std::string m_expr;
   bool rows_argument = false;
   Shape batch;        // the output's batch axes
-  bool tf32 = false;  // f32 operands may be rounded to TF32 (set_matmul_precision)
+  bool tf32 = false;  // f32 operands may be read as TF32 (set_matmul_precision)
+  // ... as three TF32 products of each operand's TF32 part and remainder (kHigh); tf32 too.
+  bool split_tf32 = false;
+  int64_t staging_bytes = 0;       // the staged operands' copies (GemmOperand::staged)
+  bool stage_splits_tf32 = false;  // the copies hold TF32 parts and remainders (kHigh)
 };
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
@@ -46,13 +57,12 @@ bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
 void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* launch);
 
 // Whether both operands suit the tensor-core kernels: the same 16-bit dtype (or f32 with
-// TF32 allowed), and contiguous rows whose length is a multiple of 16 bytes (16-byte copies,
-// TMA's stride rule).
+// TF32 allowed); rows of any length (staged where they are not 16-byte multiples).
 bool TensorCoreOperands(const GemmProblem& p);
 
 // The configuration members both tensor-core mainloops read (inside `struct gemm_config`):
-// sizes (but m, which is an argument), operand layouts and dtype, and each operand's batch
-// entry for an output entry.
+// sizes (but m, which is an argument), operand layouts, row pitches and dtype, and each
+// operand's batch entry for an output entry.
 void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 
 // The Hopper kernel's tiling: BM x BN output tiles, BK-deep stages in a ring of `stages`,
@@ -61,7 +71,9 @@ struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
 };
 // The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch);
+// TF32 kernels keep no staging tiles: more stages fit; `parts`: copies of each operand a
+// stage holds (2 for three TF32 products).
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, int parts = 1);
 
 Shape BatchOf(const Shape& s);
 

@@ -3,6 +3,7 @@
 // epilogue and the kernel; the mainloop is the device library's tessel_gemm_sm80.
 #include "absl/strings/str_cat.h"
 #include "codegen/gemm_common.h"
+#include "codegen/gemm_staging.h"
 #include "codegen/generate.h"
 #include "codegen/kernel_common.h"
 
@@ -34,6 +35,7 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
   BeginSource(w, kernel, rows);
   w.Line("#include \"tessel/gemm_sm80.cuh\"");
   w.Blank();
+  EmitOperandStaging(w, p, &ks);
   w.Line("// [", p.m_expr, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
          "; A ", p.a.transposed ? "MN" : "K", "-major, B ", p.b.transposed ? "K" : "MN", "-major");
   {
@@ -41,14 +43,18 @@ KernelSource GenerateGemmSm80(const FusedKernel& kernel, const DynamicRows* rows
     CodeWriter::Scope config(&w, "};");
     EmitOperandConfig(w, p);
     w.Line("static constexpr int STAGES = ", kStages, ", SMEM = ", smem, ";");
-    w.Line("static constexpr bool TF32 = ", p.tf32 ? "true" : "false", ";");
+    w.Line("static constexpr bool TF32 = ", p.tf32 ? "true" : "false",
+           ", SPLIT = ", p.split_tf32 ? "true" : "false", ";");
     w.Line("typedef ", type, " T;");
   }
   w.Blank();
   {
-    auto body = KernelBlock(w, "256", kNamePlaceholder, ks);
-    w.Line("tessel_gemm_sm80<gemm_config>((const ", type, "*)", PointerName(ks, p.a.buffer),
-           ", (const ", type, "*)", PointerName(ks, p.b.buffer),
+    // Three TF32 products keep each fragment's remainder and finite part live too; NVRTC's
+    // ptxas held the plain bound to 128 registers and spilled (CUDA 13.0): one block an SM.
+    auto body = KernelBlock(w, p.split_tf32 ? "256, 1" : "256", kNamePlaceholder, ks);
+    const std::string t = absl::StrCat("const ", type);
+    w.Line("tessel_gemm_sm80<gemm_config>(", OperandPointer(ks, p.a, t), ", ",
+           OperandPointer(ks, p.b, t),
            ", [&](const float (&acc)[64], int batch, int row0, int col0) {");
     CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
     w.Line("const int lane = threadIdx.x % 32;");

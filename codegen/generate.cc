@@ -47,11 +47,21 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
     case KernelKind::kPointwise:
       if (PointwiseTakesRows(kernel, rows)) return GeneratePointwise(kernel, &rows);
       return std::nullopt;
-    case KernelKind::kGemm:
+    case KernelKind::kGemm: {
       if (!GemmTakesRows(kernel, rows)) return std::nullopt;
-      if (GemmSm90Applies(kernel, target)) return GenerateGemmSm90(kernel, &rows);
-      if (GemmSm80Applies(kernel, target)) return GenerateGemmSm80(kernel, &rows);
+      // A staged copy of A (gemm_staging.h) would be sized by the rows: such kernels keep
+      // static rows. (So does Hopper on TF32: its rows path has no GPU test yet.)
+      const GemmProblem p = AnalyzeGemm(kernel);
+      if (GemmSm90Applies(kernel, target)) {
+        if (p.a.staged || p.tf32) return std::nullopt;
+        return GenerateGemmSm90(kernel, &rows);
+      }
+      if (GemmSm80Applies(kernel, target)) {
+        if (p.a.staged) return std::nullopt;
+        return GenerateGemmSm80(kernel, &rows);
+      }
       return GenerateGemmSimt(kernel, &rows);
+    }
     case KernelKind::kReduction:
     case KernelKind::kNormalization:
       if (ReductionTakesRows(kernel, rows)) return GenerateReduction(kernel, &rows);

@@ -45,6 +45,7 @@ struct Launch {
 // the pointers as `const __grid_constant__ tessel_tensor_map tmap<i>`.
 struct TensorMapSpec {
   int arg = 0;
+  int64_t offset = 0;  // bytes into that buffer (a staged operand's copy in the workspace)
   DType dtype = DType::kBF16;
   std::array<int64_t, 3> dims = {1, 1, 1};  // elements, innermost first
   std::array<int64_t, 2> strides = {0, 0};  // bytes between steps of dims 1 and 2

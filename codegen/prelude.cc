@@ -97,8 +97,14 @@ TESSEL_BF16X2_OP(mul, *)
 TESSEL_F16X2_OP(add)
 TESSEL_F16X2_OP(sub)
 TESSEL_F16X2_OP(mul)
-// f32 rounded to TF32 (10 mantissa bits, to nearest, ties away from zero): what a matmul
-// recorded under MatmulPrecision::kTF32 multiplies, on tensor cores or not.
+// f32 as TF32, its 10 leading mantissa bits (truncated): what a matmul recorded under
+// MatmulPrecision::kTF32 multiplies, on tensor cores or not. wgmma reads f32 operands from
+// shared memory so; the other kernels truncate to agree with it (and with the CPU backend).
+__device__ __forceinline__ float tessel_tf32(float f) {
+  return isnan(f) ? f : __uint_as_float(__float_as_uint(f) & 0xffffe000u);
+}
+// f32 rounded to TF32 (to nearest, ties away from zero): the parts of three TF32 products
+// (MatmulPrecision::kHigh), whose remainders hold what the rounding left.
 __device__ __forceinline__ float tessel_round_tf32(float f) {
 #if __CUDA_ARCH__ >= 800
   unsigned r;

@@ -109,9 +109,11 @@ void EmitTensorMaps(CodeWriter& w, const KernelSource& ks, const std::vector<std
     w.Line("cuuint64_t strides[2] = {", m.strides[0], ", ", m.strides[1], "};");
     w.Line("cuuint32_t box[3] = {", m.box[0], ", ", m.box[1], ", 1}, steps[3] = {1, 1, 1};");
     w.Line("REPRO_CHECK_CU(cuTensorMapEncodeTiled(&map", i, ", ",
-           m.dtype == DType::kF16 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
-                                  : "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
-           ", 3, ", args[m.arg], ", dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,");
+           m.dtype == DType::kF16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
+           : m.dtype == DType::kF32 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"
+                                    : "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
+           ", 3, (char*)", args[m.arg], " + ", m.offset,
+           ", dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,");
     w.Line("    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,");
     w.Line("    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));");
   }

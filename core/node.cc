@@ -231,6 +231,10 @@ bool IsTf32Matmul(const Node& n) {
   return n.op() == OpKind::kMatmul && !n.attrs().ints.empty() && n.attrs().ints[0] == 1;
 }
 
+bool IsSplitTf32Matmul(const Node& n) {
+  return n.op() == OpKind::kMatmul && !n.attrs().ints.empty() && n.attrs().ints[0] == 3;
+}
+
 bool SwapsLastTwoAxes(const Node& n) {
   if (n.op() != OpKind::kPermute) return false;
   const std::vector<int64_t>& perm = n.attrs().ints;

@@ -132,6 +132,8 @@ bool CombinesNothing(const Node& n);
 
 // Whether `n` is a matmul recorded under MatmulPrecision::kTF32 (attribute tf32=1).
 bool IsTf32Matmul(const Node& n);
+// Whether `n` is a matmul recorded under MatmulPrecision::kHigh (attribute tf32=3).
+bool IsSplitTf32Matmul(const Node& n);
 
 template <typename H>
 H AbslHashValue(H h, const Attrs& a) {

@@ -134,6 +134,10 @@ std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::stri
   return "";
 }
 
+bool CudaExprCallsWithStack(OpKind op, DType operand) {
+  return operand == DType::kF64 && (op == OpKind::kSin || op == OpKind::kCos);
+}
+
 bool SelectsAnOperand(OpKind op) {
   switch (op) {
     case OpKind::kNeg:

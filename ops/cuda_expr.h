@@ -18,6 +18,12 @@ const char* CudaComputeType(DType dtype);
 // `op` is an elementwise operation other than cast.
 std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::string>& args);
 
+// Whether `op`'s expression on `operand` calls a function that keeps a stack frame (f64 sin
+// and cos: their argument reduction's slow path). NVRTC 13.0 crashes (SIGSEGV) compiling such
+// a call into a kernel whose warpgroups trade registers (setmaxnreg), so those kernels leave
+// such ops out.
+bool CudaExprCallsWithStack(OpKind op, DType operand);
+
 // Whether `op`'s result is always one of its operands' values, or one negated: it needs no
 // rounding to a 16-bit operand dtype (a bf16 where, max or abs of bf16 values is bf16).
 bool SelectsAnOperand(OpKind op);

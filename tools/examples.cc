@@ -24,6 +24,10 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"gemm_epilogue",
                "gelu(matmul(x, w) + b) + r, 8192 x 11008 x 4096 bf16: one GEMM kernel",
                {gelu(matmul(x2, w2) + b2) + r2}});
+  Tensor odd_a = In({4097, 4095}, DType::kBF16, d), odd_b = In({4095, 4095}, DType::kBF16, d);
+  e.push_back({"gemm_unaligned",
+               "matmul of 4097 x 4095 by 4095 x 4095 bf16: rows of 8190 bytes, staged for TMA",
+               {matmul(odd_a, odd_b)}});
   Tensor big = In({1 << 28}, DType::kF32, d);
   e.push_back({"chain",
                "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",

@@ -8,15 +8,21 @@
 // contiguous axis), rows padded so that the 8 rows an ldmatrix reads, or a warp's scalar
 // fragment loads, fall on distinct banks.
 // - 16-bit operands: m16n8k16, fragments by ldmatrix (.trans for MN-major tiles).
-// - C::TF32 (f32 operands): m16n8k8 on TF32, each operand rounded to nearest (ties away)
-//   as it enters a fragment; ldmatrix reads K-major tiles (a row of 4 floats is a row of 8
-//   16-bit halves), scalar loads read MN-major ones.
+// - C::TF32 (f32 operands): m16n8k8 on TF32, each operand truncated to TF32 as it enters a
+//   fragment (as wgmma reads f32 in shared memory); with C::SPLIT, each operand x is split
+//   into its TF32 part (rounded) and the TF32 rounding of x minus it, three products
+//   accumulate (small terms first) in a stage's partial sums, which join the accumulators in
+//   f32 (the tensor cores' adds truncate: see gemm_sm90.cuh);
+//   ldmatrix reads K-major tiles (a row of 4 floats is a row of 8 16-bit halves), scalar loads read
+//   MN-major ones.
 //
 // The output's row count m is an argument, as for tessel_gemm_sm90.
-// C provides: N, K, BATCH, STAGES, A_MN / B_MN (operand stored MN-major), F16, TF32,
+// C provides: N, K, BATCH, LDA / LDB (each operand's row pitch in elements), STAGES, A_MN /
+// B_MN (operand stored MN-major), F16, TF32,
 // SMEM (dynamic shared bytes the host reserves), `typedef ... T` (the operand element type),
 // and `static __device__ int a_batch(int)`, `b_batch(int)` as for tessel_gemm_sm90.
-// Operands' contiguous extents are multiples of 16 bytes.
+// Operands' row pitches are multiples of 16 bytes; a row shorter than its pitch is followed
+// by zeros (a staged copy), so a 16-byte copy that starts inside the row may end past it.
 #pragma once
 #include "tessel/ptx.cuh"
 
@@ -37,17 +43,17 @@ struct tessel_gemm_sm80_layout {
 };
 
 // Copies one operand's tile (rows x cols of the contiguous layout, starting at global
-// (row0, col0) of a rows_total x cols_total matrix) into shared memory, 16 bytes per copy;
-// copies past the matrix's edge fill zeros.
+// (row0, col0) of a rows_total x cols_total matrix whose rows are `pitch` apart) into shared
+// memory, 16 bytes per copy; copies past the matrix's edge fill zeros.
 template <int ROWS, int COLS, int PITCH, class T>
 __device__ __forceinline__ void tessel_gemm_sm80_copy(T* dst, const T* src, int row0, int col0,
-                                                      int rows_total, int cols_total) {
+                                                      int rows_total, int cols_total, int pitch) {
   constexpr int kPerCopy = 16 / sizeof(T), kChunks = ROWS * COLS / kPerCopy;
 #pragma unroll
   for (int i = threadIdx.x; i < kChunks; i += 256) {
     const int r = i / (COLS / kPerCopy), c = (i % (COLS / kPerCopy)) * kPerCopy;
     const bool inside = row0 + r < rows_total && col0 + c < cols_total;
-    const T* from = inside ? src + (long long)(row0 + r) * cols_total + col0 + c : src;
+    const T* from = inside ? src + (long long)(row0 + r) * pitch + col0 + c : src;
     tessel_cp_async_16(dst + r * PITCH + c, from, inside);
   }
 }
@@ -93,7 +99,23 @@ __device__ __forceinline__ void tessel_gemm_sm80_step16(float (&acc)[64], const 
 }
 
 __device__ __forceinline__ unsigned tessel_tf32_bits(unsigned f32) {
-  return __float_as_uint(tessel_round_tf32(__uint_as_float(f32)));
+  return __float_as_uint(tessel_tf32(__uint_as_float(f32)));
+}
+
+// x (f32 bits) as its TF32 part `big` (in place) and the TF32 rounding of the rest, `small`:
+// big + small holds x to about 2^-22 of it.
+__device__ __forceinline__ void tessel_tf32_split(unsigned& big, unsigned& small) {
+  const float x = __uint_as_float(big);
+  float hi = tessel_round_tf32(x);
+  // Finite past the largest TF32 value: the part truncated, so that the rest stays finite.
+  if (isinf(hi) && isfinite(x)) hi = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+  big = __float_as_uint(hi);
+  small = __float_as_uint(isfinite(hi) ? tessel_round_tf32(x - hi) : 0.0f);  // inf: no rest
+}
+// A TF32 part for the remainder products: an infinity counts 0 there (inf x 0 would make NaN
+// of the infinity the parts' product gives, as f32 does).
+__device__ __forceinline__ unsigned tessel_tf32_finite(unsigned big) {
+  return isfinite(__uint_as_float(big)) ? big : 0u;
 }
 
 // One k8 step on TF32 from f32 tiles. Fragments (g = lane / 4, t = lane % 4): A holds
@@ -137,16 +159,40 @@ __device__ __forceinline__ void tessel_gemm_sm80_step_tf32(float (&acc)[64], con
       bf[2 * nj + 1][0] = q[2], bf[2 * nj + 1][1] = q[3];
     }
   }
+  if constexpr (C::SPLIT) {
+    unsigned bs[4][2];  // B's remainders; A's are split one row block at a time (registers)
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 4; ++i)
+      tessel_tf32_split(bf[i][0], bs[i][0]), tessel_tf32_split(bf[i][1], bs[i][1]);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) af[i][j] = tessel_tf32_bits(af[i][j]);
-    bf[i][0] = tessel_tf32_bits(bf[i][0]), bf[i][1] = tessel_tf32_bits(bf[i][1]);
-  }
+    for (int mi = 0; mi < 4; ++mi) {
+      unsigned rest[4];  // A's remainders, then its finite parts (registers)
 #pragma unroll
-  for (int mi = 0; mi < 4; ++mi) {
+      for (int j = 0; j < 4; ++j) tessel_tf32_split(af[mi][j], rest[j]);
 #pragma unroll
-    for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+      for (int ni = 0; ni < 4; ++ni) {
+        const unsigned bm[2] = {tessel_tf32_finite(bf[ni][0]), tessel_tf32_finite(bf[ni][1])};
+        tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], rest, bm);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) rest[j] = tessel_tf32_finite(af[mi][j]);
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], rest, bs[ni]);
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) af[i][j] = tessel_tf32_bits(af[i][j]);
+      bf[i][0] = tessel_tf32_bits(bf[i][0]), bf[i][1] = tessel_tf32_bits(bf[i][1]);
+    }
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni) tessel_mma_1688_tf32(&acc[4 * (4 * mi + ni)], af[mi], bf[ni]);
+    }
   }
 }
 
@@ -168,8 +214,8 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
   const long long tile = blockIdx.x;
   const int col0 = (int)(tile % kTilesN) * L::BN, row0 = (int)(tile / kTilesN % tiles_m) * L::BM;
   const int batch = (int)(tile / (kTilesN * tiles_m));
-  a += (long long)C::a_batch(batch) * m * C::K;
-  b += (long long)C::b_batch(batch) * C::K * C::N;
+  a += (long long)C::a_batch(batch) * (C::A_MN ? C::K : m) * C::LDA;
+  b += (long long)C::b_batch(batch) * (C::B_MN ? C::K : C::N) * C::LDB;
   const int warp = threadIdx.x / 32;
   const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
 
@@ -178,18 +224,18 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
     T* sb = sa + L::kARows * L::kACols;
     const int k0 = kt * L::BK;
     if constexpr (C::A_MN) {
-      tessel_gemm_sm80_copy<L::BK, L::BM, L::kACols>(sa, a, k0, row0, C::K, m);
+      tessel_gemm_sm80_copy<L::BK, L::BM, L::kACols>(sa, a, k0, row0, C::K, m, C::LDA);
     } else {
-      tessel_gemm_sm80_copy<L::BM, L::BK, L::kACols>(sa, a, row0, k0, m, C::K);
+      tessel_gemm_sm80_copy<L::BM, L::BK, L::kACols>(sa, a, row0, k0, m, C::K, C::LDA);
     }
     if constexpr (C::B_MN) {
-      tessel_gemm_sm80_copy<L::BK, L::BN, L::kBCols>(sb, b, k0, col0, C::K, C::N);
+      tessel_gemm_sm80_copy<L::BK, L::BN, L::kBCols>(sb, b, k0, col0, C::K, C::N, C::LDB);
     } else {
-      tessel_gemm_sm80_copy<L::BN, L::BK, L::kBCols>(sb, b, col0, k0, C::N, C::K);
+      tessel_gemm_sm80_copy<L::BN, L::BK, L::kBCols>(sb, b, col0, k0, C::N, C::K, C::LDB);
     }
   };
 
-  float acc[64];
+  float acc[64], part[64];  // part: SPLIT's sums of a stage (else unused)
 #pragma unroll
   for (int i = 0; i < 64; ++i) acc[i] = 0.0f;
 #pragma unroll
@@ -204,7 +250,14 @@ __device__ __forceinline__ void tessel_gemm_sm80(const typename C::T* a, const t
     tessel_cp_async_commit();
     const T* sa = tessel_sm80_smem + (kt % C::STAGES) * L::kStageElems;
     const T* sb = sa + L::kARows * L::kACols;
-    if constexpr (C::TF32) {
+    if constexpr (C::SPLIT) {
+#pragma unroll
+      for (int i = 0; i < 64; ++i) part[i] = 0.0f;
+#pragma unroll
+      for (int kk = 0; kk < L::BK; kk += 8) tessel_gemm_sm80_step_tf32<C>(part, sa, sb, kk, wm, wn);
+#pragma unroll
+      for (int i = 0; i < 64; ++i) acc[i] += part[i];
+    } else if constexpr (C::TF32) {
 #pragma unroll
       for (int kk = 0; kk < L::BK; kk += 8) tessel_gemm_sm80_step_tf32<C>(acc, sa, sb, kk, wm, wn);
     } else {

@@ -16,24 +16,41 @@
 //   arithmetic and loads overlap the tensor cores' work. The consumers run the block's
 //   last tile themselves.
 //
+// - TF32 (f32 operands read as TF32, both K-major: wgmma's only layout for 32-bit operands;
+//   the generator stages MN-major ones so): no staging tile; the consumers run the epilogue
+//   on their accumulators, as the portable kernel does. With SPLIT (three TF32 products),
+//   each operand arrives as two matrices, its TF32 part and remainder (consecutive along the
+//   map's third axis), a stage holds both, and each k8 step issues three wgmmas: the parts'
+//   product into `part`, the two remainder products into `rest`. The tensor cores' adds
+//   truncate: summed over a long K in one accumulator, the parts' product loses about an
+//   ulp of the sum per k8 step (measured: 70x f32's error over 4096 same-sign terms), so
+//   each stage's `part` is added to the accumulators in f32 (round to nearest). `rest`,
+//   2^-11 of the sum, keeps one accumulator; it joins at the end where the sum is finite
+//   (so that infinities come out as in f32).
+//
 // The output's row count m is an argument (a literal the compiler folds, or the kernel's
 // rows argument where rows are dynamic).
-// C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64),
-// STAGES, GROUP_M, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands and matmul, else bf16), TMA_STORE, SMEM (dynamic shared bytes the host
-// reserves), and
-// `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for
-// an output batch entry (broadcast batches map many entries to one).
+// C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
+// with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
+// MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT,
+// TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic shared bytes the host
+// reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch
+// coordinate for an output batch entry (broadcast batches map many entries to one).
 #pragma once
 #include "tessel/ptx.cuh"
 
 template <class C>
 struct tessel_gemm_sm90_layout {
-  static constexpr int kABytes = C::BM * C::BK * 2;  // one stage of A
-  static constexpr int kBBytes = C::BN * C::BK * 2;
+  static constexpr int kRowBytes = 128;  // a stage's rows of K: 64 16-bit values, 32 floats
+  static constexpr int kParts = C::SPLIT ? 2 : 1;  // copies of each operand (SPLIT)
+  static constexpr int kAPart = C::BM * kRowBytes, kBPart = C::BN * kRowBytes;
+  static constexpr int kABytes = kParts * kAPart;  // one stage of A
+  static constexpr int kBBytes = kParts * kBPart;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kConsumers = C::BM / 64;       // warpgroups of m64 wgmmas
-  static constexpr int kStagingBytes = 64 * C::BN * 2;  // one consumer's rows, 16-bit
+  static constexpr int kConsumers = C::BM / 64;  // warpgroups of m64 wgmmas
+  // Warps 1-3 run the epilogue from staging tiles (one consumer's rows, 16-bit).
+  static constexpr bool kEpilogueWarps = !C::TMA_STORE && !C::TF32;
+  static constexpr int kStagingBytes = C::TF32 ? 0 : 64 * C::BN * 2;
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
   // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
   // drained per consumer).
@@ -41,15 +58,18 @@ struct tessel_gemm_sm90_layout {
       1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
   static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
-  static_assert((C::BM == 128 || C::BM == 64) && C::BK == 64,
+  static_assert((C::BM == 128 || C::BM == 64) && C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
                 "one or two consumer warpgroups of m64, 128-byte rows");
+  static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
+                "TF32 operands are K-major; the consumers store");
+  static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
   static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
   // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
   // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
   // so warpgroup 0's and the consumers' counts must balance. The epilogue warps need more
   // than a lone producer; the consumers keep only accumulators and addresses.
-  static constexpr int kWarpgroup0Registers = C::TMA_STORE ? 40 : 120;
-  static constexpr int kConsumerRegisters = C::TMA_STORE ? 232 : 192;
+  static constexpr int kWarpgroup0Registers = kEpilogueWarps ? 120 : 40;
+  static constexpr int kConsumerRegisters = kEpilogueWarps ? 192 : 232;
   static_assert(128 * kWarpgroup0Registers + 256 * kConsumerRegisters <= 384 * 168,
                 "setmaxnreg asks for too many registers");
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
@@ -87,42 +107,64 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
   if constexpr (C::A_MN) {
 #pragma unroll
     for (int i = 0; i < C::BM / 64; ++i) {
-      tessel_tma_load_3d(stage + i * 64 * C::BK * 2, &a_map, full, tm * C::BM + i * 64,
+      tessel_tma_load_3d(stage + i * 64 * L::kRowBytes, &a_map, full, tm * C::BM + i * 64,
                          kt * C::BK, ab);
     }
   } else {
-    tessel_tma_load_3d(stage, &a_map, full, kt * C::BK, tm * C::BM, ab);
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      tessel_tma_load_3d(stage + part * L::kAPart, &a_map, full, kt * C::BK, tm * C::BM,
+                         ab * L::kParts + part);
+    }
   }
   unsigned char* b = stage + L::kABytes;
   if constexpr (C::B_MN) {
 #pragma unroll
     for (int i = 0; i < C::BN / 64; ++i) {
-      tessel_tma_load_3d(b + i * 64 * C::BK * 2, &b_map, full, tn * C::BN + i * 64, kt * C::BK,
+      tessel_tma_load_3d(b + i * 64 * L::kRowBytes, &b_map, full, tn * C::BN + i * 64, kt * C::BK,
                          bb);
     }
   } else {
-    tessel_tma_load_3d(b, &b_map, full, kt * C::BK, tn * C::BN, bb);
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      tessel_tma_load_3d(b + part * L::kBPart, &b_map, full, kt * C::BK, tn * C::BN,
+                         bb * L::kParts + part);
+    }
   }
 }
 
-// One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): BK / 16 steps of k16.
-// K-major operands advance 32 bytes per step inside the swizzled row; MN-major ones advance
-// 16 k-rows (2048 bytes). MN-major blocks of 64 columns lie 64 * BK * 2 bytes apart.
+// One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8
+// for TF32), 32 bytes of K each. K-major operands advance 32 bytes per step inside the
+// swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
+// lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
+// parts' product of this stage, and `rest` (from `first_rest`) the remainder products.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
-                                                     const unsigned char* stage, int c,
-                                                     bool first) {
+                                                     float (&rest)[C::BN / 2],
+                                                     const unsigned char* stage, int c, bool first,
+                                                     bool first_rest) {
   using L = tessel_gemm_sm90_layout<C>;
-  const unsigned a0 = tessel_smem(stage) + c * 64 * C::BK * 2;
+  const unsigned a0 = tessel_smem(stage) + c * 64 * L::kRowBytes;
   const unsigned b0 = tessel_smem(stage) + L::kABytes;
-  constexpr unsigned kStep = 16 * 128, kBlock = 64 * C::BK * 2;
+  constexpr unsigned kStep = 16 * 128, kBlock = 64 * L::kRowBytes;
 #pragma unroll
-  for (int kk = 0; kk < C::BK / 16; ++kk) {
-    const unsigned long long a = tessel_wgmma_desc(a0 + kk * (C::A_MN ? kStep : 32),
-                                                   C::A_MN ? kBlock : 16, 1024);
-    const unsigned long long b = tessel_wgmma_desc(b0 + kk * (C::B_MN ? kStep : 32),
-                                                   C::B_MN ? kBlock : 16, 1024);
-    tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(acc, a, b, (first && kk == 0) ? 0 : 1);
+  for (int kk = 0; kk < L::kRowBytes / 32; ++kk) {
+    const unsigned long long a =
+        tessel_wgmma_desc(a0 + kk * (C::A_MN ? kStep : 32), C::A_MN ? kBlock : 16, 1024);
+    const unsigned long long b =
+        tessel_wgmma_desc(b0 + kk * (C::B_MN ? kStep : 32), C::B_MN ? kBlock : 16, 1024);
+    const int accumulate = (first && kk == 0) ? 0 : 1;
+    if constexpr (C::SPLIT) {  // remainder x part and part x remainder apart, then the parts
+      const unsigned long long a_rest = tessel_wgmma_desc(a0 + L::kAPart + kk * 32, 16, 1024);
+      const unsigned long long b_rest = tessel_wgmma_desc(b0 + L::kBPart + kk * 32, 16, 1024);
+      tessel_wgmma_tf32(rest, a_rest, b, (first_rest && kk == 0) ? 0 : 1);
+      tessel_wgmma_tf32(rest, a, b_rest, 1);
+      tessel_wgmma_tf32(acc, a, b, accumulate);
+    } else if constexpr (C::TF32) {
+      tessel_wgmma_tf32(acc, a, b, accumulate);
+    } else {
+      tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(acc, a, b, accumulate);
+    }
   }
 }
 
@@ -162,7 +204,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN 
 // index among them). A thread takes 8 columns of one row in each 64-column box (lane k:
 // column 8 s + 64 (k / 8) + k % 8 for slot s), so its global loads of a row are BN / 64
 // independent vectors in flight together, and a warp's vector touches 4 rows x 128
-// contiguous bytes.
+// contiguous bytes. With C::STRIDED (rows that take no vectors), lane k of slot s is column
+// s + 8 k: a warp's scalar access touches 4 rows x 8 adjacent columns.
 template <class C, int kThreads, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* staging, int e,
                                                           int batch, int row0, int col0,
@@ -172,12 +215,23 @@ __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* s
   for (int i = e; i < 64 * 8; i += kThreads) {
     const int r = i / 8, s = i % 8;
     unsigned mm[4 * kBoxes];
+    if constexpr (C::STRIDED) {
 #pragma unroll
-    for (int j = 0; j < kBoxes; ++j) {
-      const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
-      mm[4 * j] = v.x, mm[4 * j + 1] = v.y, mm[4 * j + 2] = v.z, mm[4 * j + 3] = v.w;
+      for (int k = 0; k < 8 * kBoxes; k += 2) {
+        const unsigned lo = tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k) + 2 * s);
+        const unsigned hi =
+            tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k + 8) + 2 * s);
+        mm[k / 2] = lo | (hi << 16);
+      }
+      epilogue(mm, batch, row0 + r, col0 + s);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBoxes; ++j) {
+        const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
+        mm[4 * j] = v.x, mm[4 * j + 1] = v.y, mm[4 * j + 2] = v.z, mm[4 * j + 3] = v.w;
+      }
+      epilogue(mm, batch, row0 + r, col0 + 8 * s);
     }
-    epilogue(mm, batch, row0 + r, col0 + 8 * s);
   }
 }
 
@@ -188,12 +242,9 @@ struct tessel_gemm_sm90_no_epilogue {
 };
 
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
-                                                          unsigned long long* full,
-                                                          unsigned long long* empty,
-                                                          const tessel_tensor_map& a_map,
-                                                          const tessel_tensor_map& b_map,
-                                                          int tiles_m, int tiles) {
+__device__ __forceinline__ void tessel_gemm_sm90_producer(
+    unsigned char* ring, unsigned long long* full, unsigned long long* empty,
+    const tessel_tensor_map& a_map, const tessel_tensor_map& b_map, int tiles_m, int tiles) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
@@ -202,44 +253,58 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
     tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
     for (int kt = 0; kt < L::kKSteps; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
-      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, batch,
-                               tm, tn, kt);
+      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, batch, tm,
+                               tn, kt);
       if (++stage == C::STAGES) stage = 0, phase ^= 1;
     }
   }
 }
 
 // One tile's mainloop for consumer c; `stage` and `phase` carry over to the next tile.
+// With SPLIT, `part` takes each stage's parts' product, added to `acc` once it has retired.
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_mainloop(float (&acc)[C::BN / 2],
-                                                          unsigned char* ring,
-                                                          unsigned long long* full,
-                                                          unsigned long long* empty, int c,
-                                                          int& stage, unsigned& phase) {
+__device__ __forceinline__ void tessel_gemm_sm90_mainloop(
+    float (&acc)[C::BN / 2], float (&part)[C::BN / 2], float (&rest)[C::BN / 2],
+    unsigned char* ring, unsigned long long* full, unsigned long long* empty, int c, int& stage,
+    unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
   const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;
   for (int kt = 0; kt < L::kKSteps; ++kt) {
     tessel_mbar_wait(&full[stage], phase);
     tessel_wgmma_fence();
-    tessel_gemm_sm90_mma<C>(acc, ring + stage * L::kStageBytes, c, kt == 0);
-    tessel_wgmma_commit();
-    // The previous stage's wgmmas have retired once at most one group is in flight.
-    if (kt > 0) {
-      tessel_wgmma_wait<1>();
-      if (signals) tessel_mbar_arrive(&empty[previous]);
+    if constexpr (C::SPLIT) {
+      tessel_gemm_sm90_mma<C>(part, rest, ring + stage * L::kStageBytes, c, true, kt == 0);
+      tessel_wgmma_commit();
+      tessel_wgmma_wait<0>();
+      if (signals) tessel_mbar_arrive(&empty[stage]);
+#pragma unroll
+      for (int i = 0; i < C::BN / 2; ++i) acc[i] = kt == 0 ? part[i] : acc[i] + part[i];
+    } else {
+      tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, kt == 0, false);
+      tessel_wgmma_commit();
+      // The previous stage's wgmmas have retired once at most one group is in flight.
+      if (kt > 0) {
+        tessel_wgmma_wait<1>();
+        if (signals) tessel_mbar_arrive(&empty[previous]);
+      }
+      previous = stage;
     }
-    previous = stage;
     if (++stage == C::STAGES) stage = 0, phase ^= 1;
   }
-  tessel_wgmma_wait<0>();
-  if (signals) tessel_mbar_arrive(&empty[previous]);
+  if constexpr (!C::SPLIT) {
+    tessel_wgmma_wait<0>();
+    if (signals) tessel_mbar_arrive(&empty[previous]);
+  }
 }
 
 // `epilogue(mm, batch, row, col)` runs in the epilogue warps for every run of BN / 8 outputs
-// of a tile row: the matmul's 16-bit values at (row, col + 64 (k / 8) + k % 8) in pairs,
-// lane k in the low (even k) or high half of mm[k / 2]. With TMA_STORE, `out_map` addresses
-// the output and the epilogue is not called.
+// of a tile row: the matmul's 16-bit values at (row, col + 64 (k / 8) + k % 8) (STRIDED:
+// (row, col + 8 k)) in pairs, lane k in the low (even k) or high half of mm[k / 2]. With TMA_STORE,
+// `out_map` addresses the output and the epilogue is not called. With TF32, `epilogue(acc, batch,
+// row0, col0)` runs in each consumer for its 64 x BN block at (row0, col0): thread t's acc[i] at
+// row row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) +
+// (i & 1), t = threadIdx.x % 128.
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
                                                  const tessel_tensor_map& b_map,
@@ -251,15 +316,14 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
   unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
-  unsigned long long* full =
-      (unsigned long long*)(staging_base + L::kConsumers * L::kStagingBytes);
+  unsigned long long* full = (unsigned long long*)(staging_base + L::kConsumers * L::kStagingBytes);
   unsigned long long* empty = full + C::STAGES;
   unsigned long long* staged = empty + C::STAGES;  // consumer c's staging tile is written
   unsigned long long* drained = staged + 2;        // ... and the epilogue warps have read it
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
-      tessel_mbar_init(&full[s], 1);   // the producer's arrive plus the TMA bytes
+      tessel_mbar_init(&full[s], 1);               // the producer's arrive plus the TMA bytes
       tessel_mbar_init(&empty[s], L::kConsumers);  // one arrive per consumer warpgroup
     }
     for (int c = 0; c < 2; ++c) {
@@ -274,7 +338,9 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
       tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_map, tiles_m, tiles);
-    } else if (!C::TMA_STORE && threadIdx.x >= 32) {
+    } else if constexpr (!L::kEpilogueWarps) {
+      // No epilogue warps: the producer's warpgroup has nothing else to do.
+    } else if (threadIdx.x >= 32) {
       // The CTA's last tile is the consumers' own (see below).
       for (int t = blockIdx.x, n = 0; t + gridDim.x < tiles; t += gridDim.x, ++n) {
         int batch, tm, tn;
@@ -282,8 +348,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
         for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
-              staging_base + c * L::kStagingBytes, threadIdx.x - 32, batch,
-              tm * C::BM + 64 * c, tn * C::BN, epilogue);
+              staging_base + c * L::kStagingBytes, threadIdx.x - 32, batch, tm * C::BM + 64 * c,
+              tn * C::BN, epilogue);
           tessel_mbar_arrive(&drained[c]);
         }
       }
@@ -297,12 +363,21 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   unsigned char* staging = staging_base + c * L::kStagingBytes;
   int stage = 0;
   unsigned phase = 0;
-  float acc[C::BN / 2];
+  // part, rest: SPLIT's parts' product of a stage and remainder products (else unused)
+  float acc[C::BN / 2], part[C::BN / 2], rest[C::BN / 2];
   for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
     int batch, tm, tn;
     tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
-    tessel_gemm_sm90_mainloop<C>(acc, ring, full, empty, c, stage, phase);
-    if constexpr (C::TMA_STORE) {
+    tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, stage, phase);
+    if constexpr (C::SPLIT) {
+      // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
+      // infinity; the parts' product then is that infinity (or the NaN f32 gives too).
+#pragma unroll
+      for (int i = 0; i < C::BN / 2; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
+    }
+    if constexpr (C::TF32) {
+      epilogue(acc, batch, tm * C::BM + 64 * c, tn * C::BN);
+    } else if constexpr (C::TMA_STORE) {
       if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
       tessel_named_barrier(1 + c, 128);
       tessel_gemm_sm90_stage<C>(acc, staging);
@@ -325,8 +400,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
         // Nothing left to multiply: rather than leave the last epilogue to three warps while
         // the tensor cores idle, each consumer runs its own half with all its threads.
         tessel_named_barrier(1 + c, 128);
-        tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, batch,
-                                          tm * C::BM + 64 * c, tn * C::BN, epilogue);
+        tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, batch, tm * C::BM + 64 * c,
+                                          tn * C::BN, epilogue);
       }
     }
   }

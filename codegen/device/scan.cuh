@@ -71,7 +71,9 @@ __device__ __forceinline__ void tessel_publish(unsigned long long* slot, T v) {
 template <typename T>
 __device__ __forceinline__ bool tessel_peek(const unsigned long long* slot, T* v) {
   unsigned long long lo, hi;
-  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(lo), "=l"(hi) : "l"(slot)
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(lo), "=l"(hi)
+               : "l"(slot)
                : "memory");
   if (!((lo & hi) >> 32 & 1)) return false;
   tessel_from_bits64((hi << 32) | (lo & 0xffffffffull), v);
@@ -130,7 +132,8 @@ __device__ __forceinline__ void tessel_copy_async(void* shared, const void* glob
   if (BYTES == 32) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(global) : "memory");
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to + 16),
-                 "l"((const char*)global + 16) : "memory");
+                 "l"((const char*)global + 16)
+                 : "memory");
   } else if (BYTES == 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(global) : "memory");
   } else {

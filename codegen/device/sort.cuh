@@ -77,8 +77,8 @@ struct tessel_sort_space {
 // A thread's items of a run (a later launch's input) of n items, pads after them. The
 // positions are loaded with the keys, not when an item is chosen: one latency, not a chain.
 template <typename Key, int kItems>
-__device__ __forceinline__ void tessel_load_run_items(const Key* key, const tessel_pos* pos,
-                                                      int n, Key (&item_key)[kItems],
+__device__ __forceinline__ void tessel_load_run_items(const Key* key, const tessel_pos* pos, int n,
+                                                      Key (&item_key)[kItems],
                                                       tessel_pos (&item_pos)[kItems]) {
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
@@ -147,7 +147,7 @@ __device__ void tessel_bitonic_sort_in_registers(Key* key, tessel_pos* pos, int 
           }
         }
       } else if (stride >= 32) {  // across warps
-        __syncthreads();  // the last exchange's reads are done
+        __syncthreads();          // the last exchange's reads are done
 #pragma unroll
         for (int i = 0; i < E; ++i) {
           if (i * b + t < m) key[i * b + t] = k[i], pos[i * b + t] = p[i];
@@ -262,8 +262,8 @@ __device__ __forceinline__ void tessel_find_bin(int* hist, int rank) {
 // n items at key/pos that match it.
 template <typename Key>
 __device__ tessel_item_prefix<Key> tessel_radix_select(int* hist, const Key* key,
-                                                        const tessel_pos* pos, int n, int rank,
-                                                        tessel_item_prefix<Key> prefix, int from) {
+                                                       const tessel_pos* pos, int n, int rank,
+                                                       tessel_item_prefix<Key> prefix, int from) {
   for (int d = from; d < (int)sizeof(Key) + 4; ++d) {
     for (int b = threadIdx.x; b < 256; b += blockDim.x) hist[b] = 0;
     __syncthreads();
@@ -308,9 +308,7 @@ __device__ void tessel_select_part(const tessel_sort_space<Key>& s, const Key (&
     in_bin = s.hist[258];
   }
   // Item j's leading byte, 257 past the part's items (never chosen, never a candidate).
-  auto byte_of = [&](int i) {
-    return tessel_item_index<V>(i) < n ? (int)(key[i] >> kShift) : 257;
-  };
+  auto byte_of = [&](int i) { return tessel_item_index<V>(i) < n ? (int)(key[i] >> kShift) : 257; };
   int mine = 0;  // counted first, so that the candidates take one atomic per warp
 #pragma unroll
   for (int i = 0; i < kItems; ++i) mine += byte_of(i) == bin;
@@ -389,7 +387,7 @@ __device__ void tessel_store_run(const Key* key, const tessel_pos* pos, int coun
 
 // Where line `line` (= outer * inner + i) of a result laid out [outer, count, inner] starts.
 __device__ __forceinline__ long long* tessel_line_start(long long* out, int count, long long line,
-                                                       long long inner) {
+                                                        long long inner) {
   return out + (line / inner) * count * inner + line % inner;
 }
 
@@ -422,10 +420,10 @@ __device__ int tessel_merge_path(const Key* ak, const tessel_pos* ap, int la, co
 // thread merges kTile / blockDim.x items of it. Where `out` is set, writes only positions
 // below `count` there (the last pass) instead of the run.
 template <typename Key, int kTile>
-__device__ void tessel_merge_tile(const Key* run_key, const tessel_pos* run_pos, int run,
-                                  int tile, Key* merged_key, tessel_pos* merged_pos,
-                                  Key* smem_key, tessel_pos* smem_pos, long long* out,
-                                  int count, long long line, long long inner) {
+__device__ void tessel_merge_tile(const Key* run_key, const tessel_pos* run_pos, int run, int tile,
+                                  Key* merged_key, tessel_pos* merged_pos, Key* smem_key,
+                                  tessel_pos* smem_pos, long long* out, int count, long long line,
+                                  long long inner) {
   const Key *ak = run_key, *bk = run_key + run;
   const tessel_pos *ap = run_pos, *bp = run_pos + run;
   __shared__ int bounds[4];
@@ -450,9 +448,8 @@ __device__ void tessel_merge_tile(const Key* run_key, const tessel_pos* run_pos,
   const int first = tile * kTile + d;
   long long* line_out = out == nullptr ? nullptr : tessel_line_start(out, count, line, inner);
   for (int o = 0; o < per; ++o) {
-    const bool take_a =
-        j >= lb || (i < la && tessel_item_less(smem_key[i], smem_pos[i], smem_key[la + j],
-                                               smem_pos[la + j]));
+    const bool take_a = j >= lb || (i < la && tessel_item_less(smem_key[i], smem_pos[i],
+                                                               smem_key[la + j], smem_pos[la + j]));
     const int at = take_a ? i++ : la + j++;
     if (line_out == nullptr) {
       merged_key[first + o] = smem_key[at];

@@ -27,13 +27,11 @@ std::vector<int64_t> BatchIndices(const Shape& operand, const Shape& out) {
   return indices;
 }
 
-// f32 rounded to TF32 as the tensor cores' cvt.rna.tf32.f32 does: 10 mantissa bits, to
-// nearest, ties away from zero; infinities and NaN unchanged.
-float RoundToTf32(float x) {
-  if (!std::isfinite(x)) return x;
-  uint32_t bits = absl::bit_cast<uint32_t>(x);
-  bits = (bits + 0x1000u) & 0xffffe000u;
-  return absl::bit_cast<float>(bits);
+// f32 as the tensor cores read it under TF32: its 10 leading mantissa bits, truncated (wgmma
+// reads f32 operands so; tessel's other GPU kernels truncate alike); NaN unchanged.
+float TruncateToTf32(float x) {
+  if (std::isnan(x)) return x;
+  return absl::bit_cast<float>(absl::bit_cast<uint32_t>(x) & 0xffffe000u);
 }
 
 template <typename C>
@@ -46,7 +44,7 @@ BufferPtr Multiply(const Node& node, const InputBuffers& inputs) {
   if constexpr (std::is_same_v<C, float>) {
     if (IsTf32Matmul(node)) {
       for (std::vector<float>* v : {&a, &b}) {
-        for (float& x : *v) x = RoundToTf32(x);
+        for (float& x : *v) x = TruncateToTf32(x);
       }
     }
   }

@@ -66,11 +66,29 @@ std::vector<CorpusCase> Corpus() {
                       In({300, 264}, b16)}});
   }
   {
-    // f32 on TF32 tensor cores (mma.sync on every target): both layouts of each operand; and
-    // rows that are not 16-byte multiples, which the plain kernel takes, rounding as TF32.
+    // Operand rows that are not 16-byte multiples, staged (copied to padded rows) for the
+    // tensor-core kernels: K odd, N odd, both, a transposed operand, a batch with an epilogue.
+    const DType b16 = DType::kBF16;
+    c.push_back({"staged_gemms",
+                 {matmul(In({70, 33}, b16), In({33, 48}, b16)),
+                  gelu(matmul(In({100, 64}, b16), In({64, 45}, b16)) + In({45}, b16)),
+                  matmul(In({200, 95}, b16), In({95, 95}, b16)),
+                  matmul(transpose(In({33, 70}, b16)), In({33, 40}, b16)),
+                  matmul(In({3, 20, 30}, DType::kF16), In({30, 50}, DType::kF16)) * 2.0}});
+  }
+  {
+    // f32 on TF32 tensor cores (mma.sync on every target): both layouts of each operand, rows
+    // that are not 16-byte multiples (staged); and a batch too large for the tensor-core
+    // kernels' tile order, which the plain kernel takes, rounding as TF32.
     set_matmul_precision(MatmulPrecision::kTF32);
     c.push_back({"tf32_gemms",
                  {matmul(In({256, 96}), In({96, 200})) + In({200}),
+                  matmul(transpose(In({64, 128})), transpose(In({256, 64}))),
+                  matmul(In({70, 33}), In({33, 50})), matmul(In({1 << 19, 2, 4}), In({4, 8}))}});
+    // Three TF32 products (kHigh): both layouts, rows staged, an epilogue.
+    set_matmul_precision(MatmulPrecision::kHigh);
+    c.push_back({"split_tf32_gemms",
+                 {gelu(matmul(In({256, 96}), In({96, 200})) + In({200})),
                   matmul(transpose(In({64, 128})), transpose(In({256, 64}))),
                   matmul(In({70, 33}), In({33, 50}))}});
     set_matmul_precision(MatmulPrecision::kHighest);

@@ -132,6 +132,18 @@ TEST(FuzzerTest, DividingByAComputedValueNearZeroIsFragile) {
   for (bool f : fragile[2]) EXPECT_FALSE(f);
 }
 
+TEST(FuzzerTest, RunningProductsNearTheEndOfTheRangeAreFragile) {
+  // Factors near 1e300 pass f64's range within a few terms: whether a running product is
+  // infinite depends on the order of the multiplications; products of values near 1 do not.
+  const std::string text =
+      "%0 = input f64[64]\n%1 = full f64[] value=1e300\n%2 = mul f64[64] %0, %1\n"
+      "%3 = cumprod f64[64] %2 axis=0\n%4 = cumprod f64[64] %0 axis=0\nreturn %3, %4\n";
+  const std::vector<std::vector<bool>> fragile = FragileOf(text);
+  ASSERT_EQ(fragile.size(), 2u);
+  EXPECT_TRUE(fragile[0].back());
+  for (bool f : fragile[1]) EXPECT_FALSE(f);
+}
+
 TEST(FuzzerTest, DiffModeOnTheCpuChecksTheChecker) {
   // The CPU against itself (mid-program realizes against none), and against a simulated
   // device that rounds differently: no program may fail.

@@ -5,6 +5,7 @@
 // 1e-2 absolute; f32 1e-4 relative (float sums of up to 4096 products).
 // Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
 #include <functional>
+#include <limits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -156,18 +157,51 @@ TEST_F(GemmTest, BiasGeluResidualOnRaggedAndBatchedTiles) {
 }
 
 TEST_F(GemmTest, FallbacksStayCorrect) {
-  // f32 operands, mixed dtypes and rows TMA cannot address (K % 8 != 0) take the portable
-  // kernel.
+  // f32 operands and mixed dtypes take the portable kernel.
   Compare([](Device d) {
     return std::vector<Tensor>{
-        matmul(Data({70, 33}, 1, DType::kBF16, d), Data({33, 48}, 2, DType::kBF16, d)),
         matmul(Data({64, 40}, 3, DType::kF32, d), Data({40, 72}, 4, DType::kF32, d)),
         matmul(Data({64, 40}, 5, DType::kBF16, d), Data({40, 72}, 6, DType::kF16, d))};
   });
 }
 
+// Rows that are not 16-byte multiples (K or N not a multiple of 8) are staged to padded rows
+// and stay on tensor cores: K odd, N odd, both, a transposed operand, batches (one operand
+// broadcast), an epilogue with a residual, f16, a size-1 edge, and a varying batch whose
+// weights are staged (the rows argument).
+TEST_F(GemmTest, UnalignedRowsStayOnTensorCores) {
+  const DType b16 = DType::kBF16, f16 = DType::kF16;
+  auto build = [&](Device d) {
+    const Tensor w = Data({95, 45}, 9, b16, d);
+    return std::vector<Tensor>{
+        matmul(Data({70, 33}, 1, b16, d), Data({33, 48}, 2, b16, d)),
+        matmul(Data({300, 64}, 3, b16, d), Data({64, 45}, 4, b16, d)),
+        matmul(Data({257, 95}, 5, b16, d), Data({95, 131}, 6, b16, d)),
+        matmul(transpose(Data({33, 70}, 7, b16, d)), Data({33, 40}, 8, b16, d)),
+        gelu(matmul(Data({3, 100, 95}, 10, b16, d), w) + Data({45}, 11, b16, d)) +
+            Data({3, 100, 45}, 12, b16, d),
+        matmul(Data({2, 20, 30}, 13, f16, d), Data({2, 30, 50}, 14, f16, d)),
+        matmul(Data({1, 7}, 15, b16, d), Data({7, 1}, 16, b16, d))};
+  };
+  if (OnTensorCoreGpu()) {
+    for (const Tensor& t : build(Device::kCUDA)) {
+      EXPECT_TRUE(UsesTensorCores({t})) << explain({t});
+    }
+  }
+  Compare(build);
+  // A batch that varies: B's rows (45) staged, A's rows the argument.
+  const Tensor w = Data({64, 45}, 17, b16, Device::kCUDA);
+  const Tensor w_cpu = Data({64, 45}, 17, b16, Device::kCPU);
+  for (int64_t rows : {5, 37, 130}) {
+    SCOPED_TRACE(rows);
+    const Tensor gpu = matmul(Data({rows, 64}, 18, b16, Device::kCUDA), w) * 2.0;
+    const Tensor cpu = matmul(Data({rows, 64}, 18, b16, Device::kCPU), w_cpu) * 2.0;
+    testing::ExpectClose(gpu.to_vector<float>(), cpu.to_vector<double>(), Bound(b16), 1e-2);
+  }
+}
+
 // f32 under MatmulPrecision::kTF32: mma.sync on TF32 (both layouts, ragged edges, batches,
-// an epilogue), and the plain kernel where rows are not 16-byte multiples, against the CPU
+// an epilogue, rows that are not 16-byte multiples, staged), against the CPU
 // backend, which rounds its operands the same way: they agree to accumulation order, far
 // closer than TF32 is to f32 (~1e-3 here).
 TEST_F(GemmTest, Tf32WhenChosen) {
@@ -187,11 +221,84 @@ TEST_F(GemmTest, Tf32WhenChosen) {
     tf32_kernels += absl::StrContains(k.source, "TF32 = true") ? 1 : 0;
   }
   if (OnTensorCoreGpu()) {
-    EXPECT_EQ(tf32_kernels, 3) << explain(outputs);
+    EXPECT_EQ(tf32_kernels, 4) << explain(outputs);
   }
   set_matmul_precision(MatmulPrecision::kTF32);
   Compare(build, 1e-4, 1e-4);
   set_matmul_precision(MatmulPrecision::kHighest);
+
+  // The tensor cores read f32 as TF32 the way the CPU backend does (truncated): times the
+  // identity, every output is one product, exact, for every pattern of the 13 bits dropped.
+  auto times_identity = [](Device d) {
+    std::vector<float> a(128 * 64), eye(64 * 64, 0.0f);
+    for (int i = 0; i < 128 * 64; ++i)
+      a[i] = (1.0f + (i % 7) * 0x1p-10f) + (i * 37 % 8192) * 0x1p-23f;
+    for (int j = 0; j < 64; ++j) eye[j * 64 + j] = 1.0f;
+    set_matmul_precision(MatmulPrecision::kTF32);
+    const Tensor x = from_vector(a, {128, 64}, DType::kF32, d);
+    const Tensor i = from_vector(eye, {64, 64}, DType::kF32, d);
+    std::vector<float> y = matmul(x, i).to_vector<float>();           // A read as stored
+    const Tensor x_rows = from_vector(a, {64, 128}, DType::kF32, d);  // B MN-major: staged
+    const std::vector<float> t = matmul(i, x_rows).to_vector<float>();
+    set_matmul_precision(MatmulPrecision::kHighest);
+    y.insert(y.end(), t.begin(), t.end());
+    return y;
+  };
+  EXPECT_EQ(times_identity(Device::kCUDA), times_identity(Device::kCPU));
+}
+
+// MatmulPrecision::kHigh (three TF32 products) against an f64 reference: its error stays
+// within a small multiple of exact f32's (the CPU backend's), far below TF32's; on both
+// layouts, staged rows, a batch, an epilogue and a long same-sign sum.
+TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
+  const DType f = DType::kF32;
+  auto build = [&](MatmulPrecision precision, Device d) {
+    set_matmul_precision(precision);
+    std::vector<Tensor> out = {
+        matmul(Data({300, 1000}, 1, f, d), Data({1000, 264}, 2, f, d)),
+        matmul(transpose(Data({200, 130}, 3, f, d)), transpose(Data({96, 200}, 4, f, d))),
+        gelu(matmul(Data({3, 70, 33}, 5, f, d), Data({33, 50}, 6, f, d))),
+        // Long sums of same-sign terms: where adds that truncate would show.
+        matmul(abs(Data({128, 4096}, 7, f, d)), abs(Data({4096, 128}, 8, f, d)))};
+    set_matmul_precision(MatmulPrecision::kHighest);
+    return out;
+  };
+  const std::vector<Tensor> high = build(MatmulPrecision::kHigh, Device::kCUDA);
+  const std::vector<Tensor> tf32 = build(MatmulPrecision::kTF32, Device::kCUDA);
+  const std::vector<Tensor> f32 = build(MatmulPrecision::kHighest, Device::kCPU);
+  // The same graphs in f64 on the CPU, from the same f32 values.
+  auto in = [&](const Shape& s, uint64_t seed) {
+    return cast(Data(s, seed, f, Device::kCPU), DType::kF64);
+  };
+  const std::vector<Tensor> reference = {
+      matmul(in({300, 1000}, 1), in({1000, 264}, 2)),
+      matmul(transpose(in({200, 130}, 3)), transpose(in({96, 200}, 4))),
+      gelu(matmul(in({3, 70, 33}, 5), in({33, 50}, 6))),
+      matmul(abs(in({128, 4096}, 7)), abs(in({4096, 128}, 8)))};
+  for (size_t i = 0; i < high.size(); ++i) {
+    SCOPED_TRACE(i);
+    const std::vector<double> ref = reference[i].to_vector<double>();
+    auto error = [&](const Tensor& t) {
+      const std::vector<double> v = t.to_vector<double>();
+      double most = 0;
+      for (size_t j = 0; j < v.size(); ++j) most = std::max(most, std::abs(v[j] - ref[j]));
+      return most;
+    };
+    const double e_high = error(high[i]), e_tf32 = error(tf32[i]), e_f32 = error(f32[i]);
+    EXPECT_LE(e_high, 16 * e_f32 + 1e-6) << "f32 " << e_f32 << ", tf32 " << e_tf32;
+    EXPECT_GT(e_tf32, 20 * e_high) << "f32 " << e_f32 << ", high " << e_high;
+  }
+  // Infinities come out as in f32, not as the NaN of an infinite part times a zero remainder.
+  const float inf = std::numeric_limits<float>::infinity();
+  auto with_inf = [&](Device d) {
+    set_matmul_precision(MatmulPrecision::kHigh);
+    Tensor y = matmul(from_vector({inf, 1.0f, 2.0f, -3.0f}, {2, 2}, f, d),
+                      from_vector({1.0f, 0.5f, 1.0f, 2.0f}, {2, 2}, f, d));
+    set_matmul_precision(MatmulPrecision::kHighest);
+    return y.to_vector<float>();
+  };
+  EXPECT_EQ(with_inf(Device::kCUDA), with_inf(Device::kCPU));
+  EXPECT_EQ(with_inf(Device::kCPU), (std::vector<float>{inf, inf, -1.0f, -5.0f}));
 }
 
 TEST_F(GemmTest, RepeatedRunsAgreeBitForBit) {

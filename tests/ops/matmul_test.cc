@@ -92,13 +92,13 @@ TEST(MatmulTest, MixedDtypesPromote) {
   EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{1.5f, 1.5f, 1.5f, 1.5f}));
 }
 
-// Under MatmulPrecision::kTF32 an f32 matmul multiplies its operands rounded to TF32 (10
-// mantissa bits, to nearest, ties away from zero); 16-bit matmuls and later recordings
-// under kHighest are exact as before.
-TEST(MatmulTest, Tf32RoundsOperandsWhenChosen) {
-  // 1 + 2^-11 is a TF32 tie (rounds up to 1 + 2^-10); 1 + 2^-12 rounds down to 1.
-  const float tie = 1.0f + 0x1p-11f, below = 1.0f + 0x1p-12f;
-  Tensor a = from_vector({tie, below}, {1, 2}, DType::kF32, Device::kCPU);
+// Under MatmulPrecision::kTF32 an f32 matmul multiplies its operands as TF32: their 10
+// leading mantissa bits, truncated, as Hopper's tensor cores read f32; 16-bit matmuls and
+// later recordings under kHighest are exact as before.
+TEST(MatmulTest, Tf32TruncatesOperandsWhenChosen) {
+  // 1 + 2^-10 + 2^-11 keeps 1 + 2^-10 (rounding would give 1 + 2^-9); 1 + 2^-12 keeps 1.
+  const float high = 1.0f + 0x1p-10f + 0x1p-11f, below = 1.0f + 0x1p-12f;
+  Tensor a = from_vector({high, below}, {1, 2}, DType::kF32, Device::kCPU);
   Tensor b = from_vector({1, 1}, {2, 1}, DType::kF32, Device::kCPU);
   ASSERT_EQ(matmul_precision(), MatmulPrecision::kHighest);
   Tensor exact = matmul(a, b);
@@ -108,17 +108,17 @@ TEST(MatmulTest, Tf32RoundsOperandsWhenChosen) {
       << PrintGraph({rounded});
   Tensor half = matmul(cast(a, DType::kBF16), cast(b, DType::kBF16));
   set_matmul_precision(MatmulPrecision::kHighest);
-  EXPECT_EQ(exact.to_vector<float>(), (std::vector<float>{tie + below}));
+  EXPECT_EQ(exact.to_vector<float>(), (std::vector<float>{high + below}));
   EXPECT_EQ(rounded.to_vector<float>(), (std::vector<float>{(1.0f + 0x1p-10f) + 1.0f}));
   EXPECT_EQ(half.to_vector<float>(), (std::vector<float>{2.0f}));
 
-  // Random operands: against the reference on operands rounded the same way.
+  // Random operands: against the reference on operands truncated the same way.
   const Shape sa{3, 17, 40}, sb{40, 9};
   testing::Sample x = RandomTensor(sa, DType::kF32, 1), y = RandomTensor(sb, DType::kF32, 2);
   auto tf32 = [](std::vector<double> v) {
     for (double& d : v) {
       uint32_t bits = absl::bit_cast<uint32_t>(static_cast<float>(d));
-      d = absl::bit_cast<float>((bits + 0x1000u) & 0xffffe000u);
+      d = absl::bit_cast<float>(bits & 0xffffe000u);
     }
     return v;
   };
@@ -126,6 +126,19 @@ TEST(MatmulTest, Tf32RoundsOperandsWhenChosen) {
   Tensor c = matmul(x.tensor, y.tensor);
   set_matmul_precision(MatmulPrecision::kHighest);
   ExpectClose(c.to_vector<float>(), Reference(tf32(x.values), sa, tf32(y.values), sb), 1e-5, 1e-5);
+}
+
+// MatmulPrecision::kHigh (three TF32 products on tensor cores) stands for f32: recorded as
+// tf32=3, computed in f32 by the CPU backend, bit for bit as under kHighest.
+TEST(MatmulTest, HighPrecisionIsF32OnTheCpu) {
+  const Shape sa{3, 17, 40}, sb{40, 9};
+  testing::Sample x = RandomTensor(sa, DType::kF32, 3), y = RandomTensor(sb, DType::kF32, 4);
+  const Tensor exact = matmul(x.tensor, y.tensor);
+  set_matmul_precision(MatmulPrecision::kHigh);
+  const Tensor high = matmul(x.tensor, y.tensor);
+  set_matmul_precision(MatmulPrecision::kHighest);
+  EXPECT_TRUE(absl::StrContains(PrintGraph({high}), "tf32=3")) << PrintGraph({high});
+  EXPECT_EQ(high.to_vector<float>(), exact.to_vector<float>());
 }
 
 }  // namespace

@@ -438,7 +438,14 @@ class Generator {
     static const std::vector<DType> kinds = {DType::kBF16, DType::kF16, DType::kF32};
     const DType ta = kinds[rng_.Weighted({35, 15, 40})];
     const DType tb = rng_.Chance(0.1) ? rng_.Pick(kinds) : ta;
-    const bool tf32 = ta == DType::kF32 && tb == DType::kF32 && rng_.Chance(0.25);
+    // f32 x f32: a quarter on TF32, a tenth on three TF32 products (kHigh).
+    MatmulPrecision precision = MatmulPrecision::kHighest;
+    if (ta == DType::kF32 && tb == DType::kF32) {
+      const int pick = rng_.Weighted({65, 25, 10});
+      precision = pick == 1   ? MatmulPrecision::kTF32
+                  : pick == 2 ? MatmulPrecision::kHigh
+                              : MatmulPrecision::kHighest;
+    }
     int64_t m = rng_.Pick(sizes), n = rng_.Pick(sizes), k = rng_.Pick(sizes);
     Shape::Dims batch_a, batch_b;
     switch (rng_.Weighted({55, 25, 20})) {
@@ -478,7 +485,7 @@ class Generator {
     Tensor b =
         rng_.Chance(0.06) ? NewInput(tb, Shape{k}) : Operand(tb, batch_b, k, n, rng_.Chance(0.35));
     const MatmulPrecision before = matmul_precision();
-    set_matmul_precision(tf32 ? MatmulPrecision::kTF32 : MatmulPrecision::kHighest);
+    set_matmul_precision(precision);
     Tensor y;
     try {
       y = rng_.Chance(0.15) && b.rank() == 2 ? linear(a, b, NewInput(tb, Shape{n})) : matmul(a, b);

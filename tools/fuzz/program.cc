@@ -250,8 +250,10 @@ Tensor ApplyLine(const GraphLine& l, const std::vector<Tensor>& in, Device devic
       return concat(in, static_cast<int>(int_at(0)));
     case OpKind::kMatmul: {
       const MatmulPrecision before = matmul_precision();
-      set_matmul_precision(!ints.empty() && ints[0] == 1 ? MatmulPrecision::kTF32
-                                                         : MatmulPrecision::kHighest);
+      const int64_t tf32 = ints.empty() ? 0 : ints[0];
+      set_matmul_precision(tf32 == 1   ? MatmulPrecision::kTF32
+                           : tf32 == 3 ? MatmulPrecision::kHigh
+                                       : MatmulPrecision::kHighest);
       Tensor out;
       try {
         out = matmul(in[0], in[1]);

@@ -176,7 +176,7 @@ class PerturbedReplay {
     Tensor magnitude = abs(y32) * 0x1p-20;
     Tensor terms;
     double count = 1;  // terms per result
-    bool tf32 = false;
+    bool tf32 = false, split_tf32 = false;
     switch (line.op) {
       case OpKind::kSum:
       case OpKind::kMean: {
@@ -195,6 +195,7 @@ class PerturbedReplay {
         const Shape& a = in[0].value.shape();
         count = static_cast<double>(a[a.rank() - 1]);
         tf32 = IsTf32Matmul(y.node());
+        split_tf32 = IsSplitTf32Matmul(y.node());
         break;
       }
       default:
@@ -202,8 +203,11 @@ class PerturbedReplay {
     }
     if (terms.defined()) {
       // Rounding errors of a long sum grow with about the square root of its length.
-      // TF32 rounds each operand to 11 significant bits: 2^-11 of the terms (2^12 ulps).
-      const double ulps = std::max(tf32 ? 0x1p12 : 16.0, 4 * std::sqrt(count));
+      // TF32 rounds each operand to 11 significant bits: 2^-11 of the terms (2^12 ulps);
+      // three TF32 products leave about 2^-21 (4 ulps) of each, and tensor cores may add
+      // with truncation, which grows with the length when the terms share a sign.
+      double ulps = std::max(tf32 ? 0x1p12 : split_tf32 ? 64.0 : 16.0, 4 * std::sqrt(count));
+      if (split_tf32) ulps += count / 4;
       magnitude = magnitude + minimum(terms, Scalar(1e30)) * (ulps * 0x1p-23);
     }
     // A 16-bit result may be one ulp off wherever the value before rounding lies near the
@@ -342,10 +346,26 @@ class PerturbedReplay {
       case OpCategory::kScatter:  // a sum per target: fragile anywhere when any term is
         return AnyFragile(in, shape);
       case OpCategory::kScan: {
-        if (!in[0].taint.defined()) return Tensor();
-        // A running value is fragile from the first fragile term on.
         const int axis = static_cast<int>(line.attrs.ints.at(0));
-        return gt(cumsum(cast(in[0].taint, DType::kI32), axis), Scalar(0));
+        // A running value is fragile from the first fragile term on.
+        Tensor t = in[0].taint.defined()
+                       ? gt(cumsum(cast(in[0].taint, DType::kI32), axis), Scalar(0))
+                       : Tensor();
+        const Tensor& x = in[0].value;
+        if (line.op == OpKind::kCumprod && IsFloating(x.dtype()) && x.numel() > 0) {
+          // The GPU's scan multiplies in another order: where a partial product could pass
+          // the range of the type it computes in (f64, else f32), one order may overflow or
+          // underflow and another not (f64 near 2^1024: seed 15032950).
+          const bool f64 = x.dtype() == DType::kF64;
+          const Tensor l = log(abs(cast(x, DType::kF64)));
+          const Tensor up = cumsum(maximum(l, 0.0), axis);
+          const Tensor down = cumsum(minimum(l, 0.0), axis);
+          t = Or(t,
+                 maximum(ge(up, Scalar((f64 ? 1022 : 126) * M_LN2)),
+                         le(down, Scalar((f64 ? -1021 : -125) * M_LN2))),
+                 shape);
+        }
+        return t;
       }
       case OpCategory::kSort: {
         // A line's order moves wherever one of its values may, or where two of its computed

@@ -6,14 +6,15 @@ typedef int index_t;
 // [64 x 96] x [96 x 128], batch of 1; A K-major, B MN-major
 struct gemm_config {
   static constexpr int N = 128, K = 96, BATCH = 1;
+  static constexpr int LDA = 96, LDB = 128;  // operand rows as the mainloop reads them, in elements
   static constexpr bool A_MN = false, B_MN = true, F16 = false;
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
   static constexpr int BM = 64, BN = 64, BK = 64, STAGES = 13, GROUP_M = 8, SMEM = 222448;
-  static constexpr bool TMA_STORE = false;
+  static constexpr bool TF32 = false, SPLIT = false, TMA_STORE = false, STRIDED = false;
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_eb7f5285(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_1b04e173(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].
   tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const unsigned (&mm)[4], int batch, int row, int col) {
     unsigned in2_0[4];

@@ -239,11 +239,7 @@ Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
   } else {
     DeviceRun run = RunOnDevice(program, data_seed, options);
     Outcome& failure = run.failure;
-    if (failure.kind != Outcome::kPass) {
-      failure.device_lost =
-          failure.kind == Outcome::kFail && options.device == Device::kCUDA && !DeviceUsable();
-      return failure;
-    }
+    if (failure.kind != Outcome::kPass) return failure;
     if (options.device == Device::kCUDA) {
       Outcome reruns = Reruns(program, data_seed, options, run.values);
       if (reruns.kind != Outcome::kPass) return reruns;
@@ -360,20 +356,21 @@ Outcome OtherLeadingExtents(const std::vector<Statement>& program, const CheckOp
   return total;
 }
 
-Outcome CheckProgram(absl::string_view text, const CheckOptions& options) {
-  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
-  if (!program.ok()) return Invalid(program.status().message());
-  if (options.mode == Mode::kPlan) return PlanMode(*program, options.data_seed);
+namespace {
+
+// Diff mode's rounds: two data sets (the second on a stream of its own), then other leading
+// extents.
+Outcome DiffMode(const std::vector<Statement>& program, const CheckOptions& options) {
   Outcome total;
   for (int round = 0; round < (options.twice ? 2 : 1); ++round) {
     Outcome o;
     if (round == 0) {
-      o = DiffRound(*program, SubSeed(options.data_seed, 1000), options);
+      o = DiffRound(program, SubSeed(options.data_seed, 1000), options);
     } else {
       // Other values, scalars and seeds, on a stream of its own (where the device has them).
       std::optional<StreamGuard> guard;
       if (options.device == Device::kCUDA) guard.emplace(Stream::create());
-      o = DiffRound(OtherArguments(*program), SubSeed(options.data_seed, 1001), options);
+      o = DiffRound(OtherArguments(program), SubSeed(options.data_seed, 1001), options);
     }
     if (o.kind != Outcome::kPass) {
       if (round > 0) {
@@ -386,12 +383,26 @@ Outcome CheckProgram(absl::string_view text, const CheckOptions& options) {
     total.fragile += o.fragile;
   }
   if (options.twice) {
-    Outcome o = OtherLeadingExtents(*program, options);
+    Outcome o = OtherLeadingExtents(program, options);
     if (o.kind == Outcome::kFail) return o;
     total.compared += o.compared;
     total.fragile += o.fragile;
   }
   return total;
+}
+
+}  // namespace
+
+Outcome CheckProgram(absl::string_view text, const CheckOptions& options) {
+  absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
+  if (!program.ok()) return Invalid(program.status().message());
+  if (options.mode == Mode::kPlan) return PlanMode(*program, options.data_seed);
+  Outcome o = DiffMode(*program, options);
+  // A fault anywhere (a rerun's too: seed 16017929 faulted in its second rerun, and the
+  // worker went on to fail 35 programs on the dead context) ends the worker process.
+  o.device_lost = o.kind == Outcome::kFail && options.device == Device::kCUDA &&
+                  options.simulate == 0 && !DeviceUsable();
+  return o;
 }
 
 }  // namespace tessel::fuzz

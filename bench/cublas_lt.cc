@@ -15,6 +15,7 @@ namespace {
   X(cublasLtMatmulDescCreate)             \
   X(cublasLtMatmulDescSetAttribute)       \
   X(cublasLtMatrixLayoutCreate)           \
+  X(cublasLtMatrixLayoutSetAttribute)     \
   X(cublasLtMatmulPreferenceCreate)       \
   X(cublasLtMatmulPreferenceSetAttribute) \
   X(cublasLtMatmulAlgoGetHeuristic)       \
@@ -64,8 +65,19 @@ struct LtGemm::Plan {
   CUdeviceptr workspace;
 };
 
+// `count` matrices `stride` elements apart in `layout`.
+absl::Status SetBatch(const Lt& lt, cublasLtMatrixLayout_t layout, int64_t count, int64_t stride) {
+  const int32_t n = static_cast<int32_t>(count);
+  TESSEL_RETURN_IF_ERROR(Check(lt.cublasLtMatrixLayoutSetAttribute(
+                                   layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &n, sizeof(n)),
+                               "setting the batch count"));
+  return Check(lt.cublasLtMatrixLayoutSetAttribute(
+                   layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
+               "setting the batch stride");
+}
+
 absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogue epilogue,
-                                      CUdeviceptr bias, LtType type) {
+                                      CUdeviceptr bias, LtType type, const LtBatch& batch) {
   const bool tf32 = type == LtType::kTf32;
   const cudaDataType_t data = type == LtType::kBf16 ? CUDA_R_16BF : CUDA_R_32F;
   TESSEL_ASSIGN_OR_RETURN(const Lt* lt, GetLt());
@@ -93,6 +105,11 @@ absl::StatusOr<LtGemm> LtGemm::Create(int64_t m, int64_t n, int64_t k, LtEpilogu
       Check(lt->cublasLtMatrixLayoutCreate(&p->b, data, k, m, k), "layout of A"));
   TESSEL_RETURN_IF_ERROR(
       Check(lt->cublasLtMatrixLayoutCreate(&p->d, data, n, m, n), "layout of D"));
+  if (batch.count > 1) {  // cuBLAS's A is our B (see above)
+    TESSEL_RETURN_IF_ERROR(SetBatch(*lt, p->a, batch.count, batch.b_stride));
+    TESSEL_RETURN_IF_ERROR(SetBatch(*lt, p->b, batch.count, batch.a_stride));
+    TESSEL_RETURN_IF_ERROR(SetBatch(*lt, p->d, batch.count, batch.d_stride));
+  }
   cublasLtMatmulPreference_t preference;
   TESSEL_RETURN_IF_ERROR(
       Check(lt->cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate"));

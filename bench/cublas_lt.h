@@ -15,12 +15,20 @@ enum class LtEpilogue { kNone, kBiasGelu };
 // cores (CUBLAS_COMPUTE_32F_FAST_TF32).
 enum class LtType { kBf16, kTf32, kF32 };  // kF32: exact (SGEMM)
 
+// A strided batch: `count` GEMMs, each operand's matrices that many elements apart (0: the
+// same matrix for every entry, a broadcast).
+struct LtBatch {
+  int64_t count = 1;
+  int64_t a_stride = 0, b_stride = 0, d_stride = 0;
+};
+
 // D[m, n] = A[m, k] B[k, n] (+ bias[n], GELU), all row-major, f32 accumulation, with the
-// algorithm cuBLASLt's heuristic picks first.
+// algorithm cuBLASLt's heuristic picks first; batched where `batch.count` > 1.
 class LtGemm {
  public:
   static absl::StatusOr<LtGemm> Create(int64_t m, int64_t n, int64_t k, LtEpilogue epilogue,
-                                       CUdeviceptr bias, LtType type = LtType::kBf16);
+                                       CUdeviceptr bias, LtType type = LtType::kBf16,
+                                       const LtBatch& batch = LtBatch());
   absl::Status Run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d) const;
 
  private:

@@ -18,9 +18,10 @@ namespace tessel {
 namespace {
 
 using Mnk = std::tuple<int64_t, int64_t, int64_t>;
-std::map<Mnk, double> g_cublas_tflops;       // cuBLASLt's GEMM alone, by shape
-std::map<Mnk, double> g_cublas_tf32_tflops;  // cuBLASLt's f32 GEMM on TF32, by shape
-std::map<Mnk, double> g_cublas_f32_tflops;   // cuBLASLt's exact f32 GEMM (SGEMM), by shape
+std::map<Mnk, double> g_cublas_tflops;          // cuBLASLt's GEMM alone, by shape
+std::map<Mnk, double> g_cublas_tf32_tflops;     // cuBLASLt's f32 GEMM on TF32, by shape
+std::map<Mnk, double> g_cublas_f32_tflops;      // cuBLASLt's exact f32 GEMM (SGEMM), by shape
+std::map<Mnk, double> g_cublas_batched_tflops;  // cuBLASLt's strided batch (BM_Batched)
 
 enum Epilogue : int64_t { kNone = 0, kBiasGelu = 1, kBiasGeluResidual = 2 };
 
@@ -145,6 +146,37 @@ void BM_F32(benchmark::State& state) {
                             : "tessel, f32 on three TF32 products (kHigh)");
 }
 
+// Batched bf16 GEMMs [batch, m, k] x [batch, k, n] (B shared by every entry where `shared`,
+// as a weight is: [k, n]); who 0: cuBLASLt's strided batch, 1: tessel (against it).
+void BM_Batched(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t batch = state.range(0), m = state.range(1), n = state.range(2), k = state.range(3);
+  const bool shared = state.range(4) != 0, tessel = state.range(5) != 0;
+  Tensor x = randn({batch, m, k}, 1, DType::kBF16, Device::kCUDA);
+  Tensor w = shared ? randn({k, n}, 2, DType::kBF16, Device::kCUDA)
+                    : randn({batch, k, n}, 2, DType::kBF16, Device::kCUDA);
+  Tensor out = zeros({batch, m, n}, DType::kBF16, Device::kCUDA);
+  realize({x, w, out});
+  // Keyed by the whole batch's work, so that TFLOP/s and %cublas count every entry.
+  const Mnk key{batch * m, n, k * (shared ? -1 : 1)};
+  auto& baseline = g_cublas_batched_tflops;
+  if (!tessel) {
+    bench::LtBatch b{batch, m * k, shared ? 0 : k * n, m * n};
+    auto lt = bench::LtGemm::Create(m, n, k, bench::LtEpilogue::kNone, 0, bench::LtType::kBf16, b);
+    if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
+    Measure(state, {batch * m, n, k}, false,
+            [&] { (void)lt->Run(Pointer(x), Pointer(w), Pointer(out)); });
+    baseline[key] = state.counters["TFLOP/s"];
+    state.SetLabel("cuBLASLt, strided batch");
+    return;
+  }
+  Measure(state, {batch * m, n, k}, false, [&] { realize({matmul(x, w)}); });
+  if (auto it = baseline.find(key); it != baseline.end()) {
+    state.counters["%cublas"] = 100 * state.counters["TFLOP/s"] / it->second;
+  }
+  state.SetLabel(shared ? "tessel, batch x shared weight" : "tessel, batch");
+}
+
 void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> epilogues) {
   const Mnk shapes[] = {{8192, 8192, 8192},  {4096, 4096, 4096}, {8192, 11008, 4096},
                         {4096, 14336, 4096}, {16, 8192, 8192},   {128, 8192, 8192}};
@@ -175,6 +207,18 @@ BENCHMARK(BM_Tessel)
     // rows, against the aligned 4096^3 above (issue 13: >= 90% of it).
     ->Args({4097, 4095, 4096, kNone})
     ->Args({4097, 4095, 4095, kNone})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+// Batches of small matrices (issue 13: >= cuBLAS's strided batch): the issue's 64 x 512³,
+// attention-sized products, many tiny ones, and a shared weight (a broadcast batch).
+BENCHMARK(BM_Batched)
+    ->ArgsProduct({{64}, {512}, {512}, {512}, {0}, {0, 1}})
+    ->ArgsProduct({{512}, {128}, {128}, {128}, {0}, {0, 1}})
+    ->ArgsProduct({{4096}, {64}, {64}, {64}, {0}, {0, 1}})
+    ->ArgsProduct({{128}, {1024}, {1024}, {128}, {0}, {0, 1}})
+    ->ArgsProduct({{32}, {256}, {4096}, {4096}, {1}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

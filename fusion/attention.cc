@@ -1,0 +1,168 @@
+#include "fusion/attention.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tessel::fusion_internal {
+namespace {
+
+bool Computed(const Node* n, OpKind op) { return n->op() == op && !n->realized(); }
+
+bool IsElementwise(const Node* n) {
+  return !n->realized() && GetOpInfo(n->op()).category == OpCategory::kElementwise;
+}
+
+// The one axis `n` reduces with its dimension kept, or -1.
+int KeptAxis(const Node* n) {
+  if (n->realized() || n->attrs().ints.size() != 1) return -1;
+  if (n->shape().rank() != n->input(0).shape().rank()) return -1;
+  return static_cast<int>(n->attrs().ints[0]);
+}
+
+// The chain from the logits back to the scores: f's nodes (elementwise, each reading the
+// scores through others of f) and what they read besides.
+struct ScoreCone {
+  const Node* scores = nullptr;
+  std::vector<const Node*> ops, inputs;
+  std::string error;
+};
+
+ScoreCone FindScores(const Node* logits) {
+  ScoreCone cone;
+  // The matmuls that the logits read through elementwise nodes: exactly one may.
+  std::vector<const Node*> stack = {logits};
+  absl::flat_hash_map<const Node*, bool> seen;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!seen.emplace(n, true).second) continue;
+    if (Computed(n, OpKind::kMatmul)) {
+      if (cone.scores != nullptr && cone.scores != n) {
+        cone.error = "the softmax's input reads two matmuls";
+        return cone;
+      }
+      cone.scores = n;
+    } else if (IsElementwise(n)) {
+      for (const NodePtr& in : n->inputs()) stack.push_back(in.get());
+    }
+  }
+  if (cone.scores == nullptr) {
+    cone.error = "no matmul feeds the softmax through elementwise work";
+    return cone;
+  }
+  // f: the elementwise nodes on a path from the scores to the logits.
+  absl::flat_hash_map<const Node*, bool> reaches = {{cone.scores, true}};
+  auto reach = [&](auto&& self, const Node* n) -> bool {
+    if (auto it = reaches.find(n); it != reaches.end()) return it->second;
+    bool any = false;
+    if (IsElementwise(n)) {
+      for (const NodePtr& in : n->inputs()) any = self(self, in.get()) || any;
+    }
+    reaches[n] = any;
+    if (any) cone.ops.push_back(n);  // after its inputs: producers first
+    return any;
+  };
+  reach(reach, logits);
+  for (const Node* op : cone.ops) {
+    for (const NodePtr& in : op->inputs()) {
+      if (!reaches.at(in.get()) &&
+          std::find(cone.inputs.begin(), cone.inputs.end(), in.get()) == cone.inputs.end()) {
+        cone.inputs.push_back(in.get());
+      }
+    }
+  }
+  return cone;
+}
+
+// Why q, k and v do not suit the kernel, or "".
+std::string OperandsRefusal(const AttentionMatch& m) {
+  const DType t = m.q->dtype();
+  if (t != DType::kBF16 && t != DType::kF16) {
+    return absl::StrCat("q is ", DTypeName(t), ": the attention kernel takes bf16 or f16");
+  }
+  if (m.k_t->dtype() != t || m.v->dtype() != t) return "q, k and v differ in dtype";
+  const int64_t d = m.q->shape()[m.q->shape().rank() - 1];
+  const int64_t dv = m.v->shape()[m.v->shape().rank() - 1];
+  if (d != 64 && d != 128 && d != 256) {
+    return absl::StrCat("head dimension ", d, ": the attention kernel takes 64, 128 or 256");
+  }
+  if (dv != d) return absl::StrCat("v's head dimension ", dv, " differs from q's ", d);
+  return "";
+}
+
+}  // namespace
+
+std::optional<AttentionMatch> MatchAttention(const PlannerState& state, const Node* output,
+                                             std::string* why_not) {
+  why_not->clear();
+  if (!Computed(output, OpKind::kMatmul)) return std::nullopt;
+  AttentionMatch m;
+  m.output = output;
+  m.probs = &output->input(0);
+  const Node* div = Computed(m.probs, OpKind::kCast) ? &m.probs->input(0) : m.probs;
+  if (!Computed(div, OpKind::kDiv) || !Computed(&div->input(1), OpKind::kSum)) return std::nullopt;
+  m.sum = &div->input(1);
+  const Node* e = &div->input(0);
+  if (&m.sum->input(0) != e || KeptAxis(m.sum) < 0) return std::nullopt;  // not a softmax
+  // From here on the matmul reads a normalization: say what keeps it from being attention.
+  auto refuse = [&](std::string why) -> std::optional<AttentionMatch> {
+    *why_not = std::move(why);
+    return std::nullopt;
+  };
+  const int last = e->shape().rank() - 1;
+  if (KeptAxis(m.sum) != last) {
+    return refuse(absl::StrCat("the softmax runs over axis ", KeptAxis(m.sum),
+                               ", not the keys' axis ", last));
+  }
+  if (!Computed(e, OpKind::kExp) || !Computed(&e->input(0), OpKind::kSub)) {
+    return refuse("the normalized values are not exp(x - max(x))");
+  }
+  const Node* shifted = &e->input(0);
+  m.logits = &shifted->input(0);
+  m.max = &shifted->input(1);
+  if (!Computed(m.max, OpKind::kMax) || &m.max->input(0) != m.logits || KeptAxis(m.max) != last) {
+    return refuse("exp's argument is not x - max(x) over the keys' axis");
+  }
+  ScoreCone cone = FindScores(m.logits);
+  if (!cone.error.empty()) return refuse(cone.error);
+  m.scores = cone.scores;
+  m.score_ops = std::move(cone.ops);
+  m.score_inputs = std::move(cone.inputs);
+  if (m.scores->shape() != m.logits->shape()) {
+    return refuse("the scores are broadcast to a larger shape before the softmax");
+  }
+  m.q = &m.scores->input(0);
+  m.k_t = &m.scores->input(1);
+  m.v = &output->input(1);
+  if (std::string why = OperandsRefusal(m); !why.empty()) return refuse(why);
+  m.members = m.score_ops;
+  for (const Node* n : {m.scores, m.max, shifted, e, m.sum, div, m.probs, output}) {
+    if (std::find(m.members.begin(), m.members.end(), n) == m.members.end()) {
+      m.members.push_back(n);
+    }
+  }
+  for (const Node* n : m.members) {
+    if (!state.InProgram(n)) return refuse("the chain has empty values");
+  }
+  std::sort(m.members.begin(), m.members.end(),
+            [&](const Node* a, const Node* b) { return state.Index(a) < state.Index(b); });
+  // Nothing outside may read the chain's values: the kernel never writes them.
+  for (const Node* n : m.members) {
+    if (n == output) continue;
+    if (state.outputs.contains(n)) {
+      return refuse(absl::StrCat("its ", OpName(n->op()), " is a program output"));
+    }
+    for (const Node* c : state.consumers[state.Index(n)]) {
+      if (std::find(m.members.begin(), m.members.end(), c) == m.members.end()) {
+        return refuse(
+            absl::StrCat("its ", OpName(n->op()), " is also read by a ", OpName(c->op())));
+      }
+    }
+  }
+  return m;
+}
+
+}  // namespace tessel::fusion_internal

@@ -100,6 +100,8 @@ TESSEL_F16X2_OP(mul)
 // f32 as TF32, its 10 leading mantissa bits (truncated): what a matmul recorded under
 // MatmulPrecision::kTF32 multiplies, on tensor cores or not. wgmma reads f32 operands from
 // shared memory so; the other kernels truncate to agree with it (and with the CPU backend).
+// (A NaN whose payload lies only in the 13 dropped bits reads as an infinity where the
+// tensor cores see the raw bits; the NaNs arithmetic makes are canonical.)
 __device__ __forceinline__ float tessel_tf32(float f) {
   return isnan(f) ? f : __uint_as_float(__float_as_uint(f) & 0xffffe000u);
 }

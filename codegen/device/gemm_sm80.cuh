@@ -12,9 +12,8 @@
 //   fragment (as wgmma reads f32 in shared memory); with C::SPLIT, each operand x is split
 //   into its TF32 part (rounded) and the TF32 rounding of x minus it, three products
 //   accumulate (small terms first) in a stage's partial sums, which join the accumulators in
-//   f32 (the tensor cores' adds truncate: see gemm_sm90.cuh);
-//   ldmatrix reads K-major tiles (a row of 4 floats is a row of 8 16-bit halves), scalar loads read
-//   MN-major ones.
+//   f32 (the tensor cores' adds truncate: see gemm_sm90.cuh); ldmatrix reads K-major tiles
+//   (a row of 4 floats is a row of 8 16-bit halves), scalar loads read MN-major ones.
 //
 // The output's row count m is an argument, as for tessel_gemm_sm90.
 // C provides: N, K, BATCH, LDA / LDB (each operand's row pitch in elements), STAGES, A_MN /

@@ -357,7 +357,10 @@ class PerturbedReplay {
           // the range of the type it computes in (f64, else f32), one order may overflow or
           // underflow and another not (f64 near 2^1024: seed 15032950).
           const bool f64 = x.dtype() == DType::kF64;
-          const Tensor l = log(abs(cast(x, DType::kF64)));
+          // (A zero factor counts 1: the products after it are 0 in any order, unless
+          // something overflows, which `up` catches.)
+          const Tensor x64 = cast(x, DType::kF64);
+          const Tensor l = where(eq(x64, 0.0), 0.0, log(abs(x64)));
           const Tensor up = cumsum(maximum(l, 0.0), axis);
           const Tensor down = cumsum(minimum(l, 0.0), axis);
           t = Or(t,

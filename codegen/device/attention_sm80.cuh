@@ -1,0 +1,189 @@
+// tessel device library: attention on mma.sync (sm_80 and later), handed to NVRTC as the named
+// header "tessel/attention_sm80.cuh". O = softmax(f(Q K^T)) V for one (batch, query tile) per
+// block, never writing the scores: the FlashAttention-2 forward loop.
+//
+// A block of 4 warps holds 64 query rows (16 a warp) and walks the keys in tiles of 64:
+// - K and V tiles arrive by cp.async into two shared buffers (the next tile loads while the
+//   current one is used), rows padded by 16 bytes so that ldmatrix reads no bank twice;
+// - S = Q K^T (m16n8k16, Q's fragments held in registers for the whole loop), then the
+//   generated `score` applies f (scale, bias, masks) to S in registers; keys past S_K are -inf;
+// - the online softmax: each row's running max m and sum l; when m grows, l and the output
+//   accumulators are rescaled by exp(m_old - m_new); P = exp(S - m) in registers becomes the
+//   A operand of P V directly (two adjacent n8 blocks of S are one k16 fragment);
+// - at the end O / l goes through the generated `epilogue`.
+// A row whose scores are all -inf has l = 0 and gives NaN, as softmax does on the CPU.
+//
+// C provides: D (head dimension: 64 or 128), SQ, SK (query and key counts), BATCH,
+// F16 (f16 operands, else bf16), `typedef ... T` (the 16-bit storage type), and
+// `static __device__ long long q_batch(int)`, `k_batch(int)`, `v_batch(int)`: each operand's
+// matrix for a batch entry (broadcast heads map many entries to one). Q is [SQ, D], K and V
+// [SK, D], each row-major and contiguous.
+//
+// Fragments (g = lane / 4, t = lane % 4): thread element s[j][e] of a warp's 16 x 64 scores is
+// row g + 8 (e / 2), key 8 j + 2 t + e % 2; o[j][e] is row g + 8 (e / 2), column 8 j + 2 t +
+// e % 2 of its 16 x D output.
+#pragma once
+#include "tessel/ptx.cuh"
+
+#define TESSEL_NEG_INF (-__int_as_float(0x7f800000))
+
+template <class C>
+struct tessel_attention_sm80_layout {
+  static constexpr int BQ = 64, BK = 64, kPitch = C::D + 8;  // rows padded by 16 bytes
+  static constexpr int kTileElems = BK * kPitch;              // one K or V tile
+  static constexpr int kSmemBytes = (BQ * kPitch + 4 * kTileElems) * 2;  // Q, 2 K, 2 V
+  static constexpr int kKeyTiles = (C::SK + BK - 1) / BK;
+  // (256 would hold 64 + 128 registers of Q and O fragments a thread: Q must stay in shared
+  // memory there; not built yet.)
+  static_assert(C::D == 64 || C::D == 128, "head dimension 64 or 128");
+};
+
+// rows x D of a row-major [total, D] matrix from row `row0` into shared rows of kPitch, by the
+// block's 128 threads, 16 bytes a copy; rows past `total` are zeros.
+template <class C, int ROWS>
+__device__ __forceinline__ void tessel_attention_sm80_load(typename C::T* dst,
+                                                           const typename C::T* src, int row0,
+                                                           int total) {
+  using L = tessel_attention_sm80_layout<C>;
+  constexpr int kChunksPerRow = C::D / 8;
+#pragma unroll
+  for (int i = threadIdx.x; i < ROWS * kChunksPerRow; i += 128) {
+    const int r = i / kChunksPerRow, c = (i % kChunksPerRow) * 8;
+    const bool inside = row0 + r < total;
+    tessel_cp_async_16(dst + r * L::kPitch + c,
+                       inside ? src + (long long)(row0 + r) * C::D + c : src, inside);
+  }
+}
+
+__device__ __forceinline__ float tessel_quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float tessel_quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// `score(s, row0, key0)` applies f to a warp's scores (rows row0.., keys key0..);
+// `epilogue(o, row0)` takes its normalized outputs (rows row0..), both in the fragment layout
+// above.
+template <class C, class Score, class Epilogue>
+__device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
+                                                      const typename C::T* k,
+                                                      const typename C::T* v, Score score,
+                                                      Epilogue epilogue) {
+  using L = tessel_attention_sm80_layout<C>;
+  using T = typename C::T;
+  extern __shared__ __align__(16) unsigned char tessel_attention_raw[];
+  T* sq = reinterpret_cast<T*>(tessel_attention_raw);
+  T* sk = sq + L::BQ * L::kPitch;  // two K tiles, then two V tiles
+  T* sv = sk + 2 * L::kTileElems;
+  const int batch = blockIdx.y, q0 = blockIdx.x * L::BQ;
+  q += C::q_batch(batch) * C::SQ * C::D;
+  k += C::k_batch(batch) * C::SK * C::D;
+  v += C::v_batch(batch) * C::SK * C::D;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  tessel_attention_sm80_load<C, L::BQ>(sq, q, q0, C::SQ);
+  tessel_attention_sm80_load<C, L::BK>(sk, k, 0, C::SK);
+  tessel_attention_sm80_load<C, L::BK>(sv, v, 0, C::SK);
+  tessel_cp_async_commit();
+  tessel_cp_async_wait<0>();
+  __syncthreads();
+  // Q's fragments for the warp's 16 rows: D / 16 k-steps.
+  unsigned qf[C::D / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < C::D / 16; ++kk) {
+    const int row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2), col = kk * 16 + 8 * (lane / 16);
+    tessel_ldmatrix_x4(qf[kk], sq + row * L::kPitch + col);
+  }
+  float o[C::D / 8][4] = {};
+  float m[2] = {TESSEL_NEG_INF, TESSEL_NEG_INF}, l[2] = {0.0f, 0.0f};
+  constexpr float kLog2e = 1.4426950408889634f;
+  for (int kt = 0; kt < L::kKeyTiles; ++kt) {
+    const T* kb = sk + (kt % 2) * L::kTileElems;
+    const T* vb = sv + (kt % 2) * L::kTileElems;
+    if (kt + 1 < L::kKeyTiles) {  // the next tiles load while this one is used
+      tessel_attention_sm80_load<C, L::BK>(sk + ((kt + 1) % 2) * L::kTileElems, k,
+                                           (kt + 1) * L::BK, C::SK);
+      tessel_attention_sm80_load<C, L::BK>(sv + ((kt + 1) % 2) * L::kTileElems, v,
+                                           (kt + 1) * L::BK, C::SK);
+    }
+    tessel_cp_async_commit();
+    // S = Q K^T: 8 blocks of 8 keys; an ldmatrix x4 gives two blocks' B fragments.
+    float s[L::BK / 8][4] = {};
+#pragma unroll
+    for (int kk = 0; kk < C::D / 16; ++kk) {
+#pragma unroll
+      for (int j = 0; j < L::BK / 8; j += 2) {
+        unsigned b[4];
+        const int key = j * 8 + lane % 8 + 8 * (lane / 16), col = kk * 16 + 8 * ((lane / 8) % 2);
+        tessel_ldmatrix_x4(b, kb + key * L::kPitch + col);
+        const unsigned b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
+        tessel_mma_16816<C::F16>(s[j], qf[kk], b0);
+        tessel_mma_16816<C::F16>(s[j + 1], qf[kk], b1);
+      }
+    }
+    const int row0 = q0 + warp * 16, key0 = kt * L::BK;
+    score(s, row0, key0);
+    // The online softmax, rows g (h = 0) and g + 8 (h = 1) of the warp.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float top = TESSEL_NEG_INF;
+#pragma unroll
+      for (int j = 0; j < L::BK / 8; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int key = key0 + 8 * j + 2 * (lane % 4) + e;
+          if (key >= C::SK) s[j][2 * h + e] = TESSEL_NEG_INF;
+          top = fmaxf(top, s[j][2 * h + e]);
+        }
+      }
+      const float m_new = fmaxf(m[h], tessel_quad_max(top));
+      const float shift = m_new == TESSEL_NEG_INF ? 0.0f : m_new * kLog2e;  // all -inf so far
+      const float rescale = exp2f(m[h] * kLog2e - shift);
+      m[h] = m_new;
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = 0; j < L::BK / 8; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          s[j][2 * h + e] = exp2f(fmaf(s[j][2 * h + e], kLog2e, -shift));
+          sum += s[j][2 * h + e];
+        }
+      }
+      l[h] = l[h] * rescale + sum;
+#pragma unroll
+      for (int j = 0; j < C::D / 8; ++j) o[j][2 * h] *= rescale, o[j][2 * h + 1] *= rescale;
+    }
+    // O += P V: P's k16 fragments from pairs of score blocks; V's by ldmatrix.trans.
+#pragma unroll
+    for (int kk = 0; kk < L::BK / 16; ++kk) {
+      unsigned p[4];
+      auto pack = [](float lo, float hi) {
+        return C::F16 ? tessel_pack_f16(lo, hi) : tessel_pack_bf16(lo, hi);
+      };
+      p[0] = pack(s[2 * kk][0], s[2 * kk][1]);
+      p[1] = pack(s[2 * kk][2], s[2 * kk][3]);
+      p[2] = pack(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+      p[3] = pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+#pragma unroll
+      for (int j = 0; j < C::D / 8; j += 2) {
+        unsigned b[4];
+        const int key = kk * 16 + lane % 8 + 8 * ((lane / 8) % 2), col = j * 8 + 8 * (lane / 16);
+        tessel_ldmatrix_x4_trans(b, vb + key * L::kPitch + col);
+        const unsigned b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
+        tessel_mma_16816<C::F16>(o[j], p, b0);
+        tessel_mma_16816<C::F16>(o[j + 1], p, b1);
+      }
+    }
+    tessel_cp_async_wait<0>();
+    __syncthreads();  // the next tiles have landed; this tile's buffers are free
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float inv = 1.0f / tessel_quad_sum(l[h]);  // 0 for rows of -inf only: NaN below
+#pragma unroll
+    for (int j = 0; j < C::D / 8; ++j) o[j][2 * h] *= inv, o[j][2 * h + 1] *= inv;
+  }
+  epilogue(o, q0 + warp * 16);
+}

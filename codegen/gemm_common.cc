@@ -10,7 +10,6 @@
 #include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
-namespace {
 
 GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand) {
   GemmOperand o;
@@ -26,8 +25,6 @@ GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand) {
   o.batch = BatchOf(operand.shape());
   return o;
 }
-
-}  // namespace
 
 Shape BatchOf(const Shape& s) {
   return Shape(absl::MakeConstSpan(s.dims()).subspan(0, s.rank() - 2));
@@ -129,7 +126,8 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   // Inputs read element for element (a residual) are loaded first, so that their trips to
   // memory overlap the arithmetic instead of following it.
   for (const Node* input : ks.inputs) {
-    if (input != p.a.buffer && input != p.b.buffer && input->shape() == out) e.Get(input, idx);
+    if (site.preload_inputs && input != p.a.buffer && input != p.b.buffer && input->shape() == out)
+      e.Get(input, idx);
   }
   for (size_t o = 0; o < ks.outputs.size(); ++o) {
     e.Store(absl::StrCat("out", o), ks.outputs[o], idx, e.Get(ks.outputs[o], idx));

@@ -47,6 +47,10 @@ struct GemmProblem {
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 
+// A matmul operand as `kernel` reads it: its buffer, read through a transpose view where the
+// view is computed in the kernel.
+GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand);
+
 // Whether the GEMM kernel can take its output's rows as the rows argument: a 2-D output with
 // dynamic rows, A read as stored ([rows, k]) and B static; every other dynamic value of the
 // kernel is then an epilogue value of the output's rows (2-D).
@@ -99,6 +103,9 @@ struct EpilogueSite {
   bool rows_inside = false, cols_inside = false;
   std::string lane_column = "k";
   int run = 0;  // lanes come in runs of this many adjacent columns (0: all `lanes`)
+  // Inputs of the output's shape are loaded first (a residual): only where every such input
+  // is read by the epilogue.
+  bool preload_inputs = true;
 };
 
 // Binds the matmul to the site's value (or words), then computes and stores every output of

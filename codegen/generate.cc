@@ -23,6 +23,8 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
       return GenerateSort(kernel);
     case KernelKind::kScatter:
       return GenerateScatter(kernel);
+    case KernelKind::kAttention:
+      return GenerateAttention(kernel);
   }
   return {};
 }
@@ -69,6 +71,7 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
     case KernelKind::kScan:  // extents in the source
     case KernelKind::kSort:
     case KernelKind::kScatter:
+    case KernelKind::kAttention:
       return std::nullopt;
   }
   return std::nullopt;

@@ -180,6 +180,7 @@ void FinishSource(const FusedKernel& kernel, const std::string& text, KernelSour
                       : kernel.kind == KernelKind::kScan          ? 'S'
                       : kernel.kind == KernelKind::kSort          ? 'O'
                       : kernel.kind == KernelKind::kScatter       ? 'A'
+                      : kernel.kind == KernelKind::kAttention     ? 'F'
                                                                   : 'R';
   ks->name = absl::StrFormat("%c_%s_%08x", letter, absl::StrJoin(ops, "_"),
                              static_cast<uint32_t>(StableHash(text)));

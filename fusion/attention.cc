@@ -86,10 +86,15 @@ std::string OperandsRefusal(const AttentionMatch& m) {
   if (m.k_t->dtype() != t || m.v->dtype() != t) return "q, k and v differ in dtype";
   const int64_t d = m.q->shape()[m.q->shape().rank() - 1];
   const int64_t dv = m.v->shape()[m.v->shape().rank() - 1];
-  if (d != 64 && d != 128 && d != 256) {
-    return absl::StrCat("head dimension ", d, ": the attention kernel takes 64, 128 or 256");
+  if (d != 64 && d != 128) {
+    return absl::StrCat("head dimension ", d, ": the attention kernel takes 64 or 128");
   }
   if (dv != d) return absl::StrCat("v's head dimension ", dv, " differs from q's ", d);
+  // The kernel reads q, k and v as [.., S, D] rows: k^T as a transpose of such a k.
+  if (!SwapsLastTwoAxes(*m.k_t) || m.k_t->realized()) {
+    return "k^T is not a transpose of a [.., S_k, D] tensor";
+  }
+  if (SwapsLastTwoAxes(*m.q) || SwapsLastTwoAxes(*m.v)) return "q or v is read transposed";
   return "";
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "fusion/attention.h"
 #include "fusion/planner_state.h"
 
 namespace tessel::fusion_internal {
@@ -236,6 +237,43 @@ void PlaceAlone(PlannerState& s, const Node* n, KernelKind kind) {
   s.group_of[s.Index(n)] = g;
 }
 
+// Attention chains, found before anything is placed: their members other than the output
+// wait for it. A matmul that reads a softmax but is no attention chain keeps the reason.
+void FindAttentionChains(PlannerState& s,
+                         std::vector<std::pair<const Node*, std::string>>* misses) {
+  for (const Node* n : s.nodes) {
+    if (n->op() != OpKind::kMatmul) continue;
+    std::string why_not;
+    std::optional<AttentionMatch> m = MatchAttention(s, n, &why_not);
+    if (!m) {
+      if (!why_not.empty()) misses->emplace_back(n, why_not);
+      continue;
+    }
+    for (const Node* x : m->members) {
+      if (x != n) s.attention_members.insert(x);
+    }
+    s.attention_chains[n] = AttentionChain{m->members, m->scores, m->logits, m->max, m->sum};
+  }
+}
+
+// The chain ending at matmul `n`, as one group; it reads what its members read outside it.
+void PlaceAttention(PlannerState& s, const Node* n) {
+  Group group;
+  group.alone = true;
+  group.alone_kind = KernelKind::kAttention;
+  group.space = n->shape();
+  group.attention = s.attention_chains.at(n);
+  for (const Node* member : group.attention.members) {
+    const absl::flat_hash_set<int> deps = DepsOf(s, member).All();
+    group.deps.insert(deps.begin(), deps.end());
+  }
+  const int g = NewGroup(s, std::move(group));
+  for (const Node* member : s.groups[g].attention.members) {
+    s.groups[g].members.push_back(member);
+    s.group_of[s.Index(member)] = g;
+  }
+}
+
 void PlaceMatmul(PlannerState& s, const Node* n) {
   Group group;
   group.is_gemm = true;
@@ -281,7 +319,7 @@ void PlaceElementwise(PlannerState& s, const Node* n) {
     for (int g : candidates) {
       if (s.groups[g].alone) {
         s.refusals.push_back({n, g,
-                              absl::StrCat("a ", KernelKindName(s.groups[g].alone_kind),
+                              absl::StrCat("the ", KernelKindName(s.groups[g].alone_kind),
                                            " kernel writes only its own result (no epilogue)")});
         continue;
       }
@@ -337,7 +375,14 @@ void DemoteWideningCasts(PlannerState& s) {
 }  // namespace
 
 void AssignGroups(PlannerState& s) {
+  std::vector<std::pair<const Node*, std::string>> misses;
+  if (s.options.fuse && s.options.attention) FindAttentionChains(s, &misses);
   for (const Node* n : s.nodes) {
+    if (s.attention_members.contains(n)) continue;  // placed with its chain's output
+    if (s.attention_chains.contains(n)) {
+      PlaceAttention(s, n);
+      continue;
+    }
     switch (GetOpInfo(n->op()).category) {
       case OpCategory::kReduce:
         // One element per result, or none: inlined like elementwise work.
@@ -362,6 +407,9 @@ void AssignGroups(PlannerState& s) {
     }
   }
   if (s.options.fuse) DemoteWideningCasts(s);
+  for (const auto& [n, why] : misses) {  // explain() says why such a chain runs unfused
+    s.refusals.push_back({n, s.group_of[s.Index(n)], absl::StrCat("no attention kernel: ", why)});
+  }
 }
 
 }  // namespace tessel::fusion_internal

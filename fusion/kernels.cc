@@ -194,6 +194,14 @@ class KernelBuilder {
       kernel.kind = group.alone_kind;
       kernel.row_space = group.space;
       kernel.reduced_axes = group.axes;
+      if (kernel.kind == KernelKind::kAttention) {
+        const AttentionChain& a = group.attention;
+        kernel.matmul = a.members.back();
+        kernel.scores = a.scores;
+        kernel.logits = a.logits;
+        kernel.row_max = a.row_max;
+        kernel.row_sum = a.row_sum;
+      }
     } else if (group.is_gemm) {
       kernel.kind = KernelKind::kGemm;
       kernel.matmul = group.members[0];

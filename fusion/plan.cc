@@ -30,6 +30,8 @@ absl::string_view KernelKindName(KernelKind kind) {
       return "sort";
     case KernelKind::kScatter:
       return "scatter";
+    case KernelKind::kAttention:
+      return "attention";
   }
   return "?";
 }

@@ -24,6 +24,7 @@ enum class KernelKind {
   kScan,           // running sums or products along one axis, with the scan's prologue
   kSort,           // the sorted order (argsort, first k) along one axis, with its prologue
   kScatter,        // scatter_add: x plus src's values summed at index's positions
+  kAttention,      // matmul(softmax(f(matmul(q, k^T))), v) without writing the scores
 };
 absl::string_view KernelKindName(KernelKind kind);
 
@@ -59,8 +60,13 @@ struct FusedKernel {
   int cluster_blocks = 1;
   // Streaming: sums that accumulate online with a max of the same kernel.
   std::vector<OnlineSum> online_sums;
-  // Gemm: the matmul node.
+  // Gemm: the matmul node. Attention: the output matmul (p v), and the scores matmul (q k^T),
+  // the softmax's input f(scores), its max and its sum (fusion/attention.h).
   const Node* matmul = nullptr;
+  const Node* scores = nullptr;
+  const Node* logits = nullptr;
+  const Node* row_max = nullptr;
+  const Node* row_sum = nullptr;
 
   // Why the kernel ends where it does: one line per boundary, with node numbers filled in by
   // PrintPlan ("{n}" is replaced with the text-form name of `notes_nodes[i]`).

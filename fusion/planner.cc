@@ -31,6 +31,7 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   const char* env = std::getenv("TESSEL_CLUSTERS");
   if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 8)) most = 8;
   options.cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
+  options.attention = target.major >= 8;
   return options;
 }
 

@@ -54,6 +54,8 @@ struct FusionOptions {
   int recompute_limit = 8;
   // The most iteration spaces one pointwise launch serves.
   int max_segments = 128;
+  // Attention chains (fusion/attention.h) run as one kernel (the target has mma.sync).
+  bool attention = false;
 };
 
 FusionPlan PlanFusion(const Program& program, const FusionOptions& options = {});

@@ -11,11 +11,20 @@
 
 namespace tessel::fusion_internal {
 
+// An attention chain (fusion/attention.h) as its kernel's group keeps it.
+struct AttentionChain {
+  std::vector<const Node*> members;  // producers first, the output matmul last
+  const Node* scores = nullptr;
+  const Node* logits = nullptr;
+  const Node* row_max = nullptr;
+  const Node* row_sum = nullptr;
+};
+
 // An anchor group: a row group (reductions over `axes` of `space`), a GEMM group or an op
-// alone (scan, sort, scatter).
+// alone (scan, sort, scatter, an attention chain).
 struct Group {
   bool is_gemm = false;
-  // A scan, sort or scatter: a kernel of that kind with the op alone (no epilogue joins it).
+  // A scan, sort, scatter or attention chain: a kernel of that kind alone (no epilogue joins).
   bool alone = false;
   KernelKind alone_kind = KernelKind::kScan;
   Shape space;                // the row space, or the GEMM output shape
@@ -28,6 +37,7 @@ struct Group {
   std::vector<OnlineSum> online_sums;  // streaming groups: sums chained to a max, one pass
   std::vector<const Node*> members;    // producers first
   absl::flat_hash_set<int> deps;       // groups whose members this group reads
+  AttentionChain attention;            // alone_kind kAttention
 };
 
 // A merge the planner refused, kept for explain().
@@ -61,6 +71,10 @@ struct PlannerState {
   // The exp and sub of online sums (OnlineSum): computed inside their group's pass, never
   // written (their group would read them from a kernel that reads the group).
   absl::flat_hash_set<const Node*> online_terms;
+  // Attention chains found before grouping, by output matmul: their other members wait for
+  // it (placed with it, never alone).
+  absl::flat_hash_map<const Node*, AttentionChain> attention_chains;
+  absl::flat_hash_set<const Node*> attention_members;
   std::vector<bool> written;  // phase 3: values written to memory
   std::vector<std::string> write_reason;
 };

@@ -17,7 +17,7 @@
 #   whose kernels `CACHE_PREFILL=1 tools/gpu_bundle.sh` compiles ahead, on this machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test //tests/gpu:interop_test //tests/gpu:scan_sort_test
+targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:attention_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test //tests/gpu:interop_test //tests/gpu:scan_sort_test
   //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:compile_bench
   //bench:loop_bench //bench:cache_growth
   //examples:mlp //examples:lm //tools:inspect //tools/fuzz:fuzz //tools/fake_cuda:libcuda.so.1)
@@ -33,7 +33,7 @@ cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 # without the real driver's cost (tools/fake_cuda/fake_cuda.cc).
 mkdir -p dist/fake_cuda && mv dist/libcuda.so.1 dist/fake_cuda/
 chmod u+w dist/*
-strip dist/gpu_test dist/gemm_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/interop_test dist/scan_sort_test dist/threads_test dist/gpu_bench \
+strip dist/gpu_test dist/gemm_test dist/attention_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/interop_test dist/scan_sort_test dist/threads_test dist/gpu_bench \
   dist/gemm_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/lm dist/fuzz
 cp -r tests/fuzz/regressions dist/regressions
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
@@ -67,7 +67,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$here/gpu_test" --gtest_output="xml:$out/gpu_test.xml" 2>&1 | tee "$out/gpu_test.log" | tail -40
   "$here/gemm_test" --gtest_output="xml:$out/gemm_test.xml" 2>&1 | tee "$out/gemm_test.log" | tail -40
-  for t in scan_sort_test loop_test stream_test fuzz_regression_test interop_test threads_test; do
+  for t in attention_test scan_sort_test loop_test stream_test fuzz_regression_test interop_test threads_test; do
     "$here/$t" 2>&1 | tee "$out/$t.log" | tail -4
   done
   # The same tests with a stream of their own current, and on a second device (a context of

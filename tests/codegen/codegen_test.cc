@@ -22,7 +22,7 @@ namespace {
 // ignored), C7511 and C7515 (wgmma serialized).
 TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
-  int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0;
+  int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0, attention = 0;
   for (const testing::CorpusCase& c : testing::Corpus()) {
     std::vector<const Node*> roots;
     for (const Tensor& t : c.outputs) roots.push_back(&t.node());
@@ -42,6 +42,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
                            ? 1
                            : 0;
         tf32 += absl::StrContains(k.source, "TF32 = true") ? 1 : 0;
+        attention += absl::StrContains(k.source, "tessel_attention_sm80<") ? 1 : 0;
         plain_tf32 += absl::StrContains(k.source, "? tessel_tf32(") &&
                               !absl::StrContains(k.source, "TF32 = true")
                           ? 1
@@ -55,6 +56,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   // sm_90a.
   EXPECT_EQ(tf32, 12);
   EXPECT_EQ(plain_tf32, 2);  // the plain kernel, reading TF32, on both targets
+  EXPECT_EQ(attention, 6);   // the corpus's three attention chains, one kernel each target
 }
 
 // The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose

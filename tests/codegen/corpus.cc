@@ -223,6 +223,24 @@ std::vector<CorpusCase> Corpus() {
         scatter_add(cast(In({50, 8}), DType::kI32), 0, targets, cast(In({40, 9}), DType::kI32)),
         scatter_add(In({8, 50}, DType::kBF16), 1, cast(In({6, 20}), DType::kI32),
                     In({8, 20}, DType::kBF16) * 2.0)}});
+  {
+    // Attention chains (one attention kernel on sm_80 and sm_90a): a scaled softmax at head
+    // dimension 64; f16 at 128 with a bias and a causal mask written by hand; grouped heads
+    // (k and v broadcast over 4 query heads) with ragged query and key counts.
+    const DType b16 = DType::kBF16, f16 = DType::kF16;
+    Tensor q = In({2, 4, 200, 64}, b16), k = In({2, 4, 300, 64}, b16);
+    Tensor scaled = matmul(softmax(matmul(q, transpose(k)) * 0.125, -1), In({2, 4, 300, 64}, b16));
+    const int64_t n = 130;
+    Tensor x = cast(matmul(In({3, n, 128}, f16), transpose(In({3, n, 128}, f16))), DType::kF32) +
+               In({n, n});
+    x = masked_fill(x, triu(ones({n, n}, DType::kBool), 1), -INFINITY);
+    Tensor e = exp(x - max(x, {-1}, true));
+    Tensor masked = matmul(cast(e / sum(e, {-1}, true), f16), In({3, n, 128}, f16));
+    Tensor grouped =
+        matmul(softmax(matmul(In({2, 4, 77, 64}, b16), transpose(In({2, 1, 45, 64}, b16))), -1),
+               In({2, 1, 45, 64}, b16));
+    c.push_back({"attention", {scaled, masked, grouped}});
+  }
   return c;
 }
 

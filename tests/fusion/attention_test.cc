@@ -80,6 +80,30 @@ TEST(AttentionTest, KeysAndValuesBroadcastOverHeadGroups) {
   EXPECT_TRUE(m.match.has_value()) << m.why_not;
 }
 
+// The planner makes the chain one attention kernel where the target has one (sm_80 on), and
+// explain() names a near miss.
+TEST(AttentionTest, PlannedAsOneKernel) {
+  const Tensor q = In({2, 4, 128, 64}), k = In({2, 4, 256, 64}), v = In({2, 4, 256, 64});
+  const Tensor o = matmul(softmax(matmul(q, transpose(k)) * 0.125, -1), v);
+  const Program program = CollectProgram({&o.node()});
+  FusionOptions options;
+  options.attention = true;
+  const FusionPlan plan = PlanFusion(program, options);
+  ASSERT_EQ(plan.kernels.size(), 1u) << PrintPlan(plan, {&o.node()});
+  EXPECT_EQ(plan.kernels[0].kind, KernelKind::kAttention);
+  EXPECT_EQ(plan.kernels[0].matmul, &o.node());
+  EXPECT_EQ(plan.kernels[0].outputs, std::vector<const Node*>{&o.node()});
+  options.attention = false;  // GPUs before sm_80: the scores are written
+  EXPECT_GT(PlanFusion(program, options).kernels.size(), 1u);
+  // Softmax over the queries' axis: no attention kernel, and the plan says why.
+  const Tensor miss = matmul(softmax(matmul(q, transpose(k)), 2), v);
+  options.attention = true;
+  const FusionPlan missed = PlanFusion(CollectProgram({&miss.node()}), options);
+  EXPECT_TRUE(absl::StrContains(PrintPlan(missed, {&miss.node()}),
+                                "no attention kernel: the softmax runs over axis 2"))
+      << PrintPlan(missed, {&miss.node()});
+}
+
 TEST(AttentionTest, NearMissesSayWhy) {
   const Tensor q = In({4, 128, 64}), k = In({4, 128, 64}), v = In({4, 128, 64});
   const Tensor s = matmul(q, transpose(k));

@@ -1,6 +1,7 @@
 #include "tools/fuzz/generator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "absl/container/flat_hash_set.h"
@@ -181,11 +182,12 @@ class Generator {
   void Step() {
     using StepFn = void (Generator::*)();
     static const std::vector<StepFn> steps = {
-        &Generator::Unary,  &Generator::Binary, &Generator::WithScalar, &Generator::Compare,
-        &Generator::Cast,   &Generator::Reduce, &Generator::Normalize,  &Generator::View,
-        &Generator::Concat, &Generator::Matmul, &Generator::Create,     &Generator::RealizeMid,
-        &Generator::Index,  &Generator::Scan,   &Generator::Sort,       &Generator::Scatter};
-    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2});
+        &Generator::Unary,    &Generator::Binary, &Generator::WithScalar, &Generator::Compare,
+        &Generator::Cast,     &Generator::Reduce, &Generator::Normalize,  &Generator::View,
+        &Generator::Concat,   &Generator::Matmul, &Generator::Create,     &Generator::RealizeMid,
+        &Generator::Index,    &Generator::Scan,   &Generator::Sort,       &Generator::Scatter,
+        &Generator::Attention};
+    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2});
     try {
       (this->*steps[which])();
     } catch (const InternalError&) {
@@ -429,6 +431,29 @@ class Generator {
     }
     std::swap(parts[0], parts[rng_.Below(static_cast<int64_t>(parts.size()))]);
     Add(concat(parts, axis));
+  }
+
+  // Attention as users write it: softmax(f(q k^T)) v, f a scale and sometimes a bias or a
+  // causal mask, the softmax by the op or by hand, k and v sometimes shared by the heads.
+  void Attention() {
+    static const std::vector<int64_t> lengths = {1, 7, 16, 33, 64, 65, 100, 130};
+    const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
+    const int64_t d = rng_.Chance(0.5) ? 64 : 128, heads = rng_.Between(1, 4);
+    const int64_t sq = rng_.Pick(lengths), sk = rng_.Pick(lengths),
+                  kv = rng_.Chance(0.3) ? 1 : heads;
+    Tensor q = NewInput(t, Shape{2, heads, sq, d});
+    Tensor k = NewInput(t, Shape{2, kv, sk, d}), v = NewInput(t, Shape{2, kv, sk, d});
+    Tensor s = matmul(Use(q), transpose(Use(k))) * (1 / std::sqrt(static_cast<double>(d)));
+    if (rng_.Chance(0.3)) s = s + Use(NewInput(t, Shape{sq, sk}));
+    if (rng_.Chance(0.3)) s = masked_fill(s, triu(ones({sq, sk}, DType::kBool), 1), -INFINITY);
+    Tensor p;
+    if (rng_.Chance(0.5)) {
+      p = softmax(s, -1);
+    } else {
+      const Tensor x = cast(s, DType::kF32), e = exp(x - max(x, {-1}, true));
+      p = cast(e / sum(e, {-1}, true), t);
+    }
+    Add(matmul(p, Use(v)));
   }
 
   void Matmul() {

@@ -1,0 +1,96 @@
+// Attention chains on the GPU against the CPU backend, which runs them unfused (scores,
+// softmax, second product): one attention kernel where the GPU has mma.sync (sm_80 on).
+// Bounds: bf16 outputs 3.2e-2 and f16 8e-3 relative plus 1e-2 absolute (the kernel rounds the
+// unnormalized probabilities to 16 bits and divides at the end; the CPU rounds the normalized
+// ones), as for GEMMs.
+// Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
+#include <cmath>
+#include <functional>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "runtime/nvrtc_compiler.h"
+#include "tessel.h"
+#include "tests/test_util.h"
+
+namespace tessel {
+namespace {
+
+class AttentionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "no usable GPU";
+  }
+};
+
+Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, double scale = 1) {
+  return from_vector(testing::RandomValues(shape.numel(), seed, -scale, scale), shape, dtype, d);
+}
+
+// Builds `build` on both devices, checks that the GPU ran it as one attention kernel, and
+// compares the output.
+void Compare(const std::function<Tensor(Device)>& build) {
+  Tensor gpu = build(Device::kCUDA), cpu = build(Device::kCPU);
+  if (runtime::DeviceTarget().major >= 8) {
+    const std::vector<KernelInfo> kernels = inspect({gpu});
+    ASSERT_EQ(kernels.size(), 1u) << explain({gpu});
+    EXPECT_TRUE(absl::StrContains(kernels[0].source, "tessel_attention_sm80<")) << explain({gpu});
+  }
+  realize({gpu});
+  ASSERT_EQ(gpu.shape(), cpu.shape());
+  const double rtol = gpu.dtype() == DType::kBF16 ? 3.2e-2 : 8e-3;
+  testing::ExpectClose(gpu.to_vector<float>(), cpu.to_vector<double>(), rtol, 1e-2);
+}
+
+TEST_F(AttentionTest, ScaledSoftmaxRaggedTiles) {
+  const DType b = DType::kBF16;
+  Compare([&](Device d) {
+    const Tensor q = Data({2, 4, 200, 64}, 1, b, d), k = Data({2, 4, 300, 64}, 2, b, d);
+    return matmul(softmax(matmul(q, transpose(k)) * 0.125, -1), Data({2, 4, 300, 64}, 3, b, d));
+  });
+}
+
+TEST_F(AttentionTest, BiasAndCausalMaskByHand) {
+  const DType h = DType::kF16;
+  const int64_t n = 130;
+  Compare([&](Device d) {
+    Tensor x = cast(matmul(Data({3, n, 128}, 4, h, d), transpose(Data({3, n, 128}, 5, h, d))),
+                    DType::kF32) *
+                   (1 / std::sqrt(128.0)) +
+               Data({n, n}, 6, DType::kF32, d);
+    x = masked_fill(x, triu(ones({n, n}, DType::kBool, d), 1), -INFINITY);
+    const Tensor e = exp(x - max(x, {-1}, true));
+    return matmul(cast(e / sum(e, {-1}, true), h), Data({3, n, 128}, 7, h, d));
+  });
+}
+
+TEST_F(AttentionTest, GroupedHeadsAndOddSizes) {
+  const DType b = DType::kBF16;
+  for (const auto& [sq, sk] :
+       std::vector<std::pair<int64_t, int64_t>>{{77, 45}, {1, 1}, {1, 300}, {300, 1}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys");
+    Compare([&](Device d) {
+      const Tensor q = Data({2, 4, sq, 64}, 8, b, d), k = Data({2, 1, sk, 64}, 9, b, d);
+      return matmul(softmax(matmul(q, transpose(k)), -1), Data({2, 1, sk, 64}, 10, b, d));
+    });
+  }
+}
+
+TEST_F(AttentionTest, LargeLogitsAndFullyMaskedRows) {
+  const DType b = DType::kBF16;
+  // Logits up to about 64 x 16: the running max keeps exp finite.
+  Compare([&](Device d) {
+    const Tensor q = Data({2, 96, 64}, 11, b, d, 4), k = Data({2, 160, 64}, 12, b, d, 4);
+    return matmul(softmax(matmul(q, transpose(k)), -1), Data({2, 160, 64}, 13, b, d));
+  });
+  // Rows 0..9 see no key: NaN on both devices (softmax of -inf only).
+  Compare([&](Device d) {
+    const Tensor q = Data({64, 64}, 14, b, d), k = Data({100, 64}, 15, b, d);
+    const Tensor rows = reshape(arange(64, DType::kI32, d), {64, 1});
+    const Tensor s = masked_fill(matmul(q, transpose(k)), lt(rows, 10.0), -INFINITY);
+    return matmul(softmax(s, -1), Data({100, 64}, 16, b, d));
+  });
+}
+
+}  // namespace
+}  // namespace tessel

@@ -1,6 +1,11 @@
-// Attention (fusion/attention.h) on the device library's tessel_attention_sm80: the generator
-// writes the configuration, f (the work between the scores and the softmax, evaluated on each
-// score tile in registers) and the output's store. Extents are in the source.
+// Attention (fusion/attention.h) on the device library's tessel_attention_sm90 (wgmma, sm_90a)
+// or tessel_attention_sm80 (mma.sync): the generator writes the configuration, f (the work
+// between the scores and the softmax, evaluated on each score tile in registers) and the
+// output's store; both kernels hand the callbacks the same fragment layout. Extents are in
+// the source.
+#include <algorithm>
+#include <array>
+
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/gemm_common.h"
@@ -11,7 +16,10 @@
 namespace tessel::codegen {
 namespace {
 
-constexpr int kQueryTile = 64, kKeyTile = 64;  // tessel_attention_sm80_layout's BQ, BK
+// The kernels' tiles (tessel_attention_sm80_layout and tessel_attention_sm90_layout: BQ, BK).
+struct AttentionTiles {
+  int query = 64, key = 64;
+};
 
 // The position (row, col) of `shape` for batch entry `batch` (the flattened batch axes).
 IndexExpr AtRowColumn(const Shape& shape, const std::string& row, const std::string& col) {
@@ -36,12 +44,14 @@ std::string Rounded(const Node* matmul, const std::string& value) {
   }
 }
 
-// f on a warp's score tile: rows g and g + 8 (h), each 16 lanes k at key 8 (k / 2) + 2 t + k % 2
-// of s[k / 2][2 h + k % 2]; keys past S_K and rows past S_Q read nothing.
-void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel) {
+// f on a warp's score tile: rows g and g + 8 (h), each key_tile / 4 lanes k at key
+// 8 (k / 2) + 2 t + k % 2 of s[k / 2][2 h + k % 2]; keys past S_K and rows past S_Q read
+// nothing.
+void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int key_tile) {
   const Shape& shape = kernel.scores->shape();
   const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
-  w.Line("[&](float (&s)[", kKeyTile / 8, "][4], int row0, int key0) {");
+  const int lanes = key_tile / 4;
+  w.Line("[&](float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
   CodeWriter::Scope lambda(&w, "},");
   for (int h = 0; h < 2; ++h) {
     w.Line("{  // row g", h == 0 ? "" : " + 8");  // each row's values are its own
@@ -50,19 +60,21 @@ void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel)
     IndexExpr idx = AtRowColumn(shape, row, "(key0 + 8 * (k / 2) + 2 * t + k % 2)");
     idx.thread_guard = absl::StrCat(row, " < ", sq);
     idx.lane_guard = absl::StrCat("(key0 + 8 * (k / 2) + 2 * t + k % 2) < ", sk);
-    ExprEmitter e(&w, 16, ks);
+    ExprEmitter e(&w, lanes, ks);
     e.Bind(kernel.scores, idx,
            e.Define("scores", "float", true,
                     Rounded(kernel.scores, absl::StrCat("s[k / 2][", 2 * h, " + k % 2]"))));
     const Value logits = e.Get(kernel.logits, idx);
     w.Line("#pragma unroll");
-    w.Line("for (int k = 0; k < 16; ++k) s[k / 2][", 2 * h, " + k % 2] = ", logits.At(), ";");
+    w.Line("for (int k = 0; k < ", lanes, "; ++k) s[k / 2][", 2 * h, " + k % 2] = ", logits.At(),
+           ";");
   }
 }
 
 // The normalized output o[j][2 h + e] at row row0 + g + 8 h, column 8 j + 2 t + e, through
 // the store (and any output the kernel writes there).
-void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int64_t d) {
+void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int64_t d,
+                int query_tile) {
   const Node* out = kernel.matmul;
   const Shape& shape = out->shape();
   GemmProblem p;  // the output matmul as the GEMM epilogue sees it
@@ -83,16 +95,30 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
     site.matmul_value = absl::StrCat("o[k / 2][", 2 * h, " + k % 2]");
     site.lane_column = "8 * (k / 2) + k % 2";
     site.run = 2;
-    site.rows_inside = p.m % kQueryTile == 0;
+    site.rows_inside = p.m % query_tile == 0;
     site.cols_inside = true;
     site.preload_inputs = false;  // q, k, v and f's inputs are the kernel's other inputs
     EmitGemmEpilogue(w, ks, p, site);
   }
 }
 
+// An operand's buffer as a 3-D TMA map: D, rows, matrices; boxes of 64 columns (128 bytes,
+// the swizzle's row) x 128 rows.
+TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o) {
+  const Shape& s = o.buffer->shape();
+  const int64_t rows = s[s.rank() - 2], d = s[s.rank() - 1];
+  TensorMapSpec map;
+  map.arg = InputIndex(ks, o.buffer);
+  map.dtype = o.buffer->dtype();
+  map.dims = {d, rows, std::max<int64_t>(1, s.numel() / std::max<int64_t>(1, rows * d))};
+  map.strides = {d * 2, rows * d * 2};
+  map.box = {64, 128};
+  return map;
+}
+
 }  // namespace
 
-KernelSource GenerateAttention(const FusedKernel& kernel) {
+KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) {
   KernelSource ks = NewKernelSource(kernel);
   const Node* scores = kernel.scores;
   const GemmOperand q = OperandOf(kernel, scores->input(0));
@@ -103,9 +129,22 @@ KernelSource GenerateAttention(const FusedKernel& kernel) {
   const int64_t d = q.buffer->shape()[q.buffer->shape().rank() - 1];
   const Shape batch = BatchOf(kernel.matmul->shape());
   const bool f16 = q.buffer->dtype() == DType::kF16;
+  // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
+  const bool hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel);
+  const AttentionTiles tiles = hopper ? AttentionTiles{128, 128} : AttentionTiles{};
+  const int64_t query_tiles = CeilDiv(sq, tiles.query);
+  const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
+  // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
+  // V tiles of rows padded by 8 elements (tessel_attention_sm80_layout).
+  const int64_t smem =
+      hopper ? 1024 + (tiles.query + 2 * stages * tiles.key) * d * 2 + (1 + 4 * stages) * 8
+             : (tiles.query + 4 * tiles.key) * (d + 8) * 2;
+  if (hopper) {
+    for (const GemmOperand* o : {&q, &k, &v}) ks.tensor_maps.push_back(OperandMap(ks, *o));
+  }
   CodeWriter w;
   BeginSource(w, kernel);
-  w.Line("#include \"tessel/attention_sm80.cuh\"");
+  w.Line("#include \"tessel/attention_sm", hopper ? 90 : 80, ".cuh\"");
   w.Blank();
   w.Line("// softmax(f(q k^T)) v: q [", sq, " x ", d, "], k and v [", sk, " x ", d, "], batch of ",
          batch.numel());
@@ -113,7 +152,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel) {
     w.Line("struct attention_config {");
     CodeWriter::Scope config(&w, "};");
     w.Line("static constexpr int D = ", d, ", SQ = ", sq, ", SK = ", sk,
-           ", BATCH = ", batch.numel(), ";");
+           ", BATCH = ", batch.numel(), ", SMEM = ", smem, ";");
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
     w.Line("static __device__ long long q_batch(int batch) { return ",
@@ -125,20 +164,26 @@ KernelSource GenerateAttention(const FusedKernel& kernel) {
   }
   w.Blank();
   {
-    auto body = KernelBlock(w, "128", kNamePlaceholder, ks);
+    auto body = KernelBlock(w, hopper ? "384, 1" : "128", kNamePlaceholder, ks);
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
-    w.Line("const index_t batch = blockIdx.y;");
-    w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.buffer), ", ",
-           PointerName(ks, k.buffer), ", ", PointerName(ks, v.buffer), ",");
-    EmitScore(w, ks, kernel);
-    EmitOutput(w, ks, kernel, d);
+    if (hopper) {
+      w.Line("const index_t batch = blockIdx.x / ", query_tiles, ";");
+      w.Line("tessel_attention_sm90<attention_config>(tmap0, tmap1, tmap2,");
+    } else {
+      w.Line("const index_t batch = blockIdx.y;");
+      w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.buffer), ", ",
+             PointerName(ks, k.buffer), ", ", PointerName(ks, v.buffer), ",");
+    }
+    EmitScore(w, ks, kernel, tiles.key);
+    EmitOutput(w, ks, kernel, d, tiles.query);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = {CeilDiv(sq, kQueryTile), std::max<int64_t>(1, batch.numel()), 1};
-  launch.block = 128;
-  // Q, two K and two V tiles of rows padded by 8 elements (tessel_attention_sm80_layout).
-  launch.shared_bytes = (kQueryTile + 4 * kKeyTile) * (d + 8) * 2;
+  const int64_t entries = std::max<int64_t>(1, batch.numel());
+  launch.grid = hopper ? std::array<int64_t, 3>{query_tiles * entries, 1, 1}
+                       : std::array<int64_t, 3>{query_tiles, entries, 1};
+  launch.block = hopper ? 384 : 128;
+  launch.shared_bytes = smem;
   ks.launches.push_back(launch);
   FinishSource(kernel, w.text(), &ks);
   return ks;

@@ -12,16 +12,17 @@
 namespace tessel::codegen {
 
 GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand) {
-  GemmOperand o;
-  // A realized transpose is a buffer like any other (its inputs are gone): only one computed
-  // in this program is read through.
   auto is_input = [&](const Node& n) {
     return std::find(kernel.inputs.begin(), kernel.inputs.end(), &n) != kernel.inputs.end();
   };
-  const bool read_transposed =
-      !is_input(operand) && SwapsLastTwoAxes(operand) && is_input(operand.input(0));
-  o.buffer = read_transposed ? &operand.input(0) : &operand;
-  o.transposed = read_transposed;
+  // Views computed in this program are read through to the memory below them (the planner
+  // writes no copy: fusion/writes.cc); a realized view is a buffer like any other.
+  GemmOperand o;
+  o.buffer = &operand;
+  while (!is_input(*o.buffer) && IsMatmulOperandView(*o.buffer)) {
+    o.transposed ^= SwapsLastTwoAxes(*o.buffer);
+    o.buffer = &o.buffer->input(0);
+  }
   o.batch = BatchOf(operand.shape());
   return o;
 }
@@ -53,6 +54,13 @@ std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batc
                                const std::string& batch) {
   const IndexExpr b = Broadcast(FromLinear(out_batch, batch, false, 1), out_batch, operand.batch);
   return LinearOffset(b, operand.batch);
+}
+
+bool CallsWithStack(const FusedKernel& kernel) {
+  for (const Node* n : kernel.nodes) {
+    if (!n->inputs().empty() && CudaExprCallsWithStack(n->op(), n->input(0).dtype())) return true;
+  }
+  return false;
 }
 
 bool TensorCoreOperands(const GemmProblem& p) {

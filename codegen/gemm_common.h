@@ -60,6 +60,11 @@ bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
 // the rows argument where the kernel takes it.
 void SetGemmGrid(const GemmProblem& p, int64_t tile_m, int64_t tiles_n, Launch* launch);
 
+// Whether an operation of the kernel calls a function with a stack frame
+// (CudaExprCallsWithStack): NVRTC 13.0 crashes compiling such calls into kernels whose
+// warpgroups trade registers (setmaxnreg), so those run on the mma.sync kernels.
+bool CallsWithStack(const FusedKernel& kernel);
+
 // Whether both operands suit the tensor-core kernels: the same 16-bit dtype (or f32 with
 // TF32 allowed); rows of any length (staged where they are not 16-byte multiples).
 bool TensorCoreOperands(const GemmProblem& p);

@@ -85,12 +85,7 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32, int part
 
 bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
   if (target.major != 9 || !target.arch_specific) return false;
-  // The warpgroups trade registers (setmaxnreg): an epilogue calling a function with a stack
-  // frame would crash NVRTC (ops/cuda_expr.h); the mma.sync kernel runs such epilogues.
-  for (const Node* n : kernel.nodes) {
-    if (!n->inputs().empty() && CudaExprCallsWithStack(n->op(), n->input(0).dtype())) return false;
-  }
-  return TensorCoreOperands(AnalyzeGemm(kernel));
+  return !CallsWithStack(kernel) && TensorCoreOperands(AnalyzeGemm(kernel));
 }
 
 KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows) {

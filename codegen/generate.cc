@@ -24,7 +24,7 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
     case KernelKind::kScatter:
       return GenerateScatter(kernel);
     case KernelKind::kAttention:
-      return GenerateAttention(kernel);
+      return GenerateAttention(kernel, target);
   }
   return {};
 }

@@ -50,8 +50,8 @@ KernelSource GenerateSort(const FusedKernel& kernel);
 // scatter_add.
 KernelSource GenerateScatter(const FusedKernel& kernel);
 // softmax(f(q k^T)) v in one kernel (sm_80 and later: the planner forms such kernels only
-// for those targets).
-KernelSource GenerateAttention(const FusedKernel& kernel);
+// for those targets); on wgmma where the target is sm_90a.
+KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target);
 // Any GEMM, any target.
 KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 // Where GemmSm80Applies.

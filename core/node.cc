@@ -245,4 +245,12 @@ bool SwapsLastTwoAxes(const Node& n) {
   return r >= 2 && perm[r - 2] == r - 1 && perm[r - 1] == r - 2;
 }
 
+bool IsMatmulOperandView(const Node& n) {
+  if (SwapsLastTwoAxes(n)) return true;
+  if (n.op() != OpKind::kReshape) return false;
+  const Shape &out = n.shape(), &in = n.input(0).shape();
+  return out.rank() >= 2 && in.rank() >= 2 && out[out.rank() - 1] == in[in.rank() - 1] &&
+         out[out.rank() - 2] == in[in.rank() - 2];
+}
+
 }  // namespace tessel

@@ -121,6 +121,11 @@ int64_t LiveNodeCount();
 // Whether `n` is a permute that swaps the last two axes and keeps the others (transpose()).
 bool SwapsLastTwoAxes(const Node& n);
 
+// Whether `n` is a view a matmul reads through to its input's memory: a transpose of the last
+// two axes, or a reshape that keeps them and regroups only the batch axes (the input's rows
+// are then laid out the same, batch after batch).
+bool IsMatmulOperandView(const Node& n);
+
 // Whether reduction `n` combines exactly one element into each result: every reduced axis
 // has extent 1, or there is none (a rank-0 value), and there are elements. Such a reduction
 // is a reshape and a cast; the planner inlines it like elementwise work.

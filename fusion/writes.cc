@@ -31,14 +31,15 @@ int OpCost(const Node* n) {
   }
 }
 
-// A transpose of the last two axes whose only readers are matmuls: the GEMM reads its input
-// with the axes swapped (tensor cores take either layout), so the view costs no copy.
-bool IsTransposedOperand(const PlannerState& s, const Node* n) {
-  if (!SwapsLastTwoAxes(*n) || s.outputs.contains(n) || s.consumers[s.Index(n)].empty()) {
+// A view whose readers are all matmuls, or views read through themselves (IsMatmulOperandView:
+// a transpose, a reshape of the batch axes): the GEMM reads its input's memory as the view
+// lays it out (tensor cores take either layout), so the view costs no copy.
+bool IsReadThrough(const PlannerState& s, const Node* n, const std::vector<bool>& read_through) {
+  if (!IsMatmulOperandView(*n) || s.outputs.contains(n) || s.consumers[s.Index(n)].empty()) {
     return false;
   }
   for (const Node* c : s.consumers[s.Index(n)]) {
-    if (c->op() != OpKind::kMatmul) return false;
+    if (c->op() != OpKind::kMatmul && !read_through[s.Index(c)]) return false;
   }
   return true;
 }
@@ -62,12 +63,13 @@ void ChooseWrites(PlannerState& s) {
   }
 
   std::vector<absl::flat_hash_set<int>> evaluated_in(n);
-  std::vector<bool> read_transposed(n, false);  // the input of a transposed operand
+  std::vector<bool> operand_memory(n, false);  // the input of a view read through
+  std::vector<bool> read_through(n, false);    // a view read through (IsReadThrough)
   for (int i = n - 1; i >= 0; --i) {
     const Node* node = s.nodes[i];
     absl::flat_hash_set<int> sites;
     if (s.outputs.contains(node)) sites.insert(kHost);
-    bool matmul_operand = read_transposed[i];
+    bool matmul_operand = operand_memory[i];
     for (const Node* c : s.consumers[i]) {
       const absl::flat_hash_set<int>& where = evaluated_in[s.Index(c)];
       sites.insert(where.begin(), where.end());
@@ -85,9 +87,10 @@ void ChooseWrites(PlannerState& s) {
       evaluated_in[i] = {group};
       continue;
     }
-    if (s.options.fuse && IsTransposedOperand(s, node)) {
+    if (s.options.fuse && IsReadThrough(s, node, read_through)) {
+      read_through[i] = true;
       const Node* in = node->inputs()[0].get();
-      if (s.InProgram(in)) read_transposed[s.Index(in)] = true;
+      if (s.InProgram(in)) operand_memory[s.Index(in)] = true;
       s.written[i] = false;
       evaluated_in[i] = std::move(sites);
       continue;

@@ -3,22 +3,24 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|ab|loops|gemm|profile|profile-kernel|sanitize|fuzz|
-#                     fuzz-sanitize|all]
+#   bash dist/run.sh [tests|repro|bench|ab|loops|gemm|attention|profile|profile-kernel|sanitize|
+#                     fuzz|fuzz-worker|fuzz-sanitize|all]
 #   (ab: BENCH_FILTER's benchmarks as they are, then with AB_ENV, e.g. TESSEL_CUDA_GRAPHS=0;
 #   gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
-#   kernel; profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
+#   kernel; attention: the attention tests and benchmarks, and PyTorch's SDPA on the same
+#   shapes (tools/sdpa_baseline.py); profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
 #   benchmark; profile-kernel: Nsight Compute on the kernel PROFILE_KERNEL (a regex) of the
 #   gpu_bench benchmark PROFILE_FILTER; sanitize: memcheck, racecheck and synccheck; fuzz: the
 #   differential fuzzer in diff mode, FUZZ_COUNT programs from seed FUZZ_FIRST (default:
-#   fresh) in FUZZ_JOBS processes;
+#   fresh) in FUZZ_JOBS processes; fuzz-worker: one worker process over FUZZ_COUNT programs
+#   from FUZZ_FIRST, in order (a failure that needs its predecessors);
 #   fuzz-sanitize: compute-sanitizer memcheck and racecheck over FUZZ_COUNT fuzz programs;
 #   loops: the training-loop and batch-size benchmarks, and the cache growth over 10,000 graphs,
 #   whose kernels `CACHE_PREFILL=1 tools/gpu_bundle.sh` compiles ahead, on this machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:attention_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test //tests/gpu:interop_test //tests/gpu:scan_sort_test
-  //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:compile_bench
+  //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:attention_bench //bench:compile_bench
   //bench:loop_bench //bench:cache_growth
   //examples:mlp //examples:lm //tools:inspect //tools/fuzz:fuzz //tools/fake_cuda:libcuda.so.1)
 bazel build -c opt "${targets[@]}"
@@ -34,8 +36,9 @@ cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 mkdir -p dist/fake_cuda && mv dist/libcuda.so.1 dist/fake_cuda/
 chmod u+w dist/*
 strip dist/gpu_test dist/gemm_test dist/attention_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/interop_test dist/scan_sort_test dist/threads_test dist/gpu_bench \
-  dist/gemm_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/lm dist/fuzz
+  dist/gemm_bench dist/attention_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/lm dist/fuzz
 cp -r tests/fuzz/regressions dist/regressions
+cp tools/sdpa_baseline.py dist/
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
 if [ -n "${CACHE_PREFILL:-}" ]; then
   # CACHE_PREFILL=1: compile cache_growth's kernels here (NVRTC needs no GPU; the driver that
@@ -97,6 +100,16 @@ if [ "$what" = gemm ]; then
   "$here/gemm_bench" --benchmark_out="$out/gemm_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/gemm_bench.log" | grep -E "^BM_|Run on|rror"
   TESSEL_ARCH=sm_90 "$here/gemm_bench" --benchmark_filter='BM_Tessel/(8192/8192/8192|4096/4096/4096)/0' \
     --benchmark_out="$out/gemm_bench_mma_sync.json" 2>&1 | tee "$out/gemm_bench_mma_sync.log" | grep -E "^BM_"
+fi
+if [ "$what" = attention ]; then
+  "$here/attention_test" 2>&1 | tee "$out/attention_test.log" | tail -20
+  TESSEL_ARCH=sm_90 "$here/attention_test" 2>&1 | tee "$out/attention_test_mma_sync.log" | tail -3
+  "$here/attention_bench" --benchmark_out="$out/attention_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/attention_bench.log" | grep -E "^BM_|Run on|rror"
+  python3 "$here/sdpa_baseline.py" 2>&1 | tee "$out/sdpa.log"
+fi
+if [ "$what" = fuzz-worker ]; then
+  "$here/fuzz" worker --mode=diff --first="${FUZZ_FIRST:?}" --count="${FUZZ_COUNT:?}" 2>&1 | tee "$out/fuzz_worker.log" | grep -v '^@pass' | tail -40
+  echo "worker: $(grep -c '^@pass' "$out/fuzz_worker.log") passed, $(grep -c '^@fail' "$out/fuzz_worker.log") failed"
 fi
 if [ "$what" = profile ]; then
   # Tensor-pipe use and warp stalls of one tessel GEMM kernel (the third launch: warm).

@@ -29,8 +29,8 @@
 
 template <class C>
 struct tessel_attention_sm80_layout {
-  static constexpr int BQ = 64, BK = 64, kPitch = C::D + 8;  // rows padded by 16 bytes
-  static constexpr int kTileElems = BK * kPitch;              // one K or V tile
+  static constexpr int BQ = 64, BK = 64, kPitch = C::D + 8;              // rows padded by 16 bytes
+  static constexpr int kTileElems = BK * kPitch;                         // one K or V tile
   static constexpr int kSmemBytes = (BQ * kPitch + 4 * kTileElems) * 2;  // Q, 2 K, 2 V
   static constexpr int kKeyTiles = (C::SK + BK - 1) / BK;
   // (256 would hold 64 + 128 registers of Q and O fragments a thread: Q must stay in shared
@@ -62,6 +62,54 @@ __device__ __forceinline__ float tessel_quad_max(float x) {
 __device__ __forceinline__ float tessel_quad_sum(float x) {
   x += __shfl_xor_sync(0xffffffffu, x, 1);
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// The online softmax over one row half h (rows g and g + 8 of the warp's 16: h = 0, 1) of its
+// score fragments s[NB][4], NB blocks of 8 keys from key0: keys at or past `sk` become -inf,
+// the row's running max m and sum l advance, and s becomes exp(s - m) in place. Returns
+// exp(m_old - m_new), the factor that rescales the output accumulated so far.
+template <int NB>
+__device__ __forceinline__ float tessel_attention_online_softmax(float (&s)[NB][4], int h, float& m,
+                                                                 float& l, int key0, int sk) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  const int lane = threadIdx.x % 32;
+  float top = TESSEL_NEG_INF;
+#pragma unroll
+  for (int j = 0; j < NB; ++j) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      if (key0 + 8 * j + 2 * (lane % 4) + e >= sk) s[j][2 * h + e] = TESSEL_NEG_INF;
+      top = fmaxf(top, s[j][2 * h + e]);
+    }
+  }
+  const float m_new = fmaxf(m, tessel_quad_max(top));
+  const float shift = m_new == TESSEL_NEG_INF ? 0.0f : m_new * kLog2e;  // all -inf so far
+  const float rescale = exp2f(m * kLog2e - shift);
+  m = m_new;
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < NB; ++j) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      s[j][2 * h + e] = exp2f(fmaf(s[j][2 * h + e], kLog2e, -shift));
+      sum += s[j][2 * h + e];
+    }
+  }
+  l = l * rescale + sum;
+  return rescale;
+}
+
+// P's k16 fragment kk (keys 16 kk..) as the A operand of P V: two adjacent blocks of 8 keys.
+template <bool F16, int NB>
+__device__ __forceinline__ void tessel_attention_pack_p(const float (&s)[NB][4], int kk,
+                                                        unsigned (&p)[4]) {
+  auto pack = [](float lo, float hi) {
+    return F16 ? tessel_pack_f16(lo, hi) : tessel_pack_bf16(lo, hi);
+  };
+  p[0] = pack(s[2 * kk][0], s[2 * kk][1]);
+  p[1] = pack(s[2 * kk][2], s[2 * kk][3]);
+  p[2] = pack(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+  p[3] = pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 }
 
 // `score(s, row0, key0)` applies f to a warp's scores (rows row0.., keys key0..);
@@ -98,15 +146,14 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
   }
   float o[C::D / 8][4] = {};
   float m[2] = {TESSEL_NEG_INF, TESSEL_NEG_INF}, l[2] = {0.0f, 0.0f};
-  constexpr float kLog2e = 1.4426950408889634f;
   for (int kt = 0; kt < L::kKeyTiles; ++kt) {
     const T* kb = sk + (kt % 2) * L::kTileElems;
     const T* vb = sv + (kt % 2) * L::kTileElems;
     if (kt + 1 < L::kKeyTiles) {  // the next tiles load while this one is used
-      tessel_attention_sm80_load<C, L::BK>(sk + ((kt + 1) % 2) * L::kTileElems, k,
-                                           (kt + 1) * L::BK, C::SK);
-      tessel_attention_sm80_load<C, L::BK>(sv + ((kt + 1) % 2) * L::kTileElems, v,
-                                           (kt + 1) * L::BK, C::SK);
+      tessel_attention_sm80_load<C, L::BK>(sk + ((kt + 1) % 2) * L::kTileElems, k, (kt + 1) * L::BK,
+                                           C::SK);
+      tessel_attention_sm80_load<C, L::BK>(sv + ((kt + 1) % 2) * L::kTileElems, v, (kt + 1) * L::BK,
+                                           C::SK);
     }
     tessel_cp_async_commit();
     // S = Q K^T: 8 blocks of 8 keys; an ldmatrix x4 gives two blocks' B fragments.
@@ -128,30 +175,7 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
     // The online softmax, rows g (h = 0) and g + 8 (h = 1) of the warp.
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float top = TESSEL_NEG_INF;
-#pragma unroll
-      for (int j = 0; j < L::BK / 8; ++j) {
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int key = key0 + 8 * j + 2 * (lane % 4) + e;
-          if (key >= C::SK) s[j][2 * h + e] = TESSEL_NEG_INF;
-          top = fmaxf(top, s[j][2 * h + e]);
-        }
-      }
-      const float m_new = fmaxf(m[h], tessel_quad_max(top));
-      const float shift = m_new == TESSEL_NEG_INF ? 0.0f : m_new * kLog2e;  // all -inf so far
-      const float rescale = exp2f(m[h] * kLog2e - shift);
-      m[h] = m_new;
-      float sum = 0.0f;
-#pragma unroll
-      for (int j = 0; j < L::BK / 8; ++j) {
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          s[j][2 * h + e] = exp2f(fmaf(s[j][2 * h + e], kLog2e, -shift));
-          sum += s[j][2 * h + e];
-        }
-      }
-      l[h] = l[h] * rescale + sum;
+      const float rescale = tessel_attention_online_softmax(s, h, m[h], l[h], key0, C::SK);
 #pragma unroll
       for (int j = 0; j < C::D / 8; ++j) o[j][2 * h] *= rescale, o[j][2 * h + 1] *= rescale;
     }
@@ -159,13 +183,7 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
 #pragma unroll
     for (int kk = 0; kk < L::BK / 16; ++kk) {
       unsigned p[4];
-      auto pack = [](float lo, float hi) {
-        return C::F16 ? tessel_pack_f16(lo, hi) : tessel_pack_bf16(lo, hi);
-      };
-      p[0] = pack(s[2 * kk][0], s[2 * kk][1]);
-      p[1] = pack(s[2 * kk][2], s[2 * kk][3]);
-      p[2] = pack(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      p[3] = pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+      tessel_attention_pack_p<C::F16>(s, kk, p);
 #pragma unroll
       for (int j = 0; j < C::D / 8; j += 2) {
         unsigned b[4];

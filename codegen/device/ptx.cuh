@@ -292,3 +292,45 @@ TESSEL_DEFINE_WGMMA(64, 32, 32, 33, 34, 35, 36)
 TESSEL_DEFINE_WGMMA_TF32(256, 128, 128, 129, 130)
 TESSEL_DEFINE_WGMMA_TF32(128, 64, 64, 65, 66)
 TESSEL_DEFINE_WGMMA_TF32(64, 32, 32, 33, 34)
+
+// D (f32, m64 x N, R = N/2 registers per thread) += A x B with A in registers (for each warp's
+// 16 rows the m16n8k16 A fragment: 4 registers of two 16-bit values) and B in shared memory;
+// TRANS_B 1: B is MN-major. Operand numbers after the accumulators: A's four, B, ACC, TB.
+#define TESSEL_WGMMA_RS_ASM(N, TYPE, R, A0, A1, A2, A3, B, ACC, TB)                                \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %" #ACC                                                    \
+      ", 0;\n"                                                                                     \
+      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE " {" TESSEL_WGMMA_REGS_##R \
+      "}, {%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #B ", p, 1, 1, %" #TB ";\n}\n"              \
+      : TESSEL_WGMMA_OUTS_##R                                                                      \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate), "n"(TRANS_B))
+
+#define TESSEL_DEFINE_WGMMA_RS(N, R, A0, A1, A2, A3, B, ACC, TB)                          \
+  template <bool F16, int TRANS_B>                                                        \
+  __device__ __forceinline__ void tessel_wgmma_rs(float(&d)[R], const unsigned(&a)[4],    \
+                                                  unsigned long long b, int accumulate) { \
+    if constexpr (F16) {                                                                  \
+      TESSEL_WGMMA_RS_ASM(N, f16, R, A0, A1, A2, A3, B, ACC, TB);                         \
+    } else {                                                                              \
+      TESSEL_WGMMA_RS_ASM(N, bf16, R, A0, A1, A2, A3, B, ACC, TB);                        \
+    }                                                                                     \
+  }
+
+TESSEL_DEFINE_WGMMA_RS(128, 64, 64, 65, 66, 67, 68, 69, 70)
+TESSEL_DEFINE_WGMMA_RS(64, 32, 32, 33, 34, 35, 36, 37, 38)
+
+// Keeps the compiler from moving reads or writes of `r` across this point: an asynchronous
+// wgmma owns its registers from issue until the wait that retires it.
+template <int N>
+__device__ __forceinline__ void tessel_fence_registers(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void tessel_fence_registers(unsigned (&r)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
+  }
+}

@@ -42,7 +42,10 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
                            ? 1
                            : 0;
         tf32 += absl::StrContains(k.source, "TF32 = true") ? 1 : 0;
-        attention += absl::StrContains(k.source, "tessel_attention_sm80<") ? 1 : 0;
+        attention += absl::StrContains(k.source, target.major == 9 ? "tessel_attention_sm90<"
+                                                                   : "tessel_attention_sm80<")
+                         ? 1
+                         : 0;
         plain_tf32 += absl::StrContains(k.source, "? tessel_tf32(") &&
                               !absl::StrContains(k.source, "TF32 = true")
                           ? 1
@@ -56,7 +59,8 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   // sm_90a.
   EXPECT_EQ(tf32, 12);
   EXPECT_EQ(plain_tf32, 2);  // the plain kernel, reading TF32, on both targets
-  EXPECT_EQ(attention, 6);   // the corpus's three attention chains, one kernel each target
+  // The corpus's attention chains, one kernel each target: mma.sync on sm_80, wgmma on sm_90a.
+  EXPECT_EQ(attention, 8);
 }
 
 // The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose

@@ -1,5 +1,7 @@
 #include "tests/codegen/corpus.h"
 
+#include <cmath>
+
 namespace tessel::testing {
 namespace {
 
@@ -48,7 +50,9 @@ std::vector<CorpusCase> Corpus() {
   c.push_back({"gemm",
                {matmul(x, In({96, 33})),
                 gelu(matmul(h, In({96, 40}, DType::kBF16)) + In({40}, DType::kBF16)),
-                matmul(In({2, 1, 5, 7}), In({3, 7, 4})), matmul(transpose(x), x)}});
+                matmul(In({2, 1, 5, 7}), In({3, 7, 4})), matmul(transpose(x), x),
+                matmul(reshape(In({6, 5, 7}), {2, 3, 5, 7}),
+                       transpose(reshape(In({3, 4, 7}), {1, 3, 4, 7})))}});
   {
     // Tensor-core GEMMs on sm_90a: each tile width, both layouts of each operand, batches
     // broadcast, ragged edges, and epilogues with bias along either axis, a residual, an
@@ -239,7 +243,17 @@ std::vector<CorpusCase> Corpus() {
     Tensor grouped =
         matmul(softmax(matmul(In({2, 4, 77, 64}, b16), transpose(In({2, 1, 45, 64}, b16))), -1),
                In({2, 1, 45, 64}, b16));
-    c.push_back({"attention", {scaled, masked, grouped}});
+    // As bench/attention_bench.cc writes it: q split into head groups by a reshape, scaled
+    // scores and a causal mask of queries at the end of the keys, at head dimension 128.
+    const int64_t sq = 96, sk = 160;
+    Tensor qg = reshape(In({2, 8, sq, 128}, b16), {2, 2, 4, sq, 128});
+    Tensor kg = In({2, 2, 1, sk, 128}, b16);
+    Tensor causal = matmul(
+        softmax(masked_fill(matmul(qg, transpose(kg)) * (1 / std::sqrt(128.0)),
+                            triu(ones({sq, sk}, DType::kBool), sk - sq + 1), -INFINITY),
+                -1),
+        In({2, 2, 1, sk, 128}, b16));
+    c.push_back({"attention", {scaled, masked, grouped, causal}});
   }
   return c;
 }

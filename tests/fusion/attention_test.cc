@@ -104,6 +104,24 @@ TEST(AttentionTest, PlannedAsOneKernel) {
       << PrintPlan(missed, {&miss.node()});
 }
 
+// The forms bench/attention_bench.cc times: q reshaped into head groups over shared k and v,
+// a causal mask of queries at the end of the keys, and one query (decoding).
+TEST(AttentionTest, GroupedCausalAndDecodeFormsPlanAsOneKernel) {
+  for (const int64_t sq : {int64_t{1}, int64_t{16}, int64_t{96}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries");
+    const int64_t sk = 160;
+    const Tensor q = In({2, 8, sq, 128}), k = In({2, 2, 1, sk, 128}), v = In({2, 2, 1, sk, 128});
+    Tensor s = matmul(reshape(q, {2, 2, 4, sq, 128}), transpose(k)) * (1 / std::sqrt(128.0));
+    s = masked_fill(s, triu(ones({sq, sk}, DType::kBool), sk - sq + 1), -INFINITY);
+    const Tensor o = matmul(softmax(s, -1), v);
+    FusionOptions options;
+    options.attention = true;
+    const FusionPlan plan = PlanFusion(CollectProgram({&o.node()}), options);
+    ASSERT_EQ(plan.kernels.size(), 1u) << PrintPlan(plan, {&o.node()});
+    EXPECT_EQ(plan.kernels[0].kind, KernelKind::kAttention);
+  }
+}
+
 TEST(AttentionTest, NearMissesSayWhy) {
   const Tensor q = In({4, 128, 64}), k = In({4, 128, 64}), v = In({4, 128, 64});
   const Tensor s = matmul(q, transpose(k));

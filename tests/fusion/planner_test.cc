@@ -160,6 +160,17 @@ TEST(PlannerTest, TransposedMatmulOperandsAreNotCopied) {
   EXPECT_EQ(shared.plan.kernels.size(), 2u) << shared.text;
 }
 
+TEST(PlannerTest, BatchReshapedMatmulOperandsAreNotCopied) {
+  // Heads split ([6, ..] as [2, 3, ..]) and a transpose of a reshape: both read in place.
+  Tensor a = Input({6, 40, 24}, DType::kBF16), w = Input({3, 32, 24}, DType::kBF16);
+  Planned p = PlanOf({matmul(reshape(a, {2, 3, 40, 24}), transpose(reshape(w, {1, 3, 32, 24})))});
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].inputs.size(), 2u) << p.text;
+  // A reshape that moves rows between matrices is copied.
+  Planned moved = PlanOf({matmul(reshape(a, {6, 20, 48}), Input({48, 8}, DType::kBF16))});
+  EXPECT_EQ(moved.plan.kernels.size(), 2u) << moved.text;
+}
+
 TEST(PlannerTest, IndependentPointwiseOutputsShareALaunch) {
   Tensor a = Input({256}), b = Input({256}), c = Input({4096});
   Planned p = PlanOf({exp(a), b * 2.0, c - 0.01 * c});

@@ -34,7 +34,11 @@ void Compare(const std::function<Tensor(Device)>& build) {
   if (runtime::DeviceTarget().major >= 8) {
     const std::vector<KernelInfo> kernels = inspect({gpu});
     ASSERT_EQ(kernels.size(), 1u) << explain({gpu});
-    EXPECT_TRUE(absl::StrContains(kernels[0].source, "tessel_attention_sm80<")) << explain({gpu});
+    // wgmma on sm_90a (TESSEL_ARCH=sm_90 runs the mma.sync kernel on Hopper).
+    const Target t = runtime::DeviceTarget();
+    const char* mainloop =
+        t.major == 9 && t.arch_specific ? "tessel_attention_sm90<" : "tessel_attention_sm80<";
+    EXPECT_TRUE(absl::StrContains(kernels[0].source, mainloop)) << explain({gpu});
   }
   realize({gpu});
   ASSERT_EQ(gpu.shape(), cpu.shape());

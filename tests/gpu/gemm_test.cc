@@ -100,6 +100,24 @@ TEST_F(GemmTest, TransposedOperandsAreReadInPlace) {
   }
 }
 
+// Reshapes that regroup the batch axes (heads split or merged) and transposes of them are
+// read in place, on every GEMM kernel (tensor cores, and f32's SIMT kernel).
+TEST_F(GemmTest, BatchReshapesAreReadInPlace) {
+  for (DType dt : {DType::kBF16, DType::kF32}) {
+    SCOPED_TRACE(DTypeName(dt));
+    auto build = [&](Device d) {
+      const Tensor a = reshape(Data({6, 40, 24}, 1, dt, d), {2, 3, 40, 24});
+      const Tensor b = transpose(reshape(Data({3, 32, 24}, 2, dt, d), {1, 3, 32, 24}));
+      const Tensor c = reshape(Data({2, 3, 40, 24}, 3, dt, d), {6, 40, 24});
+      return std::vector<Tensor>{matmul(a, b), matmul(c, Data({24, 16}, 4, dt, d))};
+    };
+    const std::vector<Tensor> outputs = build(Device::kCUDA);
+    EXPECT_EQ(inspect({outputs[0]}).size(), 1u) << explain({outputs[0]});
+    EXPECT_EQ(inspect({outputs[1]}).size(), 1u) << explain({outputs[1]});
+    Compare(build);
+  }
+}
+
 TEST_F(GemmTest, BatchesAndBroadcastBatches) {
   for (DType dt : {DType::kBF16, DType::kF16}) {
     Compare([&](Device d) {

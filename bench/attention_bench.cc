@@ -1,0 +1,72 @@
+// Attention benchmarks (issue 14): the plain expression matmul(softmax(q k^T * scale), v),
+// with a causal mask written with triu/masked_fill where asked, which the planner runs as one
+// attention kernel; in TFLOP/s of the two products (4 * B * H * S_q * S_k * D, halved under a
+// causal mask, as FlashAttention counts). PyTorch's scaled_dot_product_attention on the same
+// shapes comes from tools/sdpa_baseline.py in the same run (dist/run.sh attention).
+//
+//   tools/gpu_bundle.sh, then on the GPU machine: bash dist/run.sh attention
+#include <cmath>
+
+#include "bench/gpu_timer.h"
+#include "benchmark/benchmark.h"
+#include "tessel.h"
+
+namespace tessel {
+namespace {
+
+// Arguments: batch, query heads, key/value heads, S_q, S_k, head dimension, causal.
+void BM_Attention(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t b = state.range(0), h = state.range(1), hkv = state.range(2);
+  const int64_t sq = state.range(3), sk = state.range(4), d = state.range(5);
+  const bool causal = state.range(6) != 0;
+  const DType t = DType::kBF16;
+  const Tensor q = randn({b, h, sq, d}, 1, t, Device::kCUDA);
+  // Grouped heads: k and v hold hkv heads, broadcast over the h / hkv query heads of a group.
+  const Tensor k = randn({b, hkv, 1, sk, d}, 2, t, Device::kCUDA);
+  const Tensor v = randn({b, hkv, 1, sk, d}, 3, t, Device::kCUDA);
+  realize({q, k, v});
+  const Tensor qg = reshape(q, {b, hkv, h / hkv, sq, d});
+  // The causal mask of a query block at the end of the keys (S_q <= S_k, as in decoding).
+  auto output = [&] {
+    Tensor s = matmul(qg, transpose(k)) * (1 / std::sqrt(static_cast<double>(d)));
+    if (causal) {
+      s = masked_fill(s, triu(ones({sq, sk}, DType::kBool, Device::kCUDA), sk - sq + 1), -INFINITY);
+    }
+    return matmul(softmax(s, -1), v);
+  };
+  auto body = [&] { realize({output()}); };
+  body();  // compile, allocate, warm up
+  body();
+  synchronize();
+  double total = 0;
+  for (auto _ : state) {
+    const double seconds = bench::GpuSeconds(body, 5);
+    total += seconds;
+    state.SetIterationTime(seconds);
+  }
+  const double flops = 4.0 * b * h * sq * sk * d * (causal ? 0.5 : 1.0);
+  state.counters["TFLOP/s"] = flops * state.iterations() / total / 1e12;
+  // Decoding reads all of K and V once: its roofline is bandwidth, not tensor cores.
+  state.counters["KV_GB/s"] = 2.0 * b * hkv * sk * d * 2 * state.iterations() / total / 1e9;
+  const std::vector<KernelInfo> kernels = inspect({output()});
+  state.SetLabel(kernels.size() == 1 ? "one attention kernel" : "unfused");
+}
+
+BENCHMARK(BM_Attention)
+    ->Args({8, 16, 16, 4096, 4096, 128, 0})  // the issue's shape
+    ->Args({8, 16, 16, 4096, 4096, 128, 1})  // causal
+    ->Args({2, 16, 16, 16384, 16384, 128, 0})
+    ->Args({8, 16, 16, 4096, 4096, 64, 0})  // head dimension 64
+    ->Args({4, 32, 8, 4096, 4096, 128, 0})  // grouped heads: 8 KV heads for 32 query heads
+    ->Args({4, 32, 8, 4096, 4096, 128, 1})
+    ->Args({16, 32, 8, 1, 8192, 128, 0})  // decode: one query against a long cache
+    ->Args({16, 32, 8, 16, 8192, 128, 1})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+}  // namespace
+}  // namespace tessel
+
+BENCHMARK_MAIN();

@@ -1,0 +1,219 @@
+// tessel device library: attention on Hopper (sm_90a), handed to NVRTC as the named header
+// "tessel/attention_sm90.cuh". O = softmax(f(Q K^T)) V for one (batch, 128-query tile) per
+// block, never writing the scores: the FlashAttention-3 forward loop on wgmma.
+//
+// Three warpgroups:
+// - the producer, one thread of warpgroup 0: Q's tile once, then K and V tiles of 128 keys by
+//   TMA (128-byte swizzle) into a ring of STAGES stages, each with full/empty mbarriers of its
+//   own for K and for V, so that Q K^T starts before V has landed;
+// - two consumers, warpgroups 1 and 2, each with 64 query rows: S = Q K^T by wgmma straight
+//   from shared memory (both K-major), the generated `score` (f: scale, bias, masks), the
+//   online softmax in f32 with exp2, then O += P V by wgmma with P in registers (the S
+//   accumulators' layout is the A fragment's) and V MN-major from shared memory.
+// Each consumer overlaps its softmax with the tensor cores: tile j's Q K^T is issued together
+// with tile j-1's P V, and the softmax of tile j (max, exp, sum) runs while P V is in flight;
+// only the rescale of O and the packing of P wait for it.
+//
+// The accumulators of an m64nN wgmma, float[N / 2] a thread, are exactly the m16n8 fragment
+// layout of each warp's 16 rows that tessel_attention_sm80 documents (s[j][e] = acc[4 j + e]),
+// so the generated `score(s, row0, key0)` and `epilogue(o, row0)` are the same callbacks.
+//
+// C provides what tessel_attention_sm80 documents (D, SQ, SK, F16, T, q_batch, k_batch,
+// v_batch); the host passes TMA maps of q, k and v as [matrices, rows, D] with boxes of 64
+// columns x 128 rows.
+#pragma once
+#include "tessel/attention_sm80.cuh"
+
+template <class C>
+struct tessel_attention_sm90_layout {
+  static constexpr int BQ = 128, BK = 128;
+  static constexpr int STAGES = C::D == 64 ? 4 : 2;
+  static constexpr int kChunks = C::D / 64;         // 128-byte column chunks (TMA boxes) of a row
+  static constexpr int kQBytes = BQ * C::D * 2;     // Q's tile, chunk after chunk
+  static constexpr int kTileBytes = BK * C::D * 2;  // one K or V tile
+  static constexpr int kBarriers = 1 + 4 * STAGES;  // Q; K full, K empty, V full, V empty
+  // 1024 bytes of slack align the tiles to the swizzle's 1024-byte atom.
+  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * STAGES * kTileBytes + kBarriers * 8;
+  static constexpr int kKeyTiles = (C::SK + BK - 1) / BK;
+  static constexpr int kQueryTiles = (C::SQ + BQ - 1) / BQ;
+  // setmaxnreg: 384 x 168 registers from launch (__launch_bounds__(384, 1)); the producer
+  // gives back what the consumers take.
+  static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+  static_assert(128 * kProducerRegisters + 256 * kConsumerRegisters <= 384 * 168,
+                "setmaxnreg asks for too many registers");
+  static_assert(C::D == 64 || C::D == 128, "head dimension 64 or 128");
+  static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
+};
+
+template <class C>
+__device__ __forceinline__ void tessel_attention_sm90_producer(
+    unsigned char* sq, unsigned char* sk, unsigned char* sv, unsigned long long* bars,
+    const tessel_tensor_map& q_map, const tessel_tensor_map& k_map, const tessel_tensor_map& v_map,
+    int batch, int q0) {
+  using L = tessel_attention_sm90_layout<C>;
+  unsigned long long *q_full = bars, *k_full = bars + 1, *k_empty = k_full + L::STAGES;
+  unsigned long long *v_full = k_empty + L::STAGES, *v_empty = v_full + L::STAGES;
+  const int qb = C::q_batch(batch), kb = C::k_batch(batch), vb = C::v_batch(batch);
+  tessel_mbar_arrive_expect_tx(q_full, L::kQBytes);
+#pragma unroll
+  for (int j = 0; j < L::kChunks; ++j) {
+    tessel_tma_load_3d(sq + j * L::BQ * 128, &q_map, q_full, 64 * j, q0, qb);
+  }
+  for (int kt = 0; kt < L::kKeyTiles; ++kt) {
+    const int stage = kt % L::STAGES;
+    const unsigned phase = (kt / L::STAGES) & 1;
+    tessel_mbar_wait(&k_empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
+    tessel_mbar_arrive_expect_tx(&k_full[stage], L::kTileBytes);
+#pragma unroll
+    for (int j = 0; j < L::kChunks; ++j) {
+      tessel_tma_load_3d(sk + stage * L::kTileBytes + j * L::BK * 128, &k_map, &k_full[stage],
+                         64 * j, kt * L::BK, kb);
+    }
+    tessel_mbar_wait(&v_empty[stage], phase ^ 1);
+    tessel_mbar_arrive_expect_tx(&v_full[stage], L::kTileBytes);
+#pragma unroll
+    for (int j = 0; j < L::kChunks; ++j) {
+      tessel_tma_load_3d(sv + stage * L::kTileBytes + j * L::BK * 128, &v_map, &v_full[stage],
+                         64 * j, kt * L::BK, vb);
+    }
+  }
+}
+
+// S = Q K^T for consumer c's 64 rows over the K tile at `k_tile`: D / 16 steps of k16, 32
+// bytes each inside a 128-byte chunk (both operands K-major, 8-row groups 1024 bytes apart).
+template <class C>
+__device__ __forceinline__ void tessel_attention_sm90_scores(
+    float (&s)[tessel_attention_sm90_layout<C>::BK / 2], unsigned q_rows, unsigned k_tile) {
+  using L = tessel_attention_sm90_layout<C>;
+  tessel_wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < C::D / 16; ++kk) {
+    const unsigned chunk = kk / 4, within = (kk % 4) * 32;
+    const unsigned long long a = tessel_wgmma_desc(q_rows + chunk * L::BQ * 128 + within, 16, 1024);
+    const unsigned long long b = tessel_wgmma_desc(k_tile + chunk * L::BK * 128 + within, 16, 1024);
+    tessel_wgmma<C::F16, 0, 0>(s, a, b, kk > 0 ? 1 : 0);
+  }
+  tessel_wgmma_commit();
+}
+
+// O += P V over the V tile at `v_tile`: BK / 16 steps of k16 (16 keys, 2048 bytes of
+// MN-major rows each); V's 64-column chunks lie BK rows of 128 bytes apart.
+template <class C>
+__device__ __forceinline__ void tessel_attention_sm90_values(
+    float (&o)[C::D / 2], const unsigned (&p)[tessel_attention_sm90_layout<C>::BK / 16][4],
+    unsigned v_tile) {
+  using L = tessel_attention_sm90_layout<C>;
+  tessel_wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < L::BK / 16; ++kk) {
+    const unsigned long long b = tessel_wgmma_desc(v_tile + kk * 2048, L::BK * 128, 1024);
+    tessel_wgmma_rs<C::F16, 1>(o, p[kk], b, 1);
+  }
+  tessel_wgmma_commit();
+}
+
+// `score(s, row0, key0)` and `epilogue(o, row0)` as tessel_attention_sm80 takes them.
+template <class C, class Score, class Epilogue>
+__device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q_map,
+                                                      const tessel_tensor_map& k_map,
+                                                      const tessel_tensor_map& v_map, Score score,
+                                                      Epilogue epilogue) {
+  using L = tessel_attention_sm90_layout<C>;
+  extern __shared__ unsigned char tessel_attention_raw[];
+  unsigned char* sq =
+      (unsigned char*)(((unsigned long long)tessel_attention_raw + 1023) & ~1023ull);
+  unsigned char* sk = sq + L::kQBytes;
+  unsigned char* sv = sk + L::STAGES * L::kTileBytes;
+  unsigned long long* bars = (unsigned long long*)(sv + L::STAGES * L::kTileBytes);
+  unsigned long long *q_full = bars, *k_full = bars + 1, *k_empty = k_full + L::STAGES;
+  unsigned long long *v_full = k_empty + L::STAGES, *v_empty = v_full + L::STAGES;
+  const int batch = blockIdx.x / L::kQueryTiles, q0 = (blockIdx.x % L::kQueryTiles) * L::BQ;
+  if (threadIdx.x == 0) {
+    tessel_mbar_init(q_full, 1);
+    for (int s = 0; s < L::STAGES; ++s) {
+      tessel_mbar_init(&k_full[s], 1);  // the producer's arrive plus the TMA bytes
+      tessel_mbar_init(&v_full[s], 1);
+      tessel_mbar_init(&k_empty[s], 2);  // one arrive per consumer warpgroup
+      tessel_mbar_init(&v_empty[s], 2);
+    }
+    tessel_fence_mbar_init();
+  }
+  __syncthreads();
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    tessel_setmaxnreg_dec<L::kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      tessel_attention_sm90_producer<C>(sq, sk, sv, bars, q_map, k_map, v_map, batch, q0);
+    }
+    return;
+  }
+  tessel_setmaxnreg_inc<L::kConsumerRegisters>();
+  const int c = warpgroup - 1;
+  const bool signals = threadIdx.x % 128 == 0;
+  const int row0 = q0 + 64 * c + 16 * (threadIdx.x / 32 % 4);  // the warp's first row
+  const unsigned q_rows = tessel_smem(sq) + c * 64 * 128;
+  float s[L::BK / 2], o[C::D / 2] = {};
+  unsigned p[L::BK / 16][4];
+  float(&sf)[L::BK / 8][4] = *reinterpret_cast<float(*)[L::BK / 8][4]>(s);
+  float(&of)[C::D / 8][4] = *reinterpret_cast<float(*)[C::D / 8][4]>(o);
+  float m[2] = {TESSEL_NEG_INF, TESSEL_NEG_INF}, l[2] = {0.0f, 0.0f};
+  // f and the online softmax on tile kt's scores (exp in place); the factors that rescale O.
+  auto softmax = [&](int kt, float(&rescale)[2]) {
+    score(sf, row0, kt * L::BK);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      rescale[h] = tessel_attention_online_softmax(sf, h, m[h], l[h], kt * L::BK, C::SK);
+    }
+  };
+  auto pack = [&] {
+#pragma unroll
+    for (int kk = 0; kk < L::BK / 16; ++kk) tessel_attention_pack_p<C::F16>(sf, kk, p[kk]);
+  };
+  // Tile 0 apart, so that the loop's body is straight-line code: ptxas tracks which wgmmas
+  // are in flight only along it (a branch on kt > 0 would make it serialize them).
+  float rescale[2];
+  tessel_mbar_wait(q_full, 0);
+  tessel_mbar_wait(&k_full[0], 0);
+  tessel_attention_sm90_scores<C>(s, q_rows, tessel_smem(sk));
+  tessel_wgmma_wait<0>();
+  tessel_fence_registers(s);
+  if (signals) tessel_mbar_arrive(&k_empty[0]);
+  softmax(0, rescale);
+  pack();
+  for (int kt = 1; kt < L::kKeyTiles; ++kt) {
+    const int stage = kt % L::STAGES, last = (kt - 1) % L::STAGES;
+    tessel_mbar_wait(&k_full[stage], (kt / L::STAGES) & 1);
+    tessel_attention_sm90_scores<C>(s, q_rows, tessel_smem(sk + stage * L::kTileBytes));
+    // The previous tile's P V, in flight with this tile's Q K^T and softmax.
+    tessel_mbar_wait(&v_full[last], ((kt - 1) / L::STAGES) & 1);
+    tessel_attention_sm90_values<C>(o, p, tessel_smem(sv + last * L::kTileBytes));
+    tessel_wgmma_wait<1>();
+    tessel_fence_registers(s);
+    if (signals) tessel_mbar_arrive(&k_empty[stage]);
+    softmax(kt, rescale);
+    tessel_wgmma_wait<0>();  // P V has retired: O and P are the registers' own again
+    tessel_fence_registers(o);
+    tessel_fence_registers(p);
+    if (signals) tessel_mbar_arrive(&v_empty[last]);
+#pragma unroll
+    for (int j = 0; j < C::D / 8; ++j) {
+      of[j][0] *= rescale[0], of[j][1] *= rescale[0];
+      of[j][2] *= rescale[1], of[j][3] *= rescale[1];
+    }
+    pack();
+  }
+  const int stage = (L::kKeyTiles - 1) % L::STAGES;
+  tessel_mbar_wait(&v_full[stage], ((L::kKeyTiles - 1) / L::STAGES) & 1);
+  tessel_attention_sm90_values<C>(o, p, tessel_smem(sv + stage * L::kTileBytes));
+  tessel_wgmma_wait<0>();
+  tessel_fence_registers(o);
+  tessel_fence_registers(p);
+  if (signals) tessel_mbar_arrive(&v_empty[stage]);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float inv = 1.0f / tessel_quad_sum(l[h]);  // 0 for rows of -inf only: NaN below
+#pragma unroll
+    for (int j = 0; j < C::D / 8; ++j) of[j][2 * h] *= inv, of[j][2 * h + 1] *= inv;
+  }
+  epilogue(of, row0);
+}

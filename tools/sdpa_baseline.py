@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""PyTorch's scaled_dot_product_attention on bench/attention_bench.cc's shapes (issue 14's
+baseline, measured in the same run on the GPU machine, whose image has PyTorch).
+
+Prints one line a shape: its arguments as attention_bench names them, milliseconds, TFLOP/s
+(4 * B * H * S_q * S_k * D, halved under a causal mask) and K/V GB/s.
+"""
+import torch
+import torch.nn.functional as F
+
+SHAPES = [  # batch, query heads, KV heads, S_q, S_k, head dimension, causal
+    (8, 16, 16, 4096, 4096, 128, 0),
+    (8, 16, 16, 4096, 4096, 128, 1),
+    (2, 16, 16, 16384, 16384, 128, 0),
+    (8, 16, 16, 4096, 4096, 64, 0),
+    (4, 32, 8, 4096, 4096, 128, 0),
+    (4, 32, 8, 4096, 4096, 128, 1),
+    (16, 32, 8, 1, 8192, 128, 0),
+    (16, 32, 8, 16, 8192, 128, 1),
+]
+
+
+def measure(b, h, hkv, sq, sk, d, causal):
+    q = torch.randn(b, h, sq, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+    mask = None
+    if causal:  # queries at the end of the keys, as attention_bench masks them
+        mask = torch.ones(sq, sk, device="cuda", dtype=torch.bool).tril(sk - sq)
+    def run():
+        if causal and sq == sk:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=h != hkv)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=h != hkv)
+    for _ in range(3):
+        run()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    iterations = 20
+    best = float("inf")
+    for _ in range(5):
+        start.record()
+        for _ in range(iterations):
+            run()
+        stop.record()
+        stop.synchronize()
+        best = min(best, start.elapsed_time(stop) / iterations)
+    flops = 4.0 * b * h * sq * sk * d * (0.5 if causal else 1.0)
+    kv_bytes = 2.0 * b * hkv * sk * d * 2
+    return best, flops / best / 1e9, kv_bytes / best / 1e6
+
+
+def main():
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
+    for shape in SHAPES:
+        ms, tflops, gbs = measure(*shape)
+        name = "BM_Attention/" + "/".join(str(x) for x in shape)
+        print(f"{name:<44} sdpa {ms:9.4f} ms {tflops:8.1f} TFLOP/s {gbs:8.1f} KV_GB/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@
 #include <array>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/attention_band.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/gemm_common.h"
 #include "codegen/generate.h"
@@ -32,42 +33,74 @@ IndexExpr AtRowColumn(const Shape& shape, const std::string& row, const std::str
   return FromDims(shape, dims, lane);
 }
 
-// The round of a matmul's f32 value to its dtype, as the unfused kernels store it.
-std::string Rounded(const Node* matmul, const std::string& value) {
-  switch (matmul->dtype()) {
-    case DType::kBF16:
-      return absl::StrCat("tessel_round_bf16(", value, ")");
-    case DType::kF16:
-      return absl::StrCat("tessel_round_f16(", value, ")");
-    default:
-      return value;
+// The keys rows row_first..row_last may see (tessel_attention_key_tiles): each band of f's
+// masks (codegen/attention_band.h) narrows [0, S_K) where its fill is -inf and its mask is
+// the comparison at run time.
+void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel) {
+  const Shape& shape = kernel.scores->shape();
+  const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
+  w.Line("[&](int row_first, int row_last, int& key_begin, int& key_end) {");
+  CodeWriter::Scope lambda(&w, "},");
+  for (const KeyBand& band : FindKeyBands(kernel.logits, sq, sk)) {
+    std::string when = absl::StrCat("(float)", ScalarName(ks, band.fill), " == TESSEL_NEG_INF");
+    if (band.must_be_true != nullptr) {
+      absl::StrAppend(&when, " && ", ScalarName(ks, band.must_be_true), " != 0 && ",
+                      ScalarName(ks, band.must_be_false), " == 0");
+    }
+    const std::string diagonal =
+        absl::StrCat("(long long)", ScalarName(ks, band.diagonal), " + ", band.adjust);
+    w.Line("// -inf at keys ", band.upper ? ">=" : "<=", " row + ", ScalarName(ks, band.diagonal),
+           " + ", band.adjust);
+    if (band.upper) {
+      w.Line("if (", when, ") key_end = (int)max(0ll, min((long long)key_end, row_last + ",
+             diagonal, "));");
+    } else {
+      w.Line("if (", when, ") key_begin = (int)min(", sk,
+             "ll, max((long long)key_begin, row_first + ", diagonal, " + 1));");
+    }
   }
 }
 
-// f on a warp's score tile: rows g and g + 8 (h), each key_tile / 4 lanes k at key
-// 8 (k / 2) + 2 t + k % 2 of s[k / 2][2 h + k % 2]; keys past S_K and rows past S_Q read
-// nothing.
+// f on a warp's score tile, 64 keys at a time: rows g and g + 8 (h), each 16 lanes k at key
+// 64 part + 8 (k / 2) + 2 t + k % 2 of s[8 part + k / 2][2 h + k % 2]; keys past S_K and rows
+// past S_Q read nothing.
 void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int key_tile) {
   const Shape& shape = kernel.scores->shape();
   const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
-  const int lanes = key_tile / 4;
+  constexpr int kLanes = 16;  // 64 keys at a time: f's temporaries stay few registers
   w.Line("[&](float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
   CodeWriter::Scope lambda(&w, "},");
-  for (int h = 0; h < 2; ++h) {
-    w.Line("{  // row g", h == 0 ? "" : " + 8");  // each row's values are its own
-    CodeWriter::Scope half(&w, "}");
-    const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
-    IndexExpr idx = AtRowColumn(shape, row, "(key0 + 8 * (k / 2) + 2 * t + k % 2)");
-    idx.thread_guard = absl::StrCat(row, " < ", sq);
-    idx.lane_guard = absl::StrCat("(key0 + 8 * (k / 2) + 2 * t + k % 2) < ", sk);
-    ExprEmitter e(&w, lanes, ks);
-    e.Bind(kernel.scores, idx,
-           e.Define("scores", "float", true,
-                    Rounded(kernel.scores, absl::StrCat("s[k / 2][", 2 * h, " + k % 2]"))));
-    const Value logits = e.Get(kernel.logits, idx);
-    w.Line("#pragma unroll");
-    w.Line("for (int k = 0; k < ", lanes, "; ++k) s[k / 2][", 2 * h, " + k % 2] = ", logits.At(),
-           ";");
+  for (int part = 0; part < key_tile / 64; ++part) {
+    for (int h = 0; h < 2; ++h) {
+      w.Line("{  // row g", h == 0 ? "" : " + 8", ", keys ", 64 * part, "..");
+      CodeWriter::Scope half(&w, "}");  // each row's values are its own
+      const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
+      const std::string key =
+          absl::StrCat("(key0 + ", 64 * part, " + 8 * (k / 2) + 2 * t + k % 2)");
+      const std::string at = absl::StrCat("s[", 8 * part, " + k / 2][", 2 * h, " + k % 2]");
+      IndexExpr idx = AtRowColumn(shape, row, key);
+      idx.thread_guard = absl::StrCat(row, " < ", sq);
+      idx.lane_guard = absl::StrCat(key, " < ", sk);
+      ExprEmitter e(&w, kLanes, ks);
+      const DType t = kernel.scores->dtype();
+      if (IsHalfFloat(t)) {
+        // The scores rounded to their 16-bit type as pairs (one conversion for two), so that
+        // f's 16-bit arithmetic runs two lanes an instruction: the softmax's exponentials
+        // share the issue slots.
+        e.PairHalves();
+        w.Line("unsigned scores_w[", kLanes / 2, "];");
+        w.Line("#pragma unroll");
+        w.Line("for (int p = 0; p < ", kLanes / 2, "; ++p) scores_w[p] = ",
+               t == DType::kBF16 ? "tessel_pack_bf16(" : "tessel_pack_f16(", "s[", 8 * part,
+               " + p][", 2 * h, "], s[", 8 * part, " + p][", 2 * h + 1, "]);");
+        e.Bind(kernel.scores, idx, Value{"scores_w", true, t});
+      } else {
+        e.Bind(kernel.scores, idx, e.Define("scores", "float", true, at));
+      }
+      const Value logits = e.Get(kernel.logits, idx);
+      w.Line("#pragma unroll");
+      w.Line("for (int k = 0; k < ", kLanes, "; ++k) ", at, " = ", logits.At(), ";");
+    }
   }
 }
 
@@ -174,6 +207,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
       w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.buffer), ", ",
              PointerName(ks, k.buffer), ", ", PointerName(ks, v.buffer), ",");
     }
+    EmitKeyRange(w, ks, kernel);
     EmitScore(w, ks, kernel, tiles.key);
     EmitOutput(w, ks, kernel, d, tiles.query);
   }

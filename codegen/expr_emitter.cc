@@ -251,12 +251,25 @@ std::optional<Value> ExprEmitter::ComputePairs(const Node* node, DType operand,
                                                 : nullptr;
   if (!pair_halves_ || op == nullptr || operand != dtype || !IsHalfFloat(dtype))
     return std::nullopt;
+  // Paired operands word by word; a value shared by all lanes (a scalar, already of `dtype`)
+  // as a pair of itself, so that a scale multiplies two lanes an instruction too.
+  std::vector<std::string> words;
+  bool paired = false;
   for (const Value& a : args) {
-    if (!a.Paired() || a.pairs != dtype) return std::nullopt;
+    if (a.Paired() && a.pairs == dtype) {
+      words.push_back(absl::StrCat(a.name, "[p]"));
+      paired = true;
+    } else if (!a.per_lane && !a.Paired()) {
+      words.push_back(absl::StrCat(dtype == DType::kBF16 ? "tessel_pack_bf16(" : "tessel_pack_f16(",
+                                   a.name, ", ", a.name, ")"));
+    } else {
+      return std::nullopt;
+    }
   }
+  if (!paired) return std::nullopt;
   return DefinePairs(std::string(GetOpInfo(node->op()).name), dtype,
                      absl::StrCat("tessel_", op, dtype == DType::kBF16 ? "_bf16x2(" : "_f16x2(",
-                                  args[0].name, "[p], ", args[1].name, "[p])"));
+                                  words[0], ", ", words[1], ")"));
 }
 
 namespace {

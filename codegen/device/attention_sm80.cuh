@@ -32,7 +32,6 @@ struct tessel_attention_sm80_layout {
   static constexpr int BQ = 64, BK = 64, kPitch = C::D + 8;              // rows padded by 16 bytes
   static constexpr int kTileElems = BK * kPitch;                         // one K or V tile
   static constexpr int kSmemBytes = (BQ * kPitch + 4 * kTileElems) * 2;  // Q, 2 K, 2 V
-  static constexpr int kKeyTiles = (C::SK + BK - 1) / BK;
   // (256 would hold 64 + 128 registers of Q and O fragments a thread: Q must stay in shared
   // memory there; not built yet.)
   static_assert(C::D == 64 || C::D == 128, "head dimension 64 or 128");
@@ -112,14 +111,28 @@ __device__ __forceinline__ void tessel_attention_pack_p(const float (&s)[NB][4],
   p[3] = pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 }
 
-// `score(s, row0, key0)` applies f to a warp's scores (rows row0.., keys key0..);
+// The key tiles [begin, end) of BK keys that the rows row_first..row_last visit: the generated
+// `key_range(row_first, row_last, key_begin, key_end)` narrows [0, SK) to the keys that may be
+// unmasked for some of those rows (codegen/attention_band.h: causal and window masks); tiles
+// past them hold only -inf.
+template <int BK, int SK, class KeyRange>
+__device__ __forceinline__ void tessel_attention_key_tiles(KeyRange& key_range, int row_first,
+                                                           int row_last, int& begin, int& end) {
+  int key_begin = 0, key_end = SK;
+  key_range(row_first, row_last, key_begin, key_end);
+  begin = key_begin / BK;
+  end = key_end > key_begin ? (key_end + BK - 1) / BK : begin;
+}
+
+// `key_range` as tessel_attention_key_tiles takes it (rows of -inf only give NaN, tiles visited
+// or not); `score(s, row0, key0)` applies f to a warp's scores (rows row0.., keys key0..);
 // `epilogue(o, row0)` takes its normalized outputs (rows row0..), both in the fragment layout
 // above.
-template <class C, class Score, class Epilogue>
+template <class C, class KeyRange, class Score, class Epilogue>
 __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
                                                       const typename C::T* k,
-                                                      const typename C::T* v, Score score,
-                                                      Epilogue epilogue) {
+                                                      const typename C::T* v, KeyRange key_range,
+                                                      Score score, Epilogue epilogue) {
   using L = tessel_attention_sm80_layout<C>;
   using T = typename C::T;
   extern __shared__ __align__(16) unsigned char tessel_attention_raw[];
@@ -131,9 +144,16 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
   k += C::k_batch(batch) * C::SK * C::D;
   v += C::v_batch(batch) * C::SK * C::D;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int kt_begin, kt_end;
+  tessel_attention_key_tiles<L::BK, C::SK>(key_range, q0, min(q0 + L::BQ, C::SQ) - 1, kt_begin,
+                                           kt_end);
   tessel_attention_sm80_load<C, L::BQ>(sq, q, q0, C::SQ);
-  tessel_attention_sm80_load<C, L::BK>(sk, k, 0, C::SK);
-  tessel_attention_sm80_load<C, L::BK>(sv, v, 0, C::SK);
+  if (kt_begin < kt_end) {
+    tessel_attention_sm80_load<C, L::BK>(sk + (kt_begin % 2) * L::kTileElems, k, kt_begin * L::BK,
+                                         C::SK);
+    tessel_attention_sm80_load<C, L::BK>(sv + (kt_begin % 2) * L::kTileElems, v, kt_begin * L::BK,
+                                         C::SK);
+  }
   tessel_cp_async_commit();
   tessel_cp_async_wait<0>();
   __syncthreads();
@@ -146,10 +166,10 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
   }
   float o[C::D / 8][4] = {};
   float m[2] = {TESSEL_NEG_INF, TESSEL_NEG_INF}, l[2] = {0.0f, 0.0f};
-  for (int kt = 0; kt < L::kKeyTiles; ++kt) {
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
     const T* kb = sk + (kt % 2) * L::kTileElems;
     const T* vb = sv + (kt % 2) * L::kTileElems;
-    if (kt + 1 < L::kKeyTiles) {  // the next tiles load while this one is used
+    if (kt + 1 < kt_end) {  // the next tiles load while this one is used
       tessel_attention_sm80_load<C, L::BK>(sk + ((kt + 1) % 2) * L::kTileElems, k, (kt + 1) * L::BK,
                                            C::SK);
       tessel_attention_sm80_load<C, L::BK>(sv + ((kt + 1) % 2) * L::kTileElems, v, (kt + 1) * L::BK,

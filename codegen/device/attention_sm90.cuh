@@ -34,7 +34,6 @@ struct tessel_attention_sm90_layout {
   static constexpr int kBarriers = 1 + 4 * STAGES;  // Q; K full, K empty, V full, V empty
   // 1024 bytes of slack align the tiles to the swizzle's 1024-byte atom.
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * STAGES * kTileBytes + kBarriers * 8;
-  static constexpr int kKeyTiles = (C::SK + BK - 1) / BK;
   static constexpr int kQueryTiles = (C::SQ + BQ - 1) / BQ;
   // setmaxnreg: 384 x 168 registers from launch (__launch_bounds__(384, 1)); the producer
   // gives back what the consumers take.
@@ -49,7 +48,7 @@ template <class C>
 __device__ __forceinline__ void tessel_attention_sm90_producer(
     unsigned char* sq, unsigned char* sk, unsigned char* sv, unsigned long long* bars,
     const tessel_tensor_map& q_map, const tessel_tensor_map& k_map, const tessel_tensor_map& v_map,
-    int batch, int q0) {
+    int batch, int q0, int kt_begin, int kt_end) {
   using L = tessel_attention_sm90_layout<C>;
   unsigned long long *q_full = bars, *k_full = bars + 1, *k_empty = k_full + L::STAGES;
   unsigned long long *v_full = k_empty + L::STAGES, *v_empty = v_full + L::STAGES;
@@ -59,9 +58,9 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
   for (int j = 0; j < L::kChunks; ++j) {
     tessel_tma_load_3d(sq + j * L::BQ * 128, &q_map, q_full, 64 * j, q0, qb);
   }
-  for (int kt = 0; kt < L::kKeyTiles; ++kt) {
-    const int stage = kt % L::STAGES;
-    const unsigned phase = (kt / L::STAGES) & 1;
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
+    const int stage = (kt - kt_begin) % L::STAGES;
+    const unsigned phase = ((kt - kt_begin) / L::STAGES) & 1;
     tessel_mbar_wait(&k_empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
     tessel_mbar_arrive_expect_tx(&k_full[stage], L::kTileBytes);
 #pragma unroll
@@ -112,11 +111,13 @@ __device__ __forceinline__ void tessel_attention_sm90_values(
   tessel_wgmma_commit();
 }
 
-// `score(s, row0, key0)` and `epilogue(o, row0)` as tessel_attention_sm80 takes them.
-template <class C, class Score, class Epilogue>
+// `key_range`, `score(s, row0, key0)` and `epilogue(o, row0)` as tessel_attention_sm80 takes
+// them.
+template <class C, class KeyRange, class Score, class Epilogue>
 __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q_map,
                                                       const tessel_tensor_map& k_map,
-                                                      const tessel_tensor_map& v_map, Score score,
+                                                      const tessel_tensor_map& v_map,
+                                                      KeyRange key_range, Score score,
                                                       Epilogue epilogue) {
   using L = tessel_attention_sm90_layout<C>;
   extern __shared__ unsigned char tessel_attention_raw[];
@@ -127,7 +128,13 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   unsigned long long* bars = (unsigned long long*)(sv + L::STAGES * L::kTileBytes);
   unsigned long long *q_full = bars, *k_full = bars + 1, *k_empty = k_full + L::STAGES;
   unsigned long long *v_full = k_empty + L::STAGES, *v_empty = v_full + L::STAGES;
-  const int batch = blockIdx.x / L::kQueryTiles, q0 = (blockIdx.x % L::kQueryTiles) * L::BQ;
+  // The last query tiles first: under a causal mask they visit the most keys, and the
+  // shortest run last.
+  const int batch = blockIdx.x / L::kQueryTiles;
+  const int q0 = (L::kQueryTiles - 1 - blockIdx.x % L::kQueryTiles) * L::BQ;
+  int kt_begin, kt_end;
+  tessel_attention_key_tiles<L::BK, C::SK>(key_range, q0, min(q0 + L::BQ, C::SQ) - 1, kt_begin,
+                                           kt_end);
   if (threadIdx.x == 0) {
     tessel_mbar_init(q_full, 1);
     for (int s = 0; s < L::STAGES; ++s) {
@@ -143,7 +150,8 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kProducerRegisters>();
     if (threadIdx.x == 0) {
-      tessel_attention_sm90_producer<C>(sq, sk, sv, bars, q_map, k_map, v_map, batch, q0);
+      tessel_attention_sm90_producer<C>(sq, sk, sv, bars, q_map, k_map, v_map, batch, q0, kt_begin,
+                                        kt_end);
     }
     return;
   }
@@ -173,24 +181,27 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   // are in flight only along it (a branch on kt > 0 would make it serialize them).
   float rescale[2];
   tessel_mbar_wait(q_full, 0);
-  tessel_mbar_wait(&k_full[0], 0);
-  tessel_attention_sm90_scores<C>(s, q_rows, tessel_smem(sk));
-  tessel_wgmma_wait<0>();
-  tessel_fence_registers(s);
-  if (signals) tessel_mbar_arrive(&k_empty[0]);
-  softmax(0, rescale);
-  pack();
-  for (int kt = 1; kt < L::kKeyTiles; ++kt) {
-    const int stage = kt % L::STAGES, last = (kt - 1) % L::STAGES;
-    tessel_mbar_wait(&k_full[stage], (kt / L::STAGES) & 1);
+  const int tiles = kt_end - kt_begin;  // none: every row is -inf only, and gives NaN
+  if (tiles > 0) {
+    tessel_mbar_wait(&k_full[0], 0);
+    tessel_attention_sm90_scores<C>(s, q_rows, tessel_smem(sk));
+    tessel_wgmma_wait<0>();
+    tessel_fence_registers(s);
+    if (signals) tessel_mbar_arrive(&k_empty[0]);
+    softmax(kt_begin, rescale);
+    pack();
+  }
+  for (int i = 1; i < tiles; ++i) {
+    const int stage = i % L::STAGES, last = (i - 1) % L::STAGES;
+    tessel_mbar_wait(&k_full[stage], (i / L::STAGES) & 1);
     tessel_attention_sm90_scores<C>(s, q_rows, tessel_smem(sk + stage * L::kTileBytes));
     // The previous tile's P V, in flight with this tile's Q K^T and softmax.
-    tessel_mbar_wait(&v_full[last], ((kt - 1) / L::STAGES) & 1);
+    tessel_mbar_wait(&v_full[last], ((i - 1) / L::STAGES) & 1);
     tessel_attention_sm90_values<C>(o, p, tessel_smem(sv + last * L::kTileBytes));
     tessel_wgmma_wait<1>();
     tessel_fence_registers(s);
     if (signals) tessel_mbar_arrive(&k_empty[stage]);
-    softmax(kt, rescale);
+    softmax(kt_begin + i, rescale);
     tessel_wgmma_wait<0>();  // P V has retired: O and P are the registers' own again
     tessel_fence_registers(o);
     tessel_fence_registers(p);
@@ -202,13 +213,15 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
     }
     pack();
   }
-  const int stage = (L::kKeyTiles - 1) % L::STAGES;
-  tessel_mbar_wait(&v_full[stage], ((L::kKeyTiles - 1) / L::STAGES) & 1);
-  tessel_attention_sm90_values<C>(o, p, tessel_smem(sv + stage * L::kTileBytes));
-  tessel_wgmma_wait<0>();
-  tessel_fence_registers(o);
-  tessel_fence_registers(p);
-  if (signals) tessel_mbar_arrive(&v_empty[stage]);
+  if (tiles > 0) {
+    const int stage = (tiles - 1) % L::STAGES;
+    tessel_mbar_wait(&v_full[stage], ((tiles - 1) / L::STAGES) & 1);
+    tessel_attention_sm90_values<C>(o, p, tessel_smem(sv + stage * L::kTileBytes));
+    tessel_wgmma_wait<0>();
+    tessel_fence_registers(o);
+    tessel_fence_registers(p);
+    if (signals) tessel_mbar_arrive(&v_empty[stage]);
+  }
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const float inv = 1.0f / tessel_quad_sum(l[h]);  // 0 for rows of -inf only: NaN below

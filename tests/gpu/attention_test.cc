@@ -96,5 +96,21 @@ TEST_F(AttentionTest, LargeLogitsAndFullyMaskedRows) {
   });
 }
 
+// Causal and sliding-window masks: whole key tiles past the band are skipped (their scores
+// are -inf), tiles across it are masked element by element; queries at the end of the keys.
+TEST_F(AttentionTest, CausalAndWindowMasksSkipTiles) {
+  const DType b = DType::kBF16;
+  for (const auto& [sq, sk] : std::vector<std::pair<int64_t, int64_t>>{{700, 700}, {100, 900}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys");
+    Compare([&](Device d) {
+      const Tensor q = Data({2, 2, sq, 128}, 11, b, d), k = Data({2, 2, sk, 128}, 12, b, d);
+      Tensor s = matmul(q, transpose(k)) * 0.09;
+      s = masked_fill(s, triu(ones({sq, sk}, DType::kBool, d), sk - sq + 1), -INFINITY);
+      s = where(tril(ones({sq, sk}, DType::kBool, d), sk - sq - 230), -INFINITY, s);
+      return matmul(softmax(s, -1), Data({2, 2, sk, 128}, 13, b, d));
+    });
+  }
+}
+
 }  // namespace
 }  // namespace tessel

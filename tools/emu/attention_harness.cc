@@ -57,6 +57,13 @@ void run(Mask mask, unsigned seed = 1) {
   auto kernel = [&]() {
     tessel_attention_sm80<C>(
         qp, kp, vp,
+        [&](int row_first, int row_last, int& key_begin, int& key_end) {  // the masks' bands
+          if (mask.mode == 1) key_end = std::clamp(row_last + mask.off + 1, 0, key_end);
+          if (mask.mode == 2) {
+            key_end = std::clamp(row_last + 1, 0, key_end);
+            key_begin = std::clamp(row_first - mask.w, key_begin, SK);
+          }
+        },
         [&](float (&s)[8][4], int row0, int key0) {
           const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll

@@ -16,6 +16,11 @@
 #include <thread>
 #include <unistd.h>
 #include <vector>
+#include <algorithm>
+
+// CUDA's integer min and max.
+using std::max;
+using std::min;
 
 #define __device__
 #define __host__

@@ -1,0 +1,33 @@
+// Key bands an attention kernel may skip: where f's graph sets the logits to -inf for every
+// key past (or before) a diagonal, as causal and sliding-window masks written with triu, tril,
+// arange comparisons and masked_fill/where do, whole key tiles hold only -inf and add nothing
+// to the softmax. The diagonal and the fill are the kernel's scalars (values are arguments),
+// so a band holds under runtime conditions the generated code checks.
+#ifndef TESSEL_CODEGEN_ATTENTION_BAND_H_
+#define TESSEL_CODEGEN_ATTENTION_BAND_H_
+
+#include <vector>
+
+#include "core/node.h"
+
+namespace tessel::codegen {
+
+struct KeyBand {
+  // Upper: keys at or past row + diagonal + adjust are -inf (a causal mask). Lower: keys at
+  // or before row + diagonal + adjust are.
+  bool upper = true;
+  const Node* diagonal = nullptr;  // an integer `full` (a scalar argument)
+  int64_t adjust = 0;
+  const Node* fill = nullptr;  // the masked value (a `full`): the band holds where it is -inf
+  // Bool `full` values that must be true and false at run time for the mask to be the
+  // comparison itself (triu/tril's ones and zeros); null where there are none.
+  const Node* must_be_true = nullptr;
+  const Node* must_be_false = nullptr;
+};
+
+// The bands of the logits `logits` (the softmax's input) over scores of shape [.., sq, sk].
+std::vector<KeyBand> FindKeyBands(const Node* logits, int64_t sq, int64_t sk);
+
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_ATTENTION_BAND_H_

@@ -1,0 +1,53 @@
+// Key bands (codegen/attention_band.h): causal and window masks written with triu, tril and
+// masked_fill or where give the band their comparison sets; masks that are not a diagonal
+// band give none.
+#include "codegen/attention_band.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "tessel.h"
+
+namespace tessel::codegen {
+namespace {
+
+Tensor In(Shape shape) {
+  return from_vector(std::vector<float>(shape.numel()), shape, DType::kF32, Device::kCPU);
+}
+
+TEST(AttentionBandTest, TriuMaskedFillIsAnUpperBand) {
+  const Tensor s = In({2, 96, 160});
+  const Tensor logits = masked_fill(s, triu(ones({96, 160}, DType::kBool), 65), -INFINITY);
+  const std::vector<KeyBand> bands = FindKeyBands(&logits.node(), 96, 160);
+  ASSERT_EQ(bands.size(), 1u);
+  EXPECT_TRUE(bands[0].upper);  // keys >= row + 65 are -inf
+  EXPECT_EQ(bands[0].adjust, 0);
+  EXPECT_EQ(bands[0].diagonal->op(), OpKind::kFull);
+  EXPECT_NE(bands[0].must_be_true, nullptr);
+}
+
+TEST(AttentionBandTest, WhereOfTrilKeepsAndAWindowsLowerSide) {
+  const Tensor s = In({64, 64});
+  // Kept where col - row <= 0: masked where col - row >= 1. Then keys before row - 8 too.
+  Tensor logits = where(tril(ones({64, 64}, DType::kBool)), s, -INFINITY);
+  logits = masked_fill(logits, tril(ones({64, 64}, DType::kBool), -9), -INFINITY);
+  const std::vector<KeyBand> bands = FindKeyBands(&logits.node(), 64, 64);
+  ASSERT_EQ(bands.size(), 2u);
+  EXPECT_FALSE(bands[0].upper);  // the outer where: keys <= row - 9 + 0
+  EXPECT_EQ(bands[0].adjust, 0);
+  EXPECT_TRUE(bands[1].upper);  // keys >= row + 0 + 1
+  EXPECT_EQ(bands[1].adjust, 1);
+}
+
+TEST(AttentionBandTest, OtherMasksGiveNoBand) {
+  const Tensor s = In({64, 64});
+  const Tensor data_mask = gt(In({64, 64}), 0.5);  // a mask of data, not of indices
+  EXPECT_TRUE(FindKeyBands(&masked_fill(s, data_mask, -INFINITY).node(), 64, 64).empty());
+  // A mask over the other axes' pair (rows vs rows) is no key band.
+  const Tensor transposed = transpose(triu(ones({64, 64}, DType::kBool), 1));
+  EXPECT_TRUE(FindKeyBands(&masked_fill(s, transposed, -INFINITY).node(), 64, 64).empty());
+  EXPECT_TRUE(FindKeyBands(&(s * 2.0).node(), 64, 64).empty());
+}
+
+}  // namespace
+}  // namespace tessel::codegen

@@ -104,7 +104,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   // the kernel 247 us against the aligned 181 us before; Nsight Compute: stores stalled).
   const bool strided = p.n % 8 != 0;
   // Three TF32 products (kHigh): each operand's TF32 part and remainder, both staged.
-  const int parts = tf32 && p.split_tf32 ? 2 : 1;
+  const int parts = p.stage_splits_tf32 ? 2 : 1;
   const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tf32, parts);
   const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 * parts +
                        StagingBytes(tile, tf32) + 8 * (2 * tile.stages + 4);

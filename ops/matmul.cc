@@ -32,7 +32,7 @@ Tensor MatmulOfMatrices(const Tensor& a, const Tensor& b) {
   dims.push_back(a.shape()[a.rank() - 2]);
   dims.push_back(b.shape()[b.rank() - 1]);
   const DType dtype = Promote(a.dtype(), b.dtype());
-  // tf32=1: operands rounded to TF32; tf32=3: three TF32 products (see set_matmul_precision)
+  // tf32=1: operands read as TF32; tf32=3: three TF32 products (see set_matmul_precision)
   Attrs attrs;
   if (dtype == DType::kF32 && matmul_precision() != MatmulPrecision::kHighest) {
     attrs.ints = {matmul_precision() == MatmulPrecision::kTF32 ? 1 : 3};

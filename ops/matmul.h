@@ -11,15 +11,15 @@ namespace tessel {
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // How f32 matmuls recorded from now on may use tensor cores. kHighest (the default): computed
-// in f32. kTF32: both operands rounded to TF32 (10 mantissa bits, to nearest, ties away from
-// zero), products accumulated in f32; on GPUs with tensor cores (sm_80 and later) several
-// times faster. The CPU backend rounds the same way, so the devices agree. kHigh: each
-// operand split into a TF32 part and a TF32 remainder, three tensor-core products (big x big,
-// big x small, small x big; "3xTF32"): each product's relative error at most about 2^-21
-// (a few f32 roundings) against f32's 2^-24, accumulated on the tensor cores (whose adds may
-// truncate, which grows with K where the terms share a sign); the CPU backend computes it
-// in f32. 16-bit matmuls are unaffected. The setting is process-wide and read when a matmul
-// is recorded.
+// in f32. kTF32: both operands read as TF32 (their 10 leading mantissa bits, truncated, as
+// Hopper's tensor cores read f32), products accumulated in f32; on GPUs with tensor cores
+// (sm_80 and later) several times faster. The CPU backend truncates the same way, so the
+// devices agree. kHigh: each operand split into a TF32 part and a TF32 remainder, three
+// tensor-core products (big x big, big x small, small x big; "3xTF32"): each product's
+// relative error at most about 2^-21 against f32's 2^-24; the tensor cores' own adds
+// truncate, so each stage's partial sums join the accumulators in f32 (error within a small
+// multiple of f32's, tested against f64); the CPU backend computes it in f32. 16-bit matmuls
+// are unaffected. The setting is process-wide and read when a matmul is recorded.
 enum class MatmulPrecision { kHighest, kHigh, kTF32 };
 void set_matmul_precision(MatmulPrecision precision);
 MatmulPrecision matmul_precision();

@@ -177,14 +177,24 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
 #pragma unroll
     for (int kk = 0; kk < L::BK / 16; ++kk) tessel_attention_pack_p<C::F16>(sf, kk, p[kk]);
   };
+  // Ping-pong: the consumers take turns to issue their wgmmas (named barriers 1 and 2), so
+  // that one's softmax runs while the other's products occupy the tensor cores. Consumer 1
+  // lets consumer 0 go first and passes no turn after its last issue (none is awaited).
+  const int tiles = kt_end - kt_begin;  // none: every row is -inf only, and gives NaN
+  auto take_turn = [&] { tessel_named_barrier(1 + c, 256); };
+  auto pass_turn = [&](bool last) {
+    if (!(last && c == 1)) tessel_named_barrier_arrive(2 - c, 256);
+  };
+  if (c == 1 && tiles > 0) tessel_named_barrier_arrive(1, 256);
   // Tile 0 apart, so that the loop's body is straight-line code: ptxas tracks which wgmmas
   // are in flight only along it (a branch on kt > 0 would make it serialize them).
   float rescale[2];
   tessel_mbar_wait(q_full, 0);
-  const int tiles = kt_end - kt_begin;  // none: every row is -inf only, and gives NaN
   if (tiles > 0) {
     tessel_mbar_wait(&k_full[0], 0);
+    take_turn();
     tessel_attention_sm90_scores<C>(s, q_rows, tessel_smem(sk));
+    pass_turn(false);
     tessel_wgmma_wait<0>();
     tessel_fence_registers(s);
     if (signals) tessel_mbar_arrive(&k_empty[0]);
@@ -194,10 +204,12 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   for (int i = 1; i < tiles; ++i) {
     const int stage = i % L::STAGES, last = (i - 1) % L::STAGES;
     tessel_mbar_wait(&k_full[stage], (i / L::STAGES) & 1);
+    tessel_mbar_wait(&v_full[last], ((i - 1) / L::STAGES) & 1);
+    take_turn();
     tessel_attention_sm90_scores<C>(s, q_rows, tessel_smem(sk + stage * L::kTileBytes));
     // The previous tile's P V, in flight with this tile's Q K^T and softmax.
-    tessel_mbar_wait(&v_full[last], ((i - 1) / L::STAGES) & 1);
     tessel_attention_sm90_values<C>(o, p, tessel_smem(sv + last * L::kTileBytes));
+    pass_turn(false);
     tessel_wgmma_wait<1>();
     tessel_fence_registers(s);
     if (signals) tessel_mbar_arrive(&k_empty[stage]);
@@ -216,7 +228,9 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   if (tiles > 0) {
     const int stage = (tiles - 1) % L::STAGES;
     tessel_mbar_wait(&v_full[stage], ((tiles - 1) / L::STAGES) & 1);
+    take_turn();
     tessel_attention_sm90_values<C>(o, p, tessel_smem(sv + stage * L::kTileBytes));
+    pass_turn(true);
     tessel_wgmma_wait<0>();
     tessel_fence_registers(o);
     tessel_fence_registers(p);

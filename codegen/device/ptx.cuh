@@ -157,6 +157,10 @@ __device__ __forceinline__ void tessel_fence_proxy_async() {
 __device__ __forceinline__ void tessel_named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrives at barrier `id` without waiting: the `threads` count includes the arrivals.
+__device__ __forceinline__ void tessel_named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 
 // ---- register budget (sm_90a) ---------------------------------------------------------------
 // Only honoured with __launch_bounds__(threads, 1) and each role in its own branch.

@@ -82,8 +82,10 @@ std::vector<KeyBand> FindKeyBands(const Node* logits, int64_t sq, int64_t sk) {
     if (!Is(fill, OpKind::kFull) || !IsFloating(fill->dtype())) break;
     KeyBand band;
     band.fill = fill;
+    band.where = n;
+    band.kept = fill_first ? &n->input(2) : &n->input(1);
     if (MaskBand(&n->input(0), fill_first, sq, sk, &band)) bands.push_back(band);
-    n = fill_first ? &n->input(2) : &n->input(1);
+    n = band.kept;
   }
   return bands;
 }

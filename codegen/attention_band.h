@@ -23,9 +23,14 @@ struct KeyBand {
   // comparison itself (triu/tril's ones and zeros); null where there are none.
   const Node* must_be_true = nullptr;
   const Node* must_be_false = nullptr;
+  // The `where` that applies the mask, and its input that holds where the mask does not
+  // (inside the band every logit is that input).
+  const Node* where = nullptr;
+  const Node* kept = nullptr;
 };
 
-// The bands of the logits `logits` (the softmax's input) over scores of shape [.., sq, sk].
+// The bands of the logits `logits` (the softmax's input) over scores of shape [.., sq, sk],
+// outermost `where` first.
 std::vector<KeyBand> FindKeyBands(const Node* logits, int64_t sq, int64_t sk);
 
 }  // namespace tessel::codegen

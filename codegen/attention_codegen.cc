@@ -7,6 +7,7 @@
 #include <array>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/attention_band.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/gemm_common.h"
@@ -36,19 +37,27 @@ IndexExpr AtRowColumn(const Shape& shape, const std::string& row, const std::str
 // The keys rows row_first..row_last may see (tessel_attention_key_tiles): each band of f's
 // masks (codegen/attention_band.h) narrows [0, S_K) where its fill is -inf and its mask is
 // the comparison at run time.
-void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel) {
-  const Shape& shape = kernel.scores->shape();
-  const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
+// Whether `band` holds at run time: its fill is -inf and its mask is the comparison.
+std::string BandHolds(const KernelSource& ks, const KeyBand& band) {
+  std::string when = absl::StrCat("(float)", ScalarName(ks, band.fill), " == TESSEL_NEG_INF");
+  if (band.must_be_true != nullptr) {
+    absl::StrAppend(&when, " && ", ScalarName(ks, band.must_be_true), " != 0 && ",
+                    ScalarName(ks, band.must_be_false), " == 0");
+  }
+  return when;
+}
+
+// The band's diagonal, row + diagonal its first masked key (upper) or last (lower).
+std::string BandDiagonal(const KernelSource& ks, const KeyBand& band) {
+  return absl::StrCat("((long long)", ScalarName(ks, band.diagonal), " + ", band.adjust, ")");
+}
+
+void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBand>& bands,
+                  int64_t sk) {
   w.Line("[&](int row_first, int row_last, int& key_begin, int& key_end) {");
   CodeWriter::Scope lambda(&w, "},");
-  for (const KeyBand& band : FindKeyBands(kernel.logits, sq, sk)) {
-    std::string when = absl::StrCat("(float)", ScalarName(ks, band.fill), " == TESSEL_NEG_INF");
-    if (band.must_be_true != nullptr) {
-      absl::StrAppend(&when, " && ", ScalarName(ks, band.must_be_true), " != 0 && ",
-                      ScalarName(ks, band.must_be_false), " == 0");
-    }
-    const std::string diagonal =
-        absl::StrCat("(long long)", ScalarName(ks, band.diagonal), " + ", band.adjust);
+  for (const KeyBand& band : bands) {
+    const std::string when = BandHolds(ks, band), diagonal = BandDiagonal(ks, band);
     w.Line("// -inf at keys ", band.upper ? ">=" : "<=", " row + ", ScalarName(ks, band.diagonal),
            " + ", band.adjust);
     if (band.upper) {
@@ -61,46 +70,84 @@ void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const FusedKernel& kern
   }
 }
 
+// Whether keys key0 + first .. key0 + first + 63 lie inside every band for the warp's rows
+// row0 .. row0 + 15: there f is its unmasked part alone.
+std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& bands, int first) {
+  std::vector<std::string> terms;
+  for (const KeyBand& band : bands) {
+    const std::string diagonal = BandDiagonal(ks, band);
+    terms.push_back(absl::StrCat("(", BandHolds(ks, band), " && ",
+                                 band.upper
+                                     ? absl::StrCat("key0 + ", first + 63, " < row0 + ", diagonal)
+                                     : absl::StrCat("key0 + ", first, " > row0 + 15 + ", diagonal),
+                                 ")"));
+  }
+  return absl::StrJoin(terms, " && ");
+}
+
 // f on a warp's score tile, 64 keys at a time: rows g and g + 8 (h), each 16 lanes k at key
 // 64 part + 8 (k / 2) + 2 t + k % 2 of s[8 part + k / 2][2 h + k % 2]; keys past S_K and rows
 // past S_Q read nothing.
-void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int key_tile) {
+// One row half's f on 64 keys; with `inside`, every band's where is its kept input.
+void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
+                   const std::vector<KeyBand>& bands, int part, int h, bool inside) {
+  constexpr int kLanes = 16;  // 64 keys at a time: f's temporaries stay few registers
   const Shape& shape = kernel.scores->shape();
   const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
-  constexpr int kLanes = 16;  // 64 keys at a time: f's temporaries stay few registers
+  w.Line("{  // row g", h == 0 ? "" : " + 8", ", keys ", 64 * part, "..");
+  CodeWriter::Scope half(&w, "}");  // each row's values are its own
+  const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
+  const std::string key = absl::StrCat("(key0 + ", 64 * part, " + 8 * (k / 2) + 2 * t + k % 2)");
+  const std::string at = absl::StrCat("s[", 8 * part, " + k / 2][", 2 * h, " + k % 2]");
+  IndexExpr idx = AtRowColumn(shape, row, key);
+  idx.thread_guard = absl::StrCat(row, " < ", sq);
+  idx.lane_guard = absl::StrCat(key, " < ", sk);
+  ExprEmitter e(&w, kLanes, ks);
+  const DType t = kernel.scores->dtype();
+  if (IsHalfFloat(t)) {
+    // The scores rounded to their 16-bit type as pairs (one conversion for two), so that f's
+    // 16-bit arithmetic runs two lanes an instruction: the softmax's exponentials share the
+    // issue slots.
+    e.PairHalves();
+    w.Line("unsigned scores_w[", kLanes / 2, "];");
+    w.Line("#pragma unroll");
+    w.Line("for (int p = 0; p < ", kLanes / 2,
+           "; ++p) scores_w[p] = ", t == DType::kBF16 ? "tessel_pack_bf16(" : "tessel_pack_f16(",
+           "s[", 8 * part, " + p][", 2 * h, "], s[", 8 * part, " + p][", 2 * h + 1, "]);");
+    e.Bind(kernel.scores, idx, Value{"scores_w", true, t});
+  } else {
+    e.Bind(kernel.scores, idx, e.Define("scores", "float", true, at));
+  }
+  if (inside) {  // innermost first: an outer band's kept input holds the inner where
+    for (auto band = bands.rbegin(); band != bands.rend(); ++band) {
+      e.Bind(band->where, idx, e.Get(band->kept, idx));
+    }
+  }
+  const Value logits = e.Get(kernel.logits, idx);
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", kLanes, "; ++k) ", at, " = ", logits.At(), ";");
+}
+
+// f on a warp's score tile, 64 keys at a time: rows g and g + 8 (h), each 16 lanes k at key
+// 64 part + 8 (k / 2) + 2 t + k % 2 of s[8 part + k / 2][2 h + k % 2]; keys past S_K and rows
+// past S_Q read nothing. Where masks make bands, keys inside all of them for every row of
+// the warp skip the masks' arithmetic (most tiles of a causal mask).
+void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
+               const std::vector<KeyBand>& bands, int key_tile) {
   w.Line("[&](float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
   CodeWriter::Scope lambda(&w, "},");
   for (int part = 0; part < key_tile / 64; ++part) {
-    for (int h = 0; h < 2; ++h) {
-      w.Line("{  // row g", h == 0 ? "" : " + 8", ", keys ", 64 * part, "..");
-      CodeWriter::Scope half(&w, "}");  // each row's values are its own
-      const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
-      const std::string key =
-          absl::StrCat("(key0 + ", 64 * part, " + 8 * (k / 2) + 2 * t + k % 2)");
-      const std::string at = absl::StrCat("s[", 8 * part, " + k / 2][", 2 * h, " + k % 2]");
-      IndexExpr idx = AtRowColumn(shape, row, key);
-      idx.thread_guard = absl::StrCat(row, " < ", sq);
-      idx.lane_guard = absl::StrCat(key, " < ", sk);
-      ExprEmitter e(&w, kLanes, ks);
-      const DType t = kernel.scores->dtype();
-      if (IsHalfFloat(t)) {
-        // The scores rounded to their 16-bit type as pairs (one conversion for two), so that
-        // f's 16-bit arithmetic runs two lanes an instruction: the softmax's exponentials
-        // share the issue slots.
-        e.PairHalves();
-        w.Line("unsigned scores_w[", kLanes / 2, "];");
-        w.Line("#pragma unroll");
-        w.Line("for (int p = 0; p < ", kLanes / 2, "; ++p) scores_w[p] = ",
-               t == DType::kBF16 ? "tessel_pack_bf16(" : "tessel_pack_f16(", "s[", 8 * part,
-               " + p][", 2 * h, "], s[", 8 * part, " + p][", 2 * h + 1, "]);");
-        e.Bind(kernel.scores, idx, Value{"scores_w", true, t});
-      } else {
-        e.Bind(kernel.scores, idx, e.Define("scores", "float", true, at));
-      }
-      const Value logits = e.Get(kernel.logits, idx);
-      w.Line("#pragma unroll");
-      w.Line("for (int k = 0; k < ", kLanes, "; ++k) ", at, " = ", logits.At(), ";");
+    if (bands.empty()) {
+      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, part, h, false);
+      continue;
     }
+    w.Line("if (", InsideBands(ks, bands, 64 * part), ") {");
+    {
+      CodeWriter::Scope inside(&w, "} else {");
+      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, part, h, true);
+    }
+    CodeWriter::Scope across(&w, "}");
+    for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, part, h, false);
   }
 }
 
@@ -207,8 +254,9 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
       w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.buffer), ", ",
              PointerName(ks, k.buffer), ", ", PointerName(ks, v.buffer), ",");
     }
-    EmitKeyRange(w, ks, kernel);
-    EmitScore(w, ks, kernel, tiles.key);
+    const std::vector<KeyBand> bands = FindKeyBands(kernel.logits, sq, sk);
+    EmitKeyRange(w, ks, bands, sk);
+    EmitScore(w, ks, kernel, bands, tiles.key);
     EmitOutput(w, ks, kernel, d, tiles.query);
   }
   Launch launch;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "tools/fuzz/rng.h"
 
@@ -145,6 +146,11 @@ class PerturbedReplay {
     const bool adds_error = !preserves || (line.op == OpKind::kCast && IsHalfFloat(clean.dtype()));
     out.value = out.exact || !adds_error ? clean : AddNoise(line, in, clean);
     out.taint = Taint(line, in, out);
+    ops_[line.name] = line.op;
+    if (line.op == OpKind::kCast && !line.operands.empty()) {
+      cast_of_division_[line.name] =
+          IsHalfFloat(line.dtype) && OpOf(line.operands[0]) == OpKind::kDiv;
+    }
     return out;
   }
 
@@ -176,7 +182,7 @@ class PerturbedReplay {
     Tensor magnitude = abs(y32) * 0x1p-20;
     Tensor terms;
     double count = 1;  // terms per result
-    bool tf32 = false, split_tf32 = false;
+    bool tf32 = false, split_tf32 = false, attention = false;
     switch (line.op) {
       case OpKind::kSum:
       case OpKind::kMean: {
@@ -196,6 +202,7 @@ class PerturbedReplay {
         count = static_cast<double>(a[a.rank() - 1]);
         tf32 = IsTf32Matmul(y.node());
         split_tf32 = IsSplitTf32Matmul(y.node());
+        attention = AttentionOutput(line);
         break;
       }
       default:
@@ -208,6 +215,11 @@ class PerturbedReplay {
       // with truncation, which grows with the length when the terms share a sign.
       double ulps = std::max(tf32 ? 0x1p12 : split_tf32 ? 64.0 : 16.0, 4 * std::sqrt(count));
       if (split_tf32) ulps += count / 4;
+      // An attention kernel rounds the probabilities to 16 bits before normalizing them, the
+      // CPU after: each term may be a 16-bit ulp of itself off (2^-8 for bf16, 2^-11 f16).
+      if (attention) {
+        ulps = std::max(ulps, line.dtype == DType::kBF16 ? 0x1p15 : 0x1p12);
+      }
       magnitude = magnitude + minimum(terms, Scalar(1e30)) * (ulps * 0x1p-23);
     }
     // A 16-bit result may be one ulp off wherever the value before rounding lies near the
@@ -432,7 +444,21 @@ class PerturbedReplay {
     return t;
   }
 
+  OpKind OpOf(const std::string& name) const {
+    auto it = ops_.find(name);
+    return it == ops_.end() ? OpKind::kInput : it->second;
+  }
+  // A matmul the GPU may run as an attention kernel's output (fusion/attention.h): a 16-bit
+  // cast of a division (the softmax's normalization) times v, of head dimension 64 or 128.
+  bool AttentionOutput(const GraphLine& line) const {
+    auto it = cast_of_division_.find(line.operands[0]);
+    const int64_t d = line.shape[line.shape.rank() - 1];
+    return it != cast_of_division_.end() && it->second && (d == 64 || d == 128);
+  }
+
   uint64_t data_seed_;
+  absl::flat_hash_map<std::string, OpKind> ops_;             // every line so far, by name
+  absl::flat_hash_map<std::string, bool> cast_of_division_;  // casts: of a division to 16 bits?
   NoiseOptions noise_;
   int inputs_ = 0;
   uint64_t streams_ = 0;

@@ -12,7 +12,9 @@
 //    matmuls also by 8 to 16 ulps (2 to 4 times the square root of their length, if more) of
 //    the sum of the magnitudes of their terms (another order of addition), TF32 matmuls by
 //    2^-12 to 2^-11 of it (operands rounded to 11 bits; their results count as f16-precise),
-//    16-bit results by one or two ulps more (either side of a rounding boundary).
+//    16-bit results by one or two ulps more (either side of a rounding boundary); the output
+//    matmul of an attention chain by a 16-bit ulp of each term (its kernel rounds the
+//    probabilities before normalizing them, the CPU after).
 //    The replays push every value up, every value down (so that consecutive errors add up
 //    rather than cancel), and twice each value either way at random (so that the difference
 //    of two values moved the same way moves too). An element that moves by more than half its

@@ -12,7 +12,10 @@
 //   accumulators' layout is the A fragment's) and V MN-major from shared memory.
 // Each consumer overlaps its softmax with the tensor cores: tile j's Q K^T is issued together
 // with tile j-1's P V, and the softmax of tile j (max, exp, sum) runs while P V is in flight;
-// only the rescale of O and the packing of P wait for it.
+// only the rescale of O and the packing of P wait for it. The two consumers take turns to
+// issue (ping-pong), so that one's softmax also runs under the other's products. A block
+// visits only the key tiles `key_range` leaves (causal and window masks), last query tiles
+// of a batch entry first.
 //
 // The accumulators of an m64nN wgmma, float[N / 2] a thread, are exactly the m16n8 fragment
 // layout of each warp's 16 rows that tessel_attention_sm80 documents (s[j][e] = acc[4 j + e]),

@@ -93,7 +93,10 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
   CodeWriter w;
   BeginSource(w, kernel, rows);
   {
-    auto body = KernelBlock(w, absl::StrCat(kThreads), kNamePlaceholder, ks);
+    // 128-wide tiles: two blocks an SM (at most 128 registers a thread), so that one block's
+    // loads and barriers hide under the other's FMAs.
+    auto body = KernelBlock(w, blocks == 2 ? absl::StrCat(kThreads, ", 2") : absl::StrCat(kThreads),
+                            kNamePlaceholder, ks);
     w.Line("// [", p.m_expr, " x ", k, "] x [", k, " x ", n, "], batch of ", p.batch.numel(),
            p.a.transposed ? ", A read transposed" : "", p.b.transposed ? ", B read transposed" : "",
            "; ", tile, " x ", tile, " tiles");

@@ -23,9 +23,45 @@ struct AttentionTiles {
   int query = 64, key = 64;
 };
 
+// Query heads that share their keys and values, folded into one matrix of rows: where k and
+// v are broadcast over the innermost batch axes (grouped heads) and q is not, the `factor`
+// query matrices of a group lie one after the other, and the kernel treats them as one of
+// factor x sq rows. A block then reads each K and V tile once for all the group's heads:
+// decoding (one query row a head) fills its tiles. Folded row r is row r % sq of batch entry
+// entry * factor + r / sq.
+struct Folding {
+  int64_t factor = 1, sq = 1;
+};
+
+Folding FoldHeadGroups(const GemmOperand& q, const GemmOperand& k, const GemmOperand& v,
+                       const Shape& out_batch, int64_t sq, int query_tile) {
+  Folding f;
+  f.sq = sq;
+  if (sq >= query_tile) return f;                // tiles are full already
+  auto dim = [](const Shape& s, int from_end) {  // batch axes aligned at the right, 1 past
+    return from_end < s.rank() ? s[s.rank() - 1 - from_end] : 1;
+  };
+  for (int a = 0; a < out_batch.rank(); ++a) {
+    const int64_t n = dim(out_batch, a);
+    if (dim(k.batch, a) != 1 || dim(v.batch, a) != 1 || dim(q.batch, a) != n) break;
+    f.factor *= n;
+  }
+  return f;
+}
+
+// The row and batch entry (names) of folded row `row`, defined in the current scope.
+std::pair<std::string, std::string> Unfold(CodeWriter& w, const Folding& f,
+                                           const std::string& row) {
+  if (f.factor == 1) return {"batch", row};
+  w.Line("const index_t batch_r = batch * ", f.factor, " + ", row, " / ", f.sq, ";");
+  w.Line("const int row_r = ", row, " % ", f.sq, ";");
+  return {"batch_r", "row_r"};
+}
+
 // The position (row, col) of `shape` for batch entry `batch` (the flattened batch axes).
-IndexExpr AtRowColumn(const Shape& shape, const std::string& row, const std::string& col) {
-  std::vector<std::string> dims = FromLinear(BatchOf(shape), "batch", false, 1).dims;
+IndexExpr AtRowColumn(const Shape& shape, const std::string& batch, const std::string& row,
+                      const std::string& col) {
+  std::vector<std::string> dims = FromLinear(BatchOf(shape), batch, false, 1).dims;
   std::vector<bool> lane(dims.size(), false);
   dims.push_back(row);
   dims.push_back(col);
@@ -52,10 +88,20 @@ std::string BandDiagonal(const KernelSource& ks, const KeyBand& band) {
   return absl::StrCat("((long long)", ScalarName(ks, band.diagonal), " + ", band.adjust, ")");
 }
 
+// Folded rows row_first..row_last as the rows of their heads: all of them where they span two.
+void EmitUnfoldRange(CodeWriter& w, const Folding& f, const std::string& first,
+                     const std::string& last) {
+  if (f.factor == 1) return;
+  w.Line("if (", first, " / ", f.sq, " != ", last, " / ", f.sq, ") ", first, " = 0, ", last, " = ",
+         f.sq - 1, ";");
+  w.Line("else ", first, " %= ", f.sq, ", ", last, " %= ", f.sq, ";");
+}
+
 void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBand>& bands,
-                  int64_t sk) {
+                  const Folding& f, int64_t sk) {
   w.Line("[&](int row_first, int row_last, int& key_begin, int& key_end) {");
   CodeWriter::Scope lambda(&w, "},");
+  if (!bands.empty()) EmitUnfoldRange(w, f, "row_first", "row_last");
   for (const KeyBand& band : bands) {
     const std::string when = BandHolds(ks, band), diagonal = BandDiagonal(ks, band);
     w.Line("// -inf at keys ", band.upper ? ">=" : "<=", " row + ", ScalarName(ks, band.diagonal),
@@ -71,16 +117,16 @@ void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBa
 }
 
 // Whether keys key0 + first .. key0 + first + 63 lie inside every band for the warp's rows
-// row0 .. row0 + 15: there f is its unmasked part alone.
+// warp_first .. warp_last: there f is its unmasked part alone.
 std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& bands, int first) {
   std::vector<std::string> terms;
   for (const KeyBand& band : bands) {
     const std::string diagonal = BandDiagonal(ks, band);
-    terms.push_back(absl::StrCat("(", BandHolds(ks, band), " && ",
-                                 band.upper
-                                     ? absl::StrCat("key0 + ", first + 63, " < row0 + ", diagonal)
-                                     : absl::StrCat("key0 + ", first, " > row0 + 15 + ", diagonal),
-                                 ")"));
+    terms.push_back(
+        absl::StrCat("(", BandHolds(ks, band), " && ",
+                     band.upper ? absl::StrCat("key0 + ", first + 63, " < warp_first + ", diagonal)
+                                : absl::StrCat("key0 + ", first, " > warp_last + ", diagonal),
+                     ")"));
   }
   return absl::StrJoin(terms, " && ");
 }
@@ -90,7 +136,8 @@ std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& band
 // past S_Q read nothing.
 // One row half's f on 64 keys; with `inside`, every band's where is its kept input.
 void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
-                   const std::vector<KeyBand>& bands, int part, int h, bool inside) {
+                   const std::vector<KeyBand>& bands, const Folding& f, int part, int h,
+                   bool inside) {
   constexpr int kLanes = 16;  // 64 keys at a time: f's temporaries stay few registers
   const Shape& shape = kernel.scores->shape();
   const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
@@ -99,8 +146,9 @@ void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& ker
   const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
   const std::string key = absl::StrCat("(key0 + ", 64 * part, " + 8 * (k / 2) + 2 * t + k % 2)");
   const std::string at = absl::StrCat("s[", 8 * part, " + k / 2][", 2 * h, " + k % 2]");
-  IndexExpr idx = AtRowColumn(shape, row, key);
-  idx.thread_guard = absl::StrCat(row, " < ", sq);
+  const auto [batch, head_row] = Unfold(w, f, row);
+  IndexExpr idx = AtRowColumn(shape, batch, head_row, key);
+  idx.thread_guard = absl::StrCat(row, " < ", f.factor * sq);
   idx.lane_guard = absl::StrCat(key, " < ", sk);
   ExprEmitter e(&w, kLanes, ks);
   const DType t = kernel.scores->dtype();
@@ -133,28 +181,32 @@ void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& ker
 // past S_Q read nothing. Where masks make bands, keys inside all of them for every row of
 // the warp skip the masks' arithmetic (most tiles of a causal mask).
 void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
-               const std::vector<KeyBand>& bands, int key_tile) {
+               const std::vector<KeyBand>& bands, const Folding& f, int key_tile) {
   w.Line("[&](float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
   CodeWriter::Scope lambda(&w, "},");
+  if (!bands.empty()) {
+    w.Line("int warp_first = row0, warp_last = row0 + 15;");
+    EmitUnfoldRange(w, f, "warp_first", "warp_last");
+  }
   for (int part = 0; part < key_tile / 64; ++part) {
     if (bands.empty()) {
-      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, part, h, false);
+      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, part, h, false);
       continue;
     }
     w.Line("if (", InsideBands(ks, bands, 64 * part), ") {");
     {
       CodeWriter::Scope inside(&w, "} else {");
-      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, part, h, true);
+      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, part, h, true);
     }
     CodeWriter::Scope across(&w, "}");
-    for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, part, h, false);
+    for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, part, h, false);
   }
 }
 
 // The normalized output o[j][2 h + e] at row row0 + g + 8 h, column 8 j + 2 t + e, through
 // the store (and any output the kernel writes there).
 void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int64_t d,
-                int query_tile) {
+                const Folding& f, int query_tile) {
   const Node* out = kernel.matmul;
   const Shape& shape = out->shape();
   GemmProblem p;  // the output matmul as the GEMM epilogue sees it
@@ -168,25 +220,29 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
   w.Line("[&](float (&o)[", d / 8, "][4], int row0) {");
   CodeWriter::Scope lambda(&w, "});");
   for (int h = 0; h < 2; ++h) {
-    w.Line("{  // row g", h == 0 ? "" : " + 8");
-    CodeWriter::Scope half(&w, "}");
-    EpilogueSite site(static_cast<int>(d / 4), "batch", absl::StrCat("(row0 + g + ", 8 * h, ")"),
-                      "2 * t");
+    w.Line("do {  // row g", h == 0 ? "" : " + 8");
+    CodeWriter::Scope half(&w, "} while (false);");
+    const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
+    if (f.factor > 1) {  // folded rows past the last head's are no rows
+      w.Line("if (", row, " >= ", f.factor * f.sq, ") continue;");
+    }
+    const auto [batch, head_row] = Unfold(w, f, row);
+    EpilogueSite site(static_cast<int>(d / 4), batch, head_row, "2 * t");
     site.matmul_value = absl::StrCat("o[k / 2][", 2 * h, " + k % 2]");
     site.lane_column = "8 * (k / 2) + k % 2";
     site.run = 2;
-    site.rows_inside = p.m % query_tile == 0;
+    site.rows_inside = f.factor > 1 || p.m % query_tile == 0;
     site.cols_inside = true;
     site.preload_inputs = false;  // q, k, v and f's inputs are the kernel's other inputs
     EmitGemmEpilogue(w, ks, p, site);
   }
 }
 
-// An operand's buffer as a 3-D TMA map: D, rows, matrices; boxes of 64 columns (128 bytes,
-// the swizzle's row) x 128 rows.
-TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o) {
+// An operand's buffer as a 3-D TMA map: D, rows, matrices (`fold` of them one matrix);
+// boxes of 64 columns (128 bytes, the swizzle's row) x 128 rows.
+TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int64_t fold) {
   const Shape& s = o.buffer->shape();
-  const int64_t rows = s[s.rank() - 2], d = s[s.rank() - 1];
+  const int64_t rows = s[s.rank() - 2] * fold, d = s[s.rank() - 1];
   TensorMapSpec map;
   map.arg = InputIndex(ks, o.buffer);
   map.dtype = o.buffer->dtype();
@@ -212,7 +268,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
   const bool hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel);
   const AttentionTiles tiles = hopper ? AttentionTiles{128, 128} : AttentionTiles{};
-  const int64_t query_tiles = CeilDiv(sq, tiles.query);
+  const Folding fold = FoldHeadGroups(q, k, v, batch, sq, tiles.query);
+  const int64_t query_tiles = CeilDiv(fold.factor * sq, tiles.query);
   const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
   // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
   // V tiles of rows padded by 8 elements (tessel_attention_sm80_layout).
@@ -220,7 +277,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
       hopper ? 1024 + (tiles.query + 2 * stages * tiles.key) * d * 2 + (1 + 4 * stages) * 8
              : (tiles.query + 4 * tiles.key) * (d + 8) * 2;
   if (hopper) {
-    for (const GemmOperand* o : {&q, &k, &v}) ks.tensor_maps.push_back(OperandMap(ks, *o));
+    ks.tensor_maps.push_back(OperandMap(ks, q, fold.factor));
+    for (const GemmOperand* o : {&k, &v}) ks.tensor_maps.push_back(OperandMap(ks, *o, 1));
   }
   CodeWriter w;
   BeginSource(w, kernel);
@@ -228,19 +286,26 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   w.Blank();
   w.Line("// softmax(f(q k^T)) v: q [", sq, " x ", d, "], k and v [", sk, " x ", d, "], batch of ",
          batch.numel());
+  if (fold.factor > 1) {
+    w.Line("// The ", fold.factor, " query heads of each K/V head as one matrix of ",
+           fold.factor * sq, " rows");
+  }
+  const int64_t entries = std::max<int64_t>(1, batch.numel()) / fold.factor;
+  const std::string first = fold.factor > 1 ? absl::StrCat("(batch * ", fold.factor, ")") : "batch";
   {
     w.Line("struct attention_config {");
     CodeWriter::Scope config(&w, "};");
-    w.Line("static constexpr int D = ", d, ", SQ = ", sq, ", SK = ", sk,
-           ", BATCH = ", batch.numel(), ", SMEM = ", smem, ";");
+    w.Line("static constexpr int D = ", d, ", SQ = ", fold.factor * sq, ", SK = ", sk,
+           ", BATCH = ", entries, ", SMEM = ", smem, ";");
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
-    w.Line("static __device__ long long q_batch(int batch) { return ",
-           OperandMatrixIndex(q, batch, "batch"), "; }");
+    const std::string folded = fold.factor > 1 ? absl::StrCat(" / ", fold.factor) : "";
+    w.Line("static __device__ long long q_batch(int batch) { return (",
+           OperandMatrixIndex(q, batch, first), ")", folded, "; }");
     w.Line("static __device__ long long k_batch(int batch) { return ",
-           OperandMatrixIndex(k, batch, "batch"), "; }");
+           OperandMatrixIndex(k, batch, first), "; }");
     w.Line("static __device__ long long v_batch(int batch) { return ",
-           OperandMatrixIndex(v, batch, "batch"), "; }");
+           OperandMatrixIndex(v, batch, first), "; }");
   }
   w.Blank();
   {
@@ -255,13 +320,12 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
              PointerName(ks, k.buffer), ", ", PointerName(ks, v.buffer), ",");
     }
     const std::vector<KeyBand> bands = FindKeyBands(kernel.logits, sq, sk);
-    EmitKeyRange(w, ks, bands, sk);
-    EmitScore(w, ks, kernel, bands, tiles.key);
-    EmitOutput(w, ks, kernel, d, tiles.query);
+    EmitKeyRange(w, ks, bands, fold, sk);
+    EmitScore(w, ks, kernel, bands, fold, tiles.key);
+    EmitOutput(w, ks, kernel, d, fold, tiles.query);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  const int64_t entries = std::max<int64_t>(1, batch.numel());
   launch.grid = hopper ? std::array<int64_t, 3>{query_tiles * entries, 1, 1}
                        : std::array<int64_t, 3>{query_tiles, entries, 1};
   launch.block = hopper ? 384 : 128;

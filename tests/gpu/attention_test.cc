@@ -112,5 +112,21 @@ TEST_F(AttentionTest, CausalAndWindowMasksSkipTiles) {
   }
 }
 
+// Query heads of a group folded into one matrix of rows (decoding's one query a head fills
+// tiles so): one and 16 queries a head against a causal band, and 50 a head across tiles.
+TEST_F(AttentionTest, GroupedQueriesFoldIntoRowsWithCausalMasks) {
+  const DType b = DType::kBF16;
+  for (const auto& [sq, sk] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 700}, {16, 300}, {50, 129}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys");
+    Compare([&](Device d) {
+      const Tensor q = Data({2, 2, 4, sq, 128}, 14, b, d), k = Data({2, 2, 1, sk, 128}, 15, b, d);
+      Tensor s = matmul(q, transpose(k)) * 0.09;
+      s = masked_fill(s, triu(ones({sq, sk}, DType::kBool, d), sk - sq + 1), -INFINITY);
+      return matmul(softmax(s, -1), Data({2, 2, 1, sk, 128}, 16, b, d));
+    });
+  }
+}
+
 }  // namespace
 }  // namespace tessel

@@ -18,6 +18,8 @@
 namespace tessel::codegen {
 namespace {
 
+constexpr int64_t kSms = 132;  // H100 SXM; only shapes the split over the keys
+
 // The kernels' tiles (tessel_attention_sm80_layout and tessel_attention_sm90_layout: BQ, BK).
 struct AttentionTiles {
   int query = 64, key = 64;
@@ -270,6 +272,17 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const AttentionTiles tiles = hopper ? AttentionTiles{128, 128} : AttentionTiles{};
   const Folding fold = FoldHeadGroups(q, k, v, batch, sq, tiles.query);
   const int64_t query_tiles = CeilDiv(fold.factor * sq, tiles.query);
+  const int64_t entries = std::max<int64_t>(1, batch.numel()) / fold.factor;
+  // Where the query tiles fill less than half the SMs (decoding with few heads), each splits
+  // the keys among blocks of its own (shares of at least 4 key tiles), and a second launch
+  // combines the shares (tessel_attention_combine).
+  int64_t splits = 1;
+  if (hopper && query_tiles * entries <= kSms / 2) {
+    splits = std::min(CeilDiv(sk, tiles.key) / 4, CeilDiv(kSms, query_tiles * entries));
+    splits = std::max<int64_t>(splits, 1);
+  }
+  const int64_t rows = fold.factor * sq;
+  if (splits > 1) ks.workspace_bytes = entries * splits * rows * (d + 2) * 4;
   const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
   // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
   // V tiles of rows padded by 8 elements (tessel_attention_sm80_layout).
@@ -290,13 +303,12 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     w.Line("// The ", fold.factor, " query heads of each K/V head as one matrix of ",
            fold.factor * sq, " rows");
   }
-  const int64_t entries = std::max<int64_t>(1, batch.numel()) / fold.factor;
   const std::string first = fold.factor > 1 ? absl::StrCat("(batch * ", fold.factor, ")") : "batch";
   {
     w.Line("struct attention_config {");
     CodeWriter::Scope config(&w, "};");
-    w.Line("static constexpr int D = ", d, ", SQ = ", fold.factor * sq, ", SK = ", sk,
-           ", BATCH = ", entries, ", SMEM = ", smem, ";");
+    w.Line("static constexpr int D = ", d, ", SQ = ", rows, ", SK = ", sk, ", BATCH = ", entries,
+           ", SPLITS = ", splits, ", SMEM = ", smem, ";");
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
     const std::string folded = fold.factor > 1 ? absl::StrCat(" / ", fold.factor) : "";
@@ -312,8 +324,9 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     auto body = KernelBlock(w, hopper ? "384, 1" : "128", kNamePlaceholder, ks);
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     if (hopper) {
-      w.Line("const index_t batch = blockIdx.x / ", query_tiles, ";");
-      w.Line("tessel_attention_sm90<attention_config>(tmap0, tmap1, tmap2,");
+      w.Line("const index_t batch = blockIdx.x / ", query_tiles * splits, ";");
+      w.Line("tessel_attention_sm90<attention_config>(tmap0, tmap1, tmap2, ",
+             splits > 1 ? "ws" : "nullptr", ",");
     } else {
       w.Line("const index_t batch = blockIdx.y;");
       w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.buffer), ", ",
@@ -324,13 +337,30 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     EmitScore(w, ks, kernel, bands, fold, tiles.key);
     EmitOutput(w, ks, kernel, d, fold, tiles.query);
   }
+  const std::string combine = absl::StrCat(kNamePlaceholder, "_combine");
+  if (splits > 1) {
+    w.Blank();
+    auto body = KernelBlock(w, "128", combine, ks);
+    w.Line("// The ", splits, " shares of the keys of 64 rows, merged in order");
+    w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
+    w.Line("const index_t batch = blockIdx.x / ", CeilDiv(rows, 64), ";");
+    w.Line("tessel_attention_combine<attention_config>(ws,");
+    EmitOutput(w, ks, kernel, d, fold, 64);
+  }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  launch.grid = hopper ? std::array<int64_t, 3>{query_tiles * entries, 1, 1}
+  launch.grid = hopper ? std::array<int64_t, 3>{query_tiles * entries * splits, 1, 1}
                        : std::array<int64_t, 3>{query_tiles, entries, 1};
   launch.block = hopper ? 384 : 128;
   launch.shared_bytes = smem;
   ks.launches.push_back(launch);
+  if (splits > 1) {
+    Launch merge;
+    merge.entry = combine;
+    merge.grid = {CeilDiv(rows, 64) * entries, 1, 1};
+    merge.block = 128;
+    ks.launches.push_back(merge);
+  }
   FinishSource(kernel, w.text(), &ks);
   return ks;
 }

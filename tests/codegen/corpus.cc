@@ -248,12 +248,16 @@ std::vector<CorpusCase> Corpus() {
     const int64_t sq = 96, sk = 160;
     Tensor qg = reshape(In({2, 8, sq, 128}, b16), {2, 2, 4, sq, 128});
     Tensor kg = In({2, 2, 1, sk, 128}, b16);
-    Tensor causal = matmul(
-        softmax(masked_fill(matmul(qg, transpose(kg)) * (1 / std::sqrt(128.0)),
-                            triu(ones({sq, sk}, DType::kBool), sk - sq + 1), -INFINITY),
-                -1),
-        In({2, 2, 1, sk, 128}, b16));
-    c.push_back({"attention", {scaled, masked, grouped, causal}});
+    Tensor causal =
+        matmul(softmax(masked_fill(matmul(qg, transpose(kg)) * (1 / std::sqrt(128.0)),
+                                   triu(ones({sq, sk}, DType::kBool), sk - sq + 1), -INFINITY),
+                       -1),
+               In({2, 2, 1, sk, 128}, b16));
+    // Decoding one query a head, few heads: the keys split among blocks, then combined.
+    Tensor decode = matmul(
+        softmax(matmul(In({1, 2, 4, 1, 128}, b16), transpose(In({1, 2, 1, 1024, 128}, b16))), -1),
+        In({1, 2, 1, 1024, 128}, b16));
+    c.push_back({"attention", {scaled, masked, grouped, causal, decode}});
   }
   return c;
 }

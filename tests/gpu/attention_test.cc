@@ -128,5 +128,20 @@ TEST_F(AttentionTest, GroupedQueriesFoldIntoRowsWithCausalMasks) {
   }
 }
 
+// Decoding with few heads: the keys split among blocks, whose shares a second launch
+// combines; one query and 16 causal queries a head, a fully masked share included.
+TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
+  const DType b = DType::kBF16;
+  for (const auto& [sq, sk] : std::vector<std::pair<int64_t, int64_t>>{{1, 3000}, {16, 2100}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys");
+    Compare([&](Device d) {
+      const Tensor q = Data({1, 2, 4, sq, 128}, 17, b, d), k = Data({1, 2, 1, sk, 128}, 18, b, d);
+      Tensor s = matmul(q, transpose(k)) * 0.09;
+      s = masked_fill(s, triu(ones({sq, sk}, DType::kBool, d), sk - sq - 500), -INFINITY);
+      return matmul(softmax(s, -1), Data({1, 2, 1, sk, 128}, 19, b, d));
+    });
+  }
+}
+
 }  // namespace
 }  // namespace tessel

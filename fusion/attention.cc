@@ -143,6 +143,14 @@ std::optional<AttentionMatch> MatchAttention(const PlannerState& state, const No
   m.k_t = &m.scores->input(1);
   m.v = &output->input(1);
   if (std::string why = OperandsRefusal(m); !why.empty()) return refuse(why);
+  // The kernel reads k through k^T in place (fusion/writes.cc): a k^T that something else
+  // reads, or that is returned, is written out transposed, which the kernel cannot read.
+  if (state.InProgram(m.k_t)) {
+    for (const Node* c : state.consumers[state.Index(m.k_t)]) {
+      if (c != m.scores) return refuse(absl::StrCat("k^T is also read by a ", OpName(c->op())));
+    }
+    if (state.outputs.contains(m.k_t)) return refuse("k^T is a program output");
+  }
   m.members = m.score_ops;
   for (const Node* n : {m.scores, m.max, shifted, e, m.sum, div, m.probs, output}) {
     if (std::find(m.members.begin(), m.members.end(), n) == m.members.end()) {

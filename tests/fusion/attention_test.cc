@@ -141,6 +141,9 @@ TEST(AttentionTest, NearMissesSayWhy) {
   const Tensor q96 = In({4, 128, 96}), k96 = In({4, 128, 96}), v96 = In({4, 128, 96});
   EXPECT_TRUE(absl::StrContains(why(matmul(softmax(matmul(q96, transpose(k96)), -1), v96)),
                                 "head dimension 96"));
+  // k^T read by something else is written transposed, which the kernel cannot read.
+  EXPECT_TRUE(absl::StrContains(why(matmul(softmax(s, -1), v), {abs(transpose(k))}),
+                                "k^T is also read by a abs"));
   const Tensor other = matmul(In({4, 128, 64}), transpose(k));
   EXPECT_TRUE(absl::StrContains(why(matmul(softmax(s + other, -1), v)), "two matmuls"));
   // A softmax of something else, and a plain matmul: no attention, and nothing to say.

@@ -35,16 +35,8 @@ void BM_Attention(benchmark::State& state) {
     }
     return matmul(softmax(s, -1), v);
   };
-  auto body = [&] { realize({output()}); };
-  body();  // compile, allocate, warm up
-  body();
-  synchronize();
-  double total = 0;
-  for (auto _ : state) {
-    const double seconds = bench::GpuSeconds(body, 5);
-    total += seconds;
-    state.SetIterationTime(seconds);
-  }
+  const double total = bench::TimeRuns(
+      state, [&] { realize({output()}); }, 5);
   const double flops = 4.0 * b * h * sq * sk * d * (causal ? 0.5 : 1.0);
   state.counters["TFLOP/s"] = flops * state.iterations() / total / 1e12;
   // Decoding reads all of K and V once: its roofline is bandwidth, not tensor cores.

@@ -48,15 +48,7 @@ struct Problem {
 // Runs `body` under the timer; `versus_cublas` adds the percentage of cuBLASLt's GEMM alone.
 template <typename F>
 void Measure(benchmark::State& state, const Mnk& mnk, bool versus_cublas, F&& body) {
-  body();  // compile, allocate, warm up
-  body();
-  synchronize();
-  double total = 0;
-  for (auto _ : state) {
-    const double t = bench::GpuSeconds(body, 10);
-    total += t;
-    state.SetIterationTime(t);
-  }
+  const double total = bench::TimeRuns(state, body, 10);
   const auto [m, n, k] = mnk;
   const double tflops = 2.0 * m * n * k * state.iterations() / total / 1e12;
   state.counters["TFLOP/s"] = tflops;

@@ -50,6 +50,23 @@ double GpuSeconds(F&& body, int iterations, double* host_seconds = nullptr) {
   return ms / 1e3 / iterations;
 }
 
+// Times `body` as a manual-time benchmark: two untimed runs (compile, allocate, warm up), then
+// `batch` runs a timing (GpuSeconds). Returns the seconds timed in all, for rates over
+// state.iterations().
+template <typename F>
+double TimeRuns(benchmark::State& state, F&& body, int batch) {
+  body();
+  body();
+  synchronize();
+  double total = 0;
+  for (auto _ : state) {
+    const double seconds = GpuSeconds(body, batch);
+    total += seconds;
+    state.SetIterationTime(seconds);
+  }
+  return total;
+}
+
 }  // namespace tessel::bench
 
 #endif  // TESSEL_BENCH_GPU_TIMER_H_

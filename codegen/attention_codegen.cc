@@ -72,9 +72,6 @@ IndexExpr AtRowColumn(const Shape& shape, const std::string& batch, const std::s
   return FromDims(shape, dims, lane);
 }
 
-// The keys rows row_first..row_last may see (tessel_attention_key_tiles): each band of f's
-// masks (codegen/attention_band.h) narrows [0, S_K) where its fill is -inf and its mask is
-// the comparison at run time.
 // Whether `band` holds at run time: its fill is -inf and its mask is the comparison.
 std::string BandHolds(const KernelSource& ks, const KeyBand& band) {
   std::string when = absl::StrCat("(float)", ScalarName(ks, band.fill), " == TESSEL_NEG_INF");
@@ -99,6 +96,9 @@ void EmitUnfoldRange(CodeWriter& w, const Folding& f, const std::string& first,
   w.Line("else ", first, " %= ", f.sq, ", ", last, " %= ", f.sq, ";");
 }
 
+// The keys rows row_first..row_last may see (tessel_attention_key_tiles): each band of f's
+// masks (codegen/attention_band.h) narrows [0, S_K) where its fill is -inf and its mask is
+// the comparison at run time.
 void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBand>& bands,
                   const Folding& f, int64_t sk) {
   w.Line("[&](int row_first, int row_last, int& key_begin, int& key_end) {");
@@ -133,9 +133,6 @@ std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& band
   return absl::StrJoin(terms, " && ");
 }
 
-// f on a warp's score tile, 64 keys at a time: rows g and g + 8 (h), each 16 lanes k at key
-// 64 part + 8 (k / 2) + 2 t + k % 2 of s[8 part + k / 2][2 h + k % 2]; keys past S_K and rows
-// past S_Q read nothing.
 // One row half's f on 64 keys; with `inside`, every band's where is its kept input.
 void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
                    const std::vector<KeyBand>& bands, const Folding& f, int part, int h,

@@ -255,6 +255,38 @@ TEST(CodegenTest, ClustersShareLongRows) {
   unsetenv("TESSEL_CLUSTERS");
 }
 
+// Attention's schedules by shape: query heads that share K/V fold into one matrix of rows
+// where tiles would be part empty, and few query tiles split the keys among blocks with a
+// second launch merging the shares (on wgmma only).
+TEST(CodegenTest, AttentionFoldsHeadGroupsAndSplitsKeys) {
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr)); };
+  auto attention = [&](const Tensor& q, const Tensor& k) {
+    return matmul(softmax(matmul(q, transpose(k)), -1), in(k.shape()));
+  };
+  auto kernels = [](const Tensor& t, const Target& target) {
+    return codegen::PlanAndGenerate({&t.node()}, target).kernels;
+  };
+  // One sequence decoding: 4 query heads a K/V head, 16384 keys.
+  const Tensor decode = attention(in({1, 2, 4, 1, 128}), in({1, 2, 1, 16384, 128}));
+  const auto hopper = kernels(decode, Target{9, 0, true});
+  ASSERT_EQ(hopper.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "SQ = 4, SK = 16384, BATCH = 2, SPLITS = 32"))
+      << hopper[0].source;
+  ASSERT_EQ(hopper[0].launches.size(), 2u);  // the shares, then their merge
+  EXPECT_EQ(hopper[0].launches[0].grid[0], 2 * 32);
+  EXPECT_GT(hopper[0].workspace_bytes, 0);
+  const auto ampere = kernels(decode, Target{8, 0, false});
+  ASSERT_EQ(ampere.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(ampere[0].source, "SQ = 4, SK = 16384, BATCH = 2, SPLITS = 1"));
+  // Full query tiles, or q broadcast too: nothing folds.
+  const Tensor prefill = attention(in({1, 2, 4, 512, 128}), in({1, 2, 1, 512, 128}));
+  EXPECT_TRUE(absl::StrContains(kernels(prefill, Target{9, 0, true}).at(0).source,
+                                "SQ = 512, SK = 512, BATCH = 8, SPLITS = 1"));
+  const Tensor shared_q = attention(in({1, 2, 1, 1, 128}), in({1, 2, 3, 700, 128}));
+  EXPECT_TRUE(absl::StrContains(kernels(shared_q, Target{9, 0, true}).at(0).source,
+                                "SQ = 1, SK = 700, BATCH = 6"));
+}
+
 // A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with
 // dynamic rows along either tiled axis or another, its grid follows the rows.
 TEST(CodegenTest, TransposesAreTiled) {

@@ -433,19 +433,41 @@ class Generator {
     Add(concat(parts, axis));
   }
 
-  // Attention as users write it: softmax(f(q k^T)) v, f a scale and sometimes a bias or a
-  // causal mask, the softmax by the op or by hand, k and v sometimes shared by the heads.
+  // Attention as users write it: softmax(f(q k^T)) v, f a scale and sometimes a bias, a
+  // causal mask (shifted: queries at the end of the keys) or a window's far side, the softmax
+  // by the op or by hand, k and v sometimes shared by the heads (broadcast, or a group axis as
+  // grouped-query attention writes it), sometimes one sequence against a long key list (the
+  // wgmma kernel then splits the keys among blocks).
   void Attention() {
     static const std::vector<int64_t> lengths = {1, 7, 16, 33, 64, 65, 100, 130};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
     const int64_t d = rng_.Chance(0.5) ? 64 : 128, heads = rng_.Between(1, 4);
-    const int64_t sq = rng_.Pick(lengths), sk = rng_.Pick(lengths),
-                  kv = rng_.Chance(0.3) ? 1 : heads;
-    Tensor q = NewInput(t, Shape{2, heads, sq, d});
-    Tensor k = NewInput(t, Shape{2, kv, sk, d}), v = NewInput(t, Shape{2, kv, sk, d});
+    const bool long_keys = rng_.Chance(0.15);
+    const int64_t batch = long_keys ? 1 : 2, sq = rng_.Pick(lengths);
+    const int64_t sk =
+        long_keys ? rng_.Pick(std::vector<int64_t>{600, 1100, 1500}) : rng_.Pick(lengths);
+    const int64_t kv = rng_.Chance(0.3) ? 1 : heads;
+    const bool grouped = rng_.Chance(0.3);  // [batch, kv heads, group, S, D]
+    const Shape q_shape = grouped ? Shape{batch, kv, heads, sq, d} : Shape{batch, heads, sq, d};
+    const Shape kv_shape = grouped ? Shape{batch, kv, 1, sk, d} : Shape{batch, kv, sk, d};
+    Tensor q = NewInput(t, q_shape);
+    Tensor k = NewInput(t, kv_shape), v = NewInput(t, kv_shape);
     Tensor s = matmul(Use(q), transpose(Use(k))) * (1 / std::sqrt(static_cast<double>(d)));
     if (rng_.Chance(0.3)) s = s + Use(NewInput(t, Shape{sq, sk}));
-    if (rng_.Chance(0.3)) s = masked_fill(s, triu(ones({sq, sk}, DType::kBool), 1), -INFINITY);
+    const Tensor all = ones({sq, sk}, DType::kBool);
+    switch (rng_.Weighted({60, 15, 15, 10})) {
+      case 1:  // causal
+        s = masked_fill(s, triu(all, 1), -INFINITY);
+        break;
+      case 2:  // causal, the queries the last of the keys (decoding)
+        s = where(tril(all, sk - sq), s, -INFINITY);
+        break;
+      case 3:  // a window's far side
+        s = masked_fill(s, tril(all, sk - sq - rng_.Between(1, 40)), -INFINITY);
+        break;
+      default:
+        break;
+    }
     Tensor p;
     if (rng_.Chance(0.5)) {
       p = softmax(s, -1);

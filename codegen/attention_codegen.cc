@@ -251,6 +251,44 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int64_t f
   return map;
 }
 
+// How the kernel covers the problem: the device function, its tiles, the folding of head
+// groups, the blocks (query tiles x entries, each split over the keys) and shared memory.
+struct AttentionSchedule {
+  bool hopper = false;
+  AttentionTiles tiles;
+  Folding fold;
+  int64_t query_tiles = 1, entries = 1, splits = 1, smem = 0;
+};
+
+AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target,
+                                 const GemmOperand& q, const GemmOperand& k, const GemmOperand& v) {
+  const Shape& s = kernel.scores->shape();
+  const int64_t sq = s[s.rank() - 2], sk = s[s.rank() - 1];
+  const int64_t d = q.buffer->shape()[q.buffer->shape().rank() - 1];
+  const Shape batch = BatchOf(kernel.matmul->shape());
+  AttentionSchedule a;
+  // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
+  a.hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel);
+  a.tiles = a.hopper ? AttentionTiles{128, 128} : AttentionTiles{};
+  a.fold = FoldHeadGroups(q, k, v, batch, sq, a.tiles.query);
+  a.query_tiles = CeilDiv(a.fold.factor * sq, a.tiles.query);
+  a.entries = std::max<int64_t>(1, batch.numel()) / a.fold.factor;
+  // Where the query tiles fill less than half the SMs (decoding with few heads), each splits
+  // the keys among blocks of its own (shares of at least 4 key tiles), and a second launch
+  // combines the shares (tessel_attention_combine).
+  if (a.hopper && a.query_tiles * a.entries <= kSms / 2) {
+    a.splits = std::max<int64_t>(
+        1, std::min(CeilDiv(sk, a.tiles.key) / 4, CeilDiv(kSms, a.query_tiles * a.entries)));
+  }
+  const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
+  // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
+  // V tiles of rows padded by 8 elements (tessel_attention_sm80_layout).
+  a.smem = a.hopper
+               ? 1024 + (a.tiles.query + 2 * stages * a.tiles.key) * d * 2 + (1 + 4 * stages) * 8
+               : (a.tiles.query + 4 * a.tiles.key) * (d + 8) * 2;
+  return a;
+}
+
 }  // namespace
 
 KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) {
@@ -264,28 +302,13 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const int64_t d = q.buffer->shape()[q.buffer->shape().rank() - 1];
   const Shape batch = BatchOf(kernel.matmul->shape());
   const bool f16 = q.buffer->dtype() == DType::kF16;
-  // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
-  const bool hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel);
-  const AttentionTiles tiles = hopper ? AttentionTiles{128, 128} : AttentionTiles{};
-  const Folding fold = FoldHeadGroups(q, k, v, batch, sq, tiles.query);
-  const int64_t query_tiles = CeilDiv(fold.factor * sq, tiles.query);
-  const int64_t entries = std::max<int64_t>(1, batch.numel()) / fold.factor;
-  // Where the query tiles fill less than half the SMs (decoding with few heads), each splits
-  // the keys among blocks of its own (shares of at least 4 key tiles), and a second launch
-  // combines the shares (tessel_attention_combine).
-  int64_t splits = 1;
-  if (hopper && query_tiles * entries <= kSms / 2) {
-    splits = std::min(CeilDiv(sk, tiles.key) / 4, CeilDiv(kSms, query_tiles * entries));
-    splits = std::max<int64_t>(splits, 1);
-  }
-  const int64_t rows = fold.factor * sq;
+  const AttentionSchedule plan = ChooseSchedule(kernel, target, q, k, v);
+  const bool hopper = plan.hopper;
+  const AttentionTiles tiles = plan.tiles;
+  const Folding fold = plan.fold;
+  const int64_t query_tiles = plan.query_tiles, entries = plan.entries, splits = plan.splits;
+  const int64_t rows = fold.factor * sq, smem = plan.smem;
   if (splits > 1) ks.workspace_bytes = entries * splits * rows * (d + 2) * 4;
-  const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
-  // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
-  // V tiles of rows padded by 8 elements (tessel_attention_sm80_layout).
-  const int64_t smem =
-      hopper ? 1024 + (tiles.query + 2 * stages * tiles.key) * d * 2 + (1 + 4 * stages) * 8
-             : (tiles.query + 4 * tiles.key) * (d + 8) * 2;
   if (hopper) {
     ks.tensor_maps.push_back(OperandMap(ks, q, fold.factor));
     for (const GemmOperand* o : {&k, &v}) ks.tensor_maps.push_back(OperandMap(ks, *o, 1));

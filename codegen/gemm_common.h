@@ -47,8 +47,8 @@ struct GemmProblem {
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
 
-// A matmul operand as `kernel` reads it: its buffer, read through a transpose view where the
-// view is computed in the kernel.
+// A matmul operand as `kernel` reads it: its buffer, read through the views the planner left
+// unwritten (IsMatmulOperandView: transposes, reshapes of the batch axes).
 GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand);
 
 // Whether the GEMM kernel can take its output's rows as the rows argument: a 2-D output with

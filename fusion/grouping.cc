@@ -252,7 +252,7 @@ void FindAttentionChains(PlannerState& s,
     for (const Node* x : m->members) {
       if (x != n) s.attention_members.insert(x);
     }
-    s.attention_chains[n] = AttentionChain{m->members, m->scores, m->logits, m->max, m->sum};
+    s.attention_chains[n] = AttentionChain{m->members, m->scores, m->logits};
   }
 }
 

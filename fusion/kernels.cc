@@ -199,8 +199,6 @@ class KernelBuilder {
         kernel.matmul = a.members.back();
         kernel.scores = a.scores;
         kernel.logits = a.logits;
-        kernel.row_max = a.row_max;
-        kernel.row_sum = a.row_sum;
       }
     } else if (group.is_gemm) {
       kernel.kind = KernelKind::kGemm;

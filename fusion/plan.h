@@ -60,13 +60,11 @@ struct FusedKernel {
   int cluster_blocks = 1;
   // Streaming: sums that accumulate online with a max of the same kernel.
   std::vector<OnlineSum> online_sums;
-  // Gemm: the matmul node. Attention: the output matmul (p v), and the scores matmul (q k^T),
-  // the softmax's input f(scores), its max and its sum (fusion/attention.h).
+  // Gemm: the matmul node. Attention: the output matmul (p v), and the scores matmul (q k^T)
+  // and the softmax's input f(scores) (fusion/attention.h).
   const Node* matmul = nullptr;
   const Node* scores = nullptr;
   const Node* logits = nullptr;
-  const Node* row_max = nullptr;
-  const Node* row_sum = nullptr;
 
   // Why the kernel ends where it does: one line per boundary, with node numbers filled in by
   // PrintPlan ("{n}" is replaced with the text-form name of `notes_nodes[i]`).

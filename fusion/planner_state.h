@@ -16,8 +16,6 @@ struct AttentionChain {
   std::vector<const Node*> members;  // producers first, the output matmul last
   const Node* scores = nullptr;
   const Node* logits = nullptr;
-  const Node* row_max = nullptr;
-  const Node* row_sum = nullptr;
 };
 
 // An anchor group: a row group (reductions over `axes` of `space`), a GEMM group or an op

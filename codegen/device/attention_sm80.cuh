@@ -98,6 +98,18 @@ __device__ __forceinline__ float tessel_attention_online_softmax(float (&s)[NB][
   return rescale;
 }
 
+// Divides each row's output by its sum (the quad's four partial sums): a row of -inf only
+// has the sum 0 and gives NaN, as softmax does.
+template <int NJ>
+__device__ __forceinline__ void tessel_attention_normalize(float (&o)[NJ][4], const float (&l)[2]) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float inv = 1.0f / tessel_quad_sum(l[h]);
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) o[j][2 * h] *= inv, o[j][2 * h + 1] *= inv;
+  }
+}
+
 // P's k16 fragment kk (keys 16 kk..) as the A operand of P V: two adjacent blocks of 8 keys.
 template <bool F16, int NB>
 __device__ __forceinline__ void tessel_attention_pack_p(const float (&s)[NB][4], int kk,
@@ -217,11 +229,6 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
     tessel_cp_async_wait<0>();
     __syncthreads();  // the next tiles have landed; this tile's buffers are free
   }
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const float inv = 1.0f / tessel_quad_sum(l[h]);  // 0 for rows of -inf only: NaN below
-#pragma unroll
-    for (int j = 0; j < C::D / 8; ++j) o[j][2 * h] *= inv, o[j][2 * h + 1] *= inv;
-  }
+  tessel_attention_normalize(o, l);
   epilogue(o, q0 + warp * 16);
 }

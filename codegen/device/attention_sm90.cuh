@@ -318,11 +318,6 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
     tessel_attention_store_partial<C>(ws, of, m, l, batch, split, row0);
     return;
   }
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const float inv = 1.0f / tessel_quad_sum(l[h]);  // 0 for rows of -inf only: NaN below
-#pragma unroll
-    for (int j = 0; j < C::D / 8; ++j) of[j][2 * h] *= inv, of[j][2 * h + 1] *= inv;
-  }
+  tessel_attention_normalize(of, l);
   epilogue(of, row0);
 }

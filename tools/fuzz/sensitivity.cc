@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "tools/fuzz/rng.h"
 
@@ -146,10 +147,10 @@ class PerturbedReplay {
     const bool adds_error = !preserves || (line.op == OpKind::kCast && IsHalfFloat(clean.dtype()));
     out.value = out.exact || !adds_error ? clean : AddNoise(line, in, clean);
     out.taint = Taint(line, in, out);
-    ops_[line.name] = line.op;
-    if (line.op == OpKind::kCast && !line.operands.empty()) {
-      cast_of_division_[line.name] =
-          IsHalfFloat(line.dtype) && OpOf(line.operands[0]) == OpKind::kDiv;
+    if (line.op == OpKind::kDiv) divisions_.insert(line.name);
+    if (line.op == OpKind::kCast && IsHalfFloat(line.dtype) &&
+        divisions_.contains(line.operands.at(0))) {
+      probabilities_.insert(line.name);
     }
     return out;
   }
@@ -445,21 +446,16 @@ class PerturbedReplay {
     return t;
   }
 
-  OpKind OpOf(const std::string& name) const {
-    auto it = ops_.find(name);
-    return it == ops_.end() ? OpKind::kInput : it->second;
-  }
   // A matmul the GPU may run as an attention kernel's output (fusion/attention.h): a 16-bit
   // cast of a division (the softmax's normalization) times v, of head dimension 64 or 128.
   bool AttentionOutput(const GraphLine& line) const {
-    auto it = cast_of_division_.find(line.operands[0]);
     const int64_t d = line.shape[line.shape.rank() - 1];
-    return it != cast_of_division_.end() && it->second && (d == 64 || d == 128);
+    return probabilities_.contains(line.operands.at(0)) && (d == 64 || d == 128);
   }
 
   uint64_t data_seed_;
-  absl::flat_hash_map<std::string, OpKind> ops_;             // every line so far, by name
-  absl::flat_hash_map<std::string, bool> cast_of_division_;  // casts: of a division to 16 bits?
+  absl::flat_hash_set<std::string> divisions_;     // lines so far that divide
+  absl::flat_hash_set<std::string> probabilities_;  // ... and their casts to 16 bits
   NoiseOptions noise_;
   int inputs_ = 0;
   uint64_t streams_ = 0;

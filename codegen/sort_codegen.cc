@@ -183,22 +183,24 @@ class SortWriter {
   }
 
   // The thread's keys of the part, as in tessel_load_run_items. Items past n read the last
-  // item (vector) of the part rather than skip the load, and a mask makes them pads: with no
+  // item (vector) of the line rather than skip the load, and a mask makes them pads: with no
   // branch around them the loads issue back to back (a guarded load's key waited for its
-  // value before the next load, 16 latencies in a row).
+  // value before the next load, 16 latencies in a row). A part past the line's end (the
+  // merge's padding runs, n = 0) reads that item too (it read before the line's start:
+  // fuzz seed 23126902).
   void LoadInput(const SortStep& s) {
     const Node& in = sort_.input(0);
     const int v = Vector(s);
     const int64_t items = ItemsPerThread(s);
     const char* pad = " | (tessel_item_index<";
     if (v > 1) {
-      w_.Line("auto col = [&](int k) -> index_t { return (index_t)min(k / ", v, " * ",
-              v * kSortThreads, " + (int)threadIdx.x * ", v, ", n - ", v, ") + k % ", v, "; };");
+      w_.Line("auto col = [&](int k) -> index_t { return (index_t)min(begin + k / ", v, " * ",
+              v * kSortThreads, " + (int)threadIdx.x * ", v, ", ", l_.along - v, "LL) + k % ", v,
+              "; };");
       ExprEmitter emitter(&w_, static_cast<int>(items), ks_);
       const Value values = emitter.Get(
-          &in,
-          FromLinear(in.shape(),
-                     absl::StrCat("(index_t)(line * ", l_.along, "LL + begin + col(k))"), true, v));
+          &in, FromLinear(in.shape(), absl::StrCat("(index_t)(line * ", l_.along, "LL + col(k))"),
+                          true, v));
       w_.Line("#pragma unroll");
       w_.Line("for (int k = 0; k < ", items,
               "; ++k) item_key[k] = ", KeyOf(in.dtype(), values.At(), l_.descending), pad, v,
@@ -207,7 +209,7 @@ class SortWriter {
     }
     w_.Line("#pragma unroll");
     auto loop = w_.Block("for (int i = 0; i < ", items, "; ++i)");
-    w_.Line("const long long a = begin + min(tessel_item_index<1>(i), n - 1);");
+    w_.Line("const long long a = min(begin + tessel_item_index<1>(i), ", l_.along - 1, "LL);");
     if (l_.inner == 1) {
       w_.Line("const index_t at = (index_t)(line * ", l_.along, "LL + a);");
     } else {

@@ -50,14 +50,17 @@ TEST_F(GpuTest, Sorts) {
       const Tensor wide = cast(Data({2, 20000}, 43, DType::kF32, d), dt);
       const Tensor ties = cast(floor(Data({3, 70001}, 44, DType::kF32, d, -300, 300)), dt);
       const Tensor tall = cast(floor(Data({9000, 3}, 46, DType::kF32, d, -50, 50)), dt);
+      const Tensor strided = cast(floor(Data({2, 16385, 7}, 47, DType::kF32, d, -2, 2)), dt);
       std::vector<Tensor> out;
       // wide: parts read as vectors (selected, or sorted whole and merged for k = 2000);
-      // ties: lines of odd length, read a key at a time; tall: long strided lines.
+      // ties: lines of odd length, read a key at a time; tall: long strided lines; strided:
+      // strided lines of 4 parts and one item, merged as 8 runs (3 of them padding, which
+      // read past the last line's end: fuzz seed 23126902, seen by compute-sanitizer).
       for (const auto& [values, indices] :
            {topk(x, 5, 1), topk(x, 3, 0, false), topk(wide, 32, -1), topk(x, 1, 1, false),
             sort(x, 1), sort(x, 0, true), topk(wide, 50), topk(ties, 1000, 1, false),
             topk(ties, 3000), sort(ties, 1, true), sort(cast(x, DType::kF32) * -2.0, 1),
-            topk(wide, 2000), topk(tall, 40, 0), sort(tall, 0, true)}) {
+            topk(wide, 2000), topk(tall, 40, 0), sort(tall, 0, true), sort(strided, 1)}) {
         out.push_back(values);
         out.push_back(indices);
       }

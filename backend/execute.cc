@@ -21,20 +21,20 @@ namespace {
 // A TMA descriptor for `spec` over the buffer at `address`.
 absl::Status EncodeTensorMap(const runtime::Driver* driver, const codegen::TensorMapSpec& spec,
                              CUdeviceptr address, CUtensorMap* map) {
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(spec.dims[0]),
-                              static_cast<cuuint64_t>(spec.dims[1]),
-                              static_cast<cuuint64_t>(spec.dims[2])};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(spec.strides[0]),
-                                 static_cast<cuuint64_t>(spec.strides[1])};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(spec.box[0]),
-                             static_cast<cuuint32_t>(spec.box[1]), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
+  cuuint64_t dims[5], strides[4];
+  cuuint32_t box[5], element_strides[5];
+  for (int d = 0; d < spec.rank; ++d) {
+    dims[d] = static_cast<cuuint64_t>(spec.dims[d]);
+    if (d > 0) strides[d - 1] = static_cast<cuuint64_t>(spec.strides[d - 1]);
+    box[d] = d < 2 ? static_cast<cuuint32_t>(spec.box[d]) : 1;
+    element_strides[d] = 1;
+  }
   const CUtensorMapDataType type = spec.dtype == DType::kF16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                    : spec.dtype == DType::kF32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   return runtime::CheckCu(
-      driver->cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(address), dims, strides,
-                                     box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      driver->cuTensorMapEncodeTiled(map, type, spec.rank, reinterpret_cast<void*>(address), dims,
+                                     strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
       "encoding a TMA descriptor");

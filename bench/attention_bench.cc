@@ -59,6 +59,38 @@ BENCHMARK(BM_Attention)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);
 
+// q, k and v stored [B, S, H, D] (FlashAttention's and many models' layout: the heads of a
+// projection's output) and permuted to [B, H, S, D] as views, which the kernel reads in
+// place. Arguments: batch, heads, S, head dimension.
+void BM_AttentionHeadsLast(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t b = state.range(0), h = state.range(1), s = state.range(2), d = state.range(3);
+  const DType t = DType::kBF16;
+  const Tensor q = randn({b, s, h, d}, 1, t, Device::kCUDA);
+  const Tensor k = randn({b, s, h, d}, 2, t, Device::kCUDA);
+  const Tensor v = randn({b, s, h, d}, 3, t, Device::kCUDA);
+  realize({q, k, v});
+  auto heads = [](const Tensor& x) { return permute(x, {0, 2, 1, 3}); };
+  auto output = [&] {
+    const Tensor scores =
+        matmul(heads(q), transpose(heads(k))) * (1 / std::sqrt(static_cast<double>(d)));
+    return matmul(softmax(scores, -1), heads(v));
+  };
+  const double total = bench::TimeRuns(
+      state, [&] { realize({output()}); }, 5);
+  state.counters["TFLOP/s"] = 4.0 * b * h * s * s * d * state.iterations() / total / 1e12;
+  const std::vector<KernelInfo> kernels = inspect({output()});
+  state.SetLabel(kernels.size() == 1 ? "one attention kernel" : "unfused");
+}
+
+BENCHMARK(BM_AttentionHeadsLast)
+    ->Args({8, 16, 4096, 128})
+    ->Args({8, 16, 4096, 64})
+    ->Args({8, 32, 4096, 32})  // head dimension 32, padded to 64
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
 }  // namespace
 }  // namespace tessel
 

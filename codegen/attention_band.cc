@@ -53,13 +53,28 @@ bool ComparisonBand(const Node* cmp, bool masked_if, int64_t sq, int64_t sk, Key
   return true;
 }
 
-// Where `mask` (bool) is true for sure: a comparison, or where(cmp, T, F) of bool `full`s
-// (triu/tril of ones), read as the comparison when T is true and F false at run time.
+bool IsWhereOfFulls(const Node* n) {
+  return Is(n, OpKind::kWhere) && Is(&n->input(1), OpKind::kFull) &&
+         Is(&n->input(2), OpKind::kFull);
+}
+
+// Where `mask` (bool) is true for sure: a comparison; where(cmp, T, F) of bool `full`s
+// (triu/tril of ones), read as the comparison when T is true and F false at run time;
+// logical_not of such a mask; or eq / ne of where(cmp, T, F) and a `full` c (`tril(ones) ==
+// 0`), read as cmp's negation (eq) or cmp (ne) when F == c and T != c at run time.
 bool MaskBand(const Node* mask, bool masked_if, int64_t sq, int64_t sk, KeyBand* band) {
-  if (Is(mask, OpKind::kWhere) && Is(&mask->input(1), OpKind::kFull) &&
-      Is(&mask->input(2), OpKind::kFull)) {
-    band->must_be_true = &mask->input(1);
-    band->must_be_false = &mask->input(2);
+  if (Is(mask, OpKind::kLogicalNot)) return MaskBand(&mask->input(0), !masked_if, sq, sk, band);
+  if ((Is(mask, OpKind::kEq) || Is(mask, OpKind::kNe)) && IsWhereOfFulls(&mask->input(0)) &&
+      Is(&mask->input(1), OpKind::kFull)) {
+    const Node *w = &mask->input(0), *c = &mask->input(1);
+    band->conditions.push_back({&w->input(2), c, true});
+    band->conditions.push_back({&w->input(1), c, false});
+    const bool negated = mask->op() == OpKind::kEq;
+    return ComparisonBand(&w->input(0), negated ? !masked_if : masked_if, sq, sk, band);
+  }
+  if (IsWhereOfFulls(mask)) {
+    band->conditions.push_back({&mask->input(1), nullptr, false});
+    band->conditions.push_back({&mask->input(2), nullptr, true});
     mask = &mask->input(0);
   }
   return ComparisonBand(mask, masked_if, sq, sk, band);

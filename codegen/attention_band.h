@@ -19,10 +19,15 @@ struct KeyBand {
   const Node* diagonal = nullptr;  // an integer `full` (a scalar argument)
   int64_t adjust = 0;
   const Node* fill = nullptr;  // the masked value (a `full`): the band holds where it is -inf
-  // Bool `full` values that must be true and false at run time for the mask to be the
-  // comparison itself (triu/tril's ones and zeros); null where there are none.
-  const Node* must_be_true = nullptr;
-  const Node* must_be_false = nullptr;
+  // Conditions on the kernel's scalars under which the mask is the comparison itself
+  // (triu/tril's ones and zeros, and what a mask compares them with): `a` == `b`, or `a` !=
+  // `b` where !equal; a null `b` is 0 (false).
+  struct Condition {
+    const Node* a = nullptr;
+    const Node* b = nullptr;
+    bool equal = true;
+  };
+  std::vector<Condition> conditions;
   // The `where` that applies the mask, and its input that holds where the mask does not
   // (inside the band every logit is that input).
   const Node* where = nullptr;

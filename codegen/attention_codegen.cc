@@ -1,11 +1,13 @@
 // Attention (fusion/attention.h) on the device library's tessel_attention_sm90 (wgmma, sm_90a)
 // or tessel_attention_sm80 (mma.sync): the generator writes the configuration, f (the work
 // between the scores and the softmax, evaluated on each score tile in registers) and the
-// output's store; both kernels hand the callbacks the same fragment layout. Extents are in
-// the source.
+// output's store; both kernels hand the callbacks the same fragment layout. q, k and v are
+// read through their views (permuted heads, column slices) at the views' own steps. Extents
+// are in the source.
 #include <algorithm>
 #include <array>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/attention_band.h"
@@ -13,6 +15,8 @@
 #include "codegen/gemm_common.h"
 #include "codegen/generate.h"
 #include "codegen/kernel_common.h"
+#include "core/error.h"
+#include "core/strided_view.h"
 #include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
@@ -25,28 +29,70 @@ struct AttentionTiles {
   int query = 64, key = 64;
 };
 
-// Query heads that share their keys and values, folded into one matrix of rows: where k and
-// v are broadcast over the innermost batch axes (grouped heads) and q is not, the `factor`
-// query matrices of a group lie one after the other, and the kernel treats them as one of
-// factor x sq rows. A block then reads each K and V tile once for all the group's heads:
-// decoding (one query row a head) fills its tiles. Folded row r is row r % sq of batch entry
-// entry * factor + r / sq.
-struct Folding {
-  int64_t factor = 1, sq = 1;
+// q, k or v as the kernel reads it: the kernel input below the views it reads through, and
+// the steps through that input (core/strided_view.h); the head dimension's axis and the
+// rows' (k is read as k^T: its last two axes swapped).
+struct AttentionOperand {
+  const Node* node = nullptr;  // as the matmul reads it
+  StridedLayout layout;
+  int d_axis = 0, row_axis = 0;
+  Shape batch;  // node's batch axes
 };
 
-Folding FoldHeadGroups(const GemmOperand& q, const GemmOperand& k, const GemmOperand& v,
-                       const Shape& out_batch, int64_t sq, int query_tile) {
+AttentionOperand ReadOperand(const FusedKernel& kernel, const Node& operand, bool k_t) {
+  auto is_input = [&](const Node& n) {
+    return std::find(kernel.inputs.begin(), kernel.inputs.end(), &n) != kernel.inputs.end();
+  };
+  std::optional<StridedLayout> layout = LayoutOverViews(operand, is_input);
+  TESSEL_CHECK(layout.has_value(), "the planner left an attention operand's views unreadable");
+  AttentionOperand o;
+  o.node = &operand;
+  o.layout = *std::move(layout);
+  const int rank = operand.shape().rank();
+  o.d_axis = k_t ? rank - 2 : rank - 1;
+  o.row_axis = k_t ? rank - 1 : rank - 2;
+  o.batch = BatchOf(operand.shape());
+  return o;
+}
+
+// The head dimension the kernel computes with: the operands' columns, padded with zeros to 64
+// or 128 (a padded column adds nothing to Q K^T, and P V's are not stored).
+int64_t HeadDimension(const AttentionOperand& q) {
+  return q.node->shape()[q.d_axis] <= 64 ? 64 : 128;
+}
+
+// Query heads that share their keys and values, folded into one matrix of rows: where k and
+// v are broadcast over the innermost batch axes (grouped heads), q is not, and its rows and
+// those axes step through memory as one, the `factor` query matrices of a group lie one
+// after the other, and the kernel treats them as one of factor x sq rows. A block then reads
+// each K and V tile once for all the group's heads: decoding (one query row a head) fills its
+// tiles. Folded row r is row r % sq of batch entry entry * factor + r / sq.
+struct Folding {
+  int64_t factor = 1, sq = 1;
+  int axes = 0;  // q's batch axes folded into its rows, the innermost
+};
+
+Folding FoldHeadGroups(const AttentionOperand& q, const AttentionOperand& k,
+                       const AttentionOperand& v, const Shape& out_batch, int64_t sq,
+                       int query_tile) {
   Folding f;
   f.sq = sq;
   if (sq >= query_tile) return f;                // tiles are full already
   auto dim = [](const Shape& s, int from_end) {  // batch axes aligned at the right, 1 past
     return from_end < s.rank() ? s[s.rank() - 1 - from_end] : 1;
   };
+  Folding wider = f;
   for (int a = 0; a < out_batch.rank(); ++a) {
     const int64_t n = dim(out_batch, a);
     if (dim(k.batch, a) != 1 || dim(v.batch, a) != 1 || dim(q.batch, a) != n) break;
-    f.factor *= n;
+    wider.factor *= n;
+    wider.axes = std::min(a + 1, q.batch.rank());
+    // The folded axes and the rows must step as one through q's memory.
+    std::vector<int> axes;
+    for (int b = q.batch.rank() - wider.axes; b < q.batch.rank(); ++b) axes.push_back(b);
+    axes.push_back(q.row_axis);
+    if (MemoryAxes(q.node->shape(), q.layout.strides, axes).size() > 1) break;
+    f = wider;
   }
   return f;
 }
@@ -75,9 +121,9 @@ IndexExpr AtRowColumn(const Shape& shape, const std::string& batch, const std::s
 // Whether `band` holds at run time: its fill is -inf and its mask is the comparison.
 std::string BandHolds(const KernelSource& ks, const KeyBand& band) {
   std::string when = absl::StrCat("(float)", ScalarName(ks, band.fill), " == TESSEL_NEG_INF");
-  if (band.must_be_true != nullptr) {
-    absl::StrAppend(&when, " && ", ScalarName(ks, band.must_be_true), " != 0 && ",
-                    ScalarName(ks, band.must_be_false), " == 0");
+  for (const KeyBand::Condition& c : band.conditions) {
+    absl::StrAppend(&when, " && ", ScalarName(ks, c.a),
+                    c.equal ? " == " : " != ", c.b == nullptr ? "0" : ScalarName(ks, c.b));
   }
   return when;
 }
@@ -205,17 +251,15 @@ void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
 // The normalized output o[j][2 h + e] at row row0 + g + 8 h, column 8 j + 2 t + e, through
 // the store (and any output the kernel writes there).
 void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int64_t d,
-                const Folding& f, int query_tile) {
+                int64_t cols, const Folding& f, int query_tile) {
   const Node* out = kernel.matmul;
   const Shape& shape = out->shape();
-  GemmProblem p;  // the output matmul as the GEMM epilogue sees it
+  GemmProblem p;  // the output matmul as the GEMM epilogue sees it (its operands unread)
   p.matmul = out;
   p.batch = BatchOf(shape);
   p.m = shape[shape.rank() - 2];
   p.m_expr = absl::StrCat(p.m);
-  p.n = d;
-  p.a = OperandOf(kernel, out->input(0));
-  p.b = OperandOf(kernel, out->input(1));
+  p.n = cols;
   w.Line("[&](float (&o)[", d / 8, "][4], int row0) {");
   CodeWriter::Scope lambda(&w, "});");
   for (int h = 0; h < 2; ++h) {
@@ -226,7 +270,7 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
       w.Line("if (", row, " >= ", f.factor * f.sq, ") continue;");
     }
     const auto [batch, head_row] = Unfold(w, f, row);
-    EpilogueSite site(static_cast<int>(d / 4), batch, head_row, "2 * t");
+    EpilogueSite site(static_cast<int>(cols / 4), batch, head_row, "2 * t");  // cols of d
     site.matmul_value = absl::StrCat("o[k / 2][", 2 * h, " + k % 2]");
     site.lane_column = "8 * (k / 2) + k % 2";
     site.run = 2;
@@ -237,18 +281,83 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
   }
 }
 
-// An operand's buffer as a 3-D TMA map: D, rows, matrices (`fold` of them one matrix);
-// boxes of 64 columns (128 bytes, the swizzle's row) x 128 rows.
-TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int64_t fold) {
-  const Shape& s = o.buffer->shape();
-  const int64_t rows = s[s.rank() - 2] * fold, d = s[s.rank() - 1];
+// The steps of an operand's rows (where `fold` batch axes are folded into them, through
+// those too), and its batch axes apart from them as memory steps through them (outermost
+// first): at most three (fusion/attention.cc).
+int64_t RowStep(const AttentionOperand& o, int fold) {
+  std::vector<int> axes;
+  for (int b = o.batch.rank() - fold; b < o.batch.rank(); ++b) axes.push_back(b);
+  axes.push_back(o.row_axis);
+  const std::vector<MemoryAxis> rows = MemoryAxes(o.node->shape(), o.layout.strides, axes);
+  return rows.empty() ? o.node->shape()[o.d_axis] : rows.back().stride;
+}
+std::vector<MemoryAxis> BatchSteps(const AttentionOperand& o, int fold) {
+  std::vector<int> axes;
+  for (int b = 0; b < o.batch.rank() - fold; ++b) axes.push_back(b);
+  return MemoryAxes(o.node->shape(), o.layout.strides, axes);
+}
+
+// An operand as a 5-D TMA map: columns, rows (`fold` of them one matrix), then up to three
+// batch axes, each at its own step; boxes of 64 columns (128 bytes, the swizzle's row) x
+// 128 rows, zeros past the columns (a head dimension below 64 or 128).
+TensorMapSpec OperandMap(const KernelSource& ks, const AttentionOperand& o, const Folding& f,
+                         int fold_axes) {
+  const int64_t elem = 2;
   TensorMapSpec map;
-  map.arg = InputIndex(ks, o.buffer);
-  map.dtype = o.buffer->dtype();
-  map.dims = {d, rows, std::max<int64_t>(1, s.numel() / std::max<int64_t>(1, rows * d))};
-  map.strides = {d * 2, rows * d * 2};
+  map.arg = InputIndex(ks, o.layout.base);
+  map.offset = o.layout.offset * elem;
+  map.dtype = o.layout.base->dtype();
+  map.rank = 5;
+  map.dims[0] = o.node->shape()[o.d_axis];
+  map.dims[1] = o.node->shape()[o.row_axis] * (fold_axes > 0 ? f.factor : 1);
+  map.strides[0] = RowStep(o, fold_axes) * elem;
+  const std::vector<MemoryAxis> batch = BatchSteps(o, fold_axes);
+  TESSEL_CHECK(batch.size() <= 3, "an attention operand has more than three batch steps");
+  for (int i = 0; i < 3; ++i) {
+    const bool used = i < static_cast<int>(batch.size());
+    map.dims[2 + i] = used ? batch[batch.size() - 1 - i].extent : 1;
+    map.strides[1 + i] = used ? batch[batch.size() - 1 - i].stride * elem : map.strides[i];
+  }
   map.box = {64, 128};
   return map;
+}
+
+// The batch entry `entry`'s position in an operand: per batch axis, the index expression.
+std::vector<std::string> BatchIndex(const AttentionOperand& o, const Shape& out_batch,
+                                    const std::string& entry) {
+  return Broadcast(FromLinear(out_batch, entry, false, 1), out_batch, o.batch).dims;
+}
+
+// Coordinates of the map's dims 2 .. 4 for batch entry `entry` (OperandMap).
+std::string MapCoordinates(const AttentionOperand& o, int fold_axes, const Shape& out_batch,
+                           const std::string& entry) {
+  const std::vector<std::string> index = BatchIndex(o, out_batch, entry);
+  const std::vector<MemoryAxis> batch = BatchSteps(o, fold_axes);
+  std::vector<std::string> coords;
+  for (auto m = batch.rbegin(); m != batch.rend(); ++m) {
+    std::vector<std::string> terms;
+    for (int a : m->axes) {
+      const int64_t step = o.layout.strides[a] / m->stride;
+      terms.push_back(
+          absl::StrCat("(int)(", index[a], ")", step == 1 ? "" : absl::StrCat(" * ", step)));
+    }
+    coords.push_back(absl::StrJoin(terms, " + "));
+  }
+  while (coords.size() < 3) coords.push_back("0");
+  return absl::StrCat("{", absl::StrJoin(coords, ", "), "}");
+}
+
+// The elements before batch entry `entry`'s first row (the sm80 kernel's pointers).
+std::string ElementOffset(const AttentionOperand& o, const Shape& out_batch,
+                          const std::string& entry) {
+  const std::vector<std::string> index = BatchIndex(o, out_batch, entry);
+  std::string sum = absl::StrCat(o.layout.offset, "LL");
+  for (int a = 0; a < o.batch.rank(); ++a) {
+    if (o.layout.strides[a] != 0 && o.batch[a] != 1) {
+      absl::StrAppend(&sum, " + (long long)(", index[a], ") * ", o.layout.strides[a]);
+    }
+  }
+  return sum;
 }
 
 // How the kernel covers the problem: the device function, its tiles, the folding of head
@@ -261,10 +370,11 @@ struct AttentionSchedule {
 };
 
 AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target,
-                                 const GemmOperand& q, const GemmOperand& k, const GemmOperand& v) {
+                                 const AttentionOperand& q, const AttentionOperand& k,
+                                 const AttentionOperand& v) {
   const Shape& s = kernel.scores->shape();
   const int64_t sq = s[s.rank() - 2], sk = s[s.rank() - 1];
-  const int64_t d = q.buffer->shape()[q.buffer->shape().rank() - 1];
+  const int64_t d = HeadDimension(q);
   const Shape batch = BatchOf(kernel.matmul->shape());
   AttentionSchedule a;
   // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
@@ -294,14 +404,14 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
 KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) {
   KernelSource ks = NewKernelSource(kernel);
   const Node* scores = kernel.scores;
-  const GemmOperand q = OperandOf(kernel, scores->input(0));
-  const GemmOperand k = OperandOf(kernel, scores->input(1));
-  const GemmOperand v = OperandOf(kernel, kernel.matmul->input(1));
+  const AttentionOperand q = ReadOperand(kernel, scores->input(0), false);
+  const AttentionOperand k = ReadOperand(kernel, scores->input(1), true);
+  const AttentionOperand v = ReadOperand(kernel, kernel.matmul->input(1), false);
   const Shape& s = scores->shape();
   const int64_t sq = s[s.rank() - 2], sk = s[s.rank() - 1];
-  const int64_t d = q.buffer->shape()[q.buffer->shape().rank() - 1];
+  const int64_t d = HeadDimension(q), cols = q.node->shape()[q.d_axis];
   const Shape batch = BatchOf(kernel.matmul->shape());
-  const bool f16 = q.buffer->dtype() == DType::kF16;
+  const bool f16 = q.layout.base->dtype() == DType::kF16;
   const AttentionSchedule plan = ChooseSchedule(kernel, target, q, k, v);
   const bool hopper = plan.hopper;
   const AttentionTiles tiles = plan.tiles;
@@ -310,8 +420,9 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const int64_t rows = fold.factor * sq, smem = plan.smem;
   if (splits > 1) ks.workspace_bytes = entries * splits * rows * (d + 2) * 4;
   if (hopper) {
-    ks.tensor_maps.push_back(OperandMap(ks, q, fold.factor));
-    for (const GemmOperand* o : {&k, &v}) ks.tensor_maps.push_back(OperandMap(ks, *o, 1));
+    ks.tensor_maps.push_back(OperandMap(ks, q, fold, fold.axes));
+    for (const AttentionOperand* o : {&k, &v})
+      ks.tensor_maps.push_back(OperandMap(ks, *o, fold, 0));
   }
   CodeWriter w;
   BeginSource(w, kernel);
@@ -331,13 +442,25 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
            ", SPLITS = ", splits, ", SMEM = ", smem, ";");
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
-    const std::string folded = fold.factor > 1 ? absl::StrCat(" / ", fold.factor) : "";
-    w.Line("static __device__ long long q_batch(int batch) { return (",
-           OperandMatrixIndex(q, batch, first), ")", folded, "; }");
-    w.Line("static __device__ long long k_batch(int batch) { return ",
-           OperandMatrixIndex(k, batch, first), "; }");
-    w.Line("static __device__ long long v_batch(int batch) { return ",
-           OperandMatrixIndex(v, batch, first), "; }");
+    if (cols != d) {
+      w.Line("static constexpr int COLS = ", cols, ";  // of D: the rest are zeros");
+    } else {
+      w.Line("static constexpr int COLS = D;");
+    }
+    const std::pair<std::string, const AttentionOperand*> operands[] = {
+        {"q", &q}, {"k", &k}, {"v", &v}};
+    for (const auto& [name, o] : operands) {
+      const int fold_axes = o == &q ? fold.axes : 0;
+      if (hopper) {
+        w.Line("static __device__ tessel_attention_coords ", name, "_coords(int batch) { return ",
+               MapCoordinates(*o, fold_axes, batch, first), "; }");
+        continue;
+      }
+      w.Line("static __device__ long long ", name, "_offset(int batch) { return ",
+             ElementOffset(*o, batch, first), "; }");
+      w.Line("static constexpr long long ", absl::AsciiStrToUpper(name),
+             "_ROW = ", RowStep(*o, fold_axes), ";");
+    }
   }
   w.Blank();
   {
@@ -349,13 +472,13 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
              splits > 1 ? "ws" : "nullptr", ",");
     } else {
       w.Line("const index_t batch = blockIdx.y;");
-      w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.buffer), ", ",
-             PointerName(ks, k.buffer), ", ", PointerName(ks, v.buffer), ",");
+      w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.layout.base), ", ",
+             PointerName(ks, k.layout.base), ", ", PointerName(ks, v.layout.base), ",");
     }
     const std::vector<KeyBand> bands = FindKeyBands(kernel.logits, sq, sk);
     EmitKeyRange(w, ks, bands, fold, sk);
     EmitScore(w, ks, kernel, bands, fold, tiles.key);
-    EmitOutput(w, ks, kernel, d, fold, tiles.query);
+    EmitOutput(w, ks, kernel, d, cols, fold, tiles.query);
   }
   const std::string combine = absl::StrCat(kNamePlaceholder, "_combine");
   if (splits > 1) {
@@ -365,7 +488,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     w.Line("const index_t batch = blockIdx.x / ", CeilDiv(rows, 64), ";");
     w.Line("tessel_attention_combine<attention_config>(ws,");
-    EmitOutput(w, ks, kernel, d, fold, 64);
+    EmitOutput(w, ks, kernel, d, cols, fold, 64);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

@@ -47,9 +47,10 @@ struct TensorMapSpec {
   int arg = 0;
   int64_t offset = 0;  // bytes into that buffer (a staged operand's copy in the workspace)
   DType dtype = DType::kBF16;
-  std::array<int64_t, 3> dims = {1, 1, 1};  // elements, innermost first
-  std::array<int64_t, 2> strides = {0, 0};  // bytes between steps of dims 1 and 2
-  std::array<int, 2> box = {64, 64};        // the box in dims 0 and 1 (one step of dim 2)
+  int rank = 3;                                   // dims in use, 3 to 5
+  std::array<int64_t, 5> dims = {1, 1, 1, 1, 1};  // elements, innermost first
+  std::array<int64_t, 4> strides = {};            // bytes between steps of dims 1 ..
+  std::array<int, 2> box = {64, 64};  // the box in dims 0 and 1 (one step of the others)
   bool rows_dim1 = false;  // dims[1] is the rows argument (and strides[1] = rows * strides[0])
 };
 

@@ -105,14 +105,18 @@ void EmitTensorMaps(CodeWriter& w, const KernelSource& ks, const std::vector<std
     const TensorMapSpec& m = ks.tensor_maps[i];
     w.Line("CUtensorMap map", i, ";");
     auto block = w.Block("");
-    w.Line("cuuint64_t dims[3] = {", m.dims[0], ", ", m.dims[1], ", ", m.dims[2], "};");
-    w.Line("cuuint64_t strides[2] = {", m.strides[0], ", ", m.strides[1], "};");
-    w.Line("cuuint32_t box[3] = {", m.box[0], ", ", m.box[1], ", 1}, steps[3] = {1, 1, 1};");
+    const auto used = [&](const auto& a, int n) {
+      return absl::StrJoin(a.begin(), a.begin() + n, ", ");
+    };
+    w.Line("cuuint64_t dims[] = {", used(m.dims, m.rank), "};");
+    w.Line("cuuint64_t strides[] = {", used(m.strides, m.rank - 1), "};");
+    w.Line("cuuint32_t box[5] = {", m.box[0], ", ", m.box[1],
+           ", 1, 1, 1}, steps[5] = {1, 1, 1, 1, 1};");
     w.Line("REPRO_CHECK_CU(cuTensorMapEncodeTiled(&map", i, ", ",
            m.dtype == DType::kF16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
            : m.dtype == DType::kF32 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"
                                     : "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
-           ", 3, (char*)", args[m.arg], " + ", m.offset,
+           ", ", m.rank, ", (char*)", args[m.arg], " + ", m.offset,
            ", dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,");
     w.Line("    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,");
     w.Line("    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));");

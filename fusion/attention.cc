@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/strided_view.h"
 
 namespace tessel::fusion_internal {
 namespace {
@@ -77,24 +78,68 @@ ScoreCone FindScores(const Node* logits) {
   return cone;
 }
 
+// Whether the kernel can read an operand laid out as `l` (its head dimension on axis
+// `d_axis`, its rows on the other of its last two): the head dimension contiguous, the rows
+// and the start 16-byte aligned (TMA), the batch axes at most three steps through memory.
+bool SuitsKernel(const StridedLayout& l, const Shape& shape, int d_axis) {
+  const int rank = shape.rank(), row_axis = d_axis == rank - 1 ? rank - 2 : rank - 1;
+  constexpr int64_t kAligned = 8;  // elements of 16 bits in 16 bytes
+  if (l.strides[d_axis] != 1 || l.offset % kAligned != 0) return false;
+  if (shape[row_axis] > 1 && (l.strides[row_axis] <= 0 || l.strides[row_axis] % kAligned != 0)) {
+    return false;
+  }
+  std::vector<int> batch(rank - 2);
+  for (int a = 0; a < rank - 2; ++a) batch[a] = a;
+  const std::vector<MemoryAxis> axes = MemoryAxes(shape, l.strides, batch);
+  for (const MemoryAxis& a : axes) {
+    if (a.stride < 0 || a.stride % kAligned != 0) return false;
+  }
+  return axes.size() <= 3;
+}
+
+// The views below `operand` that the kernel can read through, from the operand down: each
+// one's input, read as it lays the operand out, suits the kernel at every cut above it too
+// (any of them may be written instead: another reader, an output). `stop` is the first view
+// that cannot be read through (it is written), or null.
+void ReadableViews(const Node* operand, int d_axis, std::vector<const Node*>* views,
+                   std::vector<const Node*>* stops) {
+  for (const Node* n = operand; !n->realized() && GetOpInfo(n->op()).category == OpCategory::kView;
+       n = &n->input(0)) {
+    const Node* below = &n->input(0);
+    const std::optional<StridedLayout> l =
+        LayoutOverViews(*operand, [&](const Node& x) { return &x == below || x.realized(); });
+    if (!l || !SuitsKernel(*l, operand->shape(), d_axis)) {
+      stops->push_back(n);
+      return;
+    }
+    views->push_back(n);
+  }
+}
+
 // Why q, k and v do not suit the kernel, or "".
-std::string OperandsRefusal(const AttentionMatch& m) {
+std::string OperandsRefusal(AttentionMatch& m) {
   const DType t = m.q->dtype();
   if (t != DType::kBF16 && t != DType::kF16) {
     return absl::StrCat("q is ", DTypeName(t), ": the attention kernel takes bf16 or f16");
   }
   if (m.k_t->dtype() != t || m.v->dtype() != t) return "q, k and v differ in dtype";
-  const int64_t d = m.q->shape()[m.q->shape().rank() - 1];
+  const int rank = m.q->shape().rank();
+  const int64_t d = m.q->shape()[rank - 1];
   const int64_t dv = m.v->shape()[m.v->shape().rank() - 1];
-  if (d != 64 && d != 128) {
-    return absl::StrCat("head dimension ", d, ": the attention kernel takes 64 or 128");
+  if (d > 128 || d % 8 != 0) {
+    return absl::StrCat("head dimension ", d,
+                        ": the attention kernel takes multiples of 8 up to 128");
   }
   if (dv != d) return absl::StrCat("v's head dimension ", dv, " differs from q's ", d);
-  // The kernel reads q, k and v as [.., S, D] rows: k^T as a transpose of such a k.
-  if (!SwapsLastTwoAxes(*m.k_t) || m.k_t->realized()) {
-    return "k^T is not a transpose of a [.., S_k, D] tensor";
+  // The kernel reads q, k and v as rows of D contiguous elements, through the views below
+  // them where it can (q or v written by another kernel are such rows), k^T only so.
+  const size_t before = m.views.size();
+  ReadableViews(m.k_t, m.k_t->shape().rank() - 2, &m.views, &m.view_stops);
+  if (m.views.size() == before || m.views[before] != m.k_t) {
+    return "k^T is not a view of a [.., S_k, D] tensor with D contiguous";
   }
-  if (SwapsLastTwoAxes(*m.q) || SwapsLastTwoAxes(*m.v)) return "q or v is read transposed";
+  ReadableViews(m.q, rank - 1, &m.views, &m.view_stops);
+  ReadableViews(m.v, m.v->shape().rank() - 1, &m.views, &m.view_stops);
   return "";
 }
 
@@ -145,9 +190,13 @@ std::optional<AttentionMatch> MatchAttention(const PlannerState& state, const No
   if (std::string why = OperandsRefusal(m); !why.empty()) return refuse(why);
   // The kernel reads k through k^T in place (fusion/writes.cc): a k^T that something else
   // reads, or that is returned, is written out transposed, which the kernel cannot read.
+  // Another chain's scores may read it too (FindAttentionChains keeps both only if both are
+  // chains).
   if (state.InProgram(m.k_t)) {
     for (const Node* c : state.consumers[state.Index(m.k_t)]) {
-      if (c != m.scores) return refuse(absl::StrCat("k^T is also read by a ", OpName(c->op())));
+      if (c != m.scores && !(c->op() == OpKind::kMatmul && &c->input(1) == m.k_t)) {
+        return refuse(absl::StrCat("k^T is also read by a ", OpName(c->op())));
+      }
     }
     if (state.outputs.contains(m.k_t)) return refuse("k^T is a program output");
   }

@@ -31,6 +31,9 @@ struct AttentionMatch {
   const Node* probs = nullptr;  // exp(..) / sum, as the second matmul reads it (maybe cast)
   // Every node the attention kernel computes, producers first: scores .. output.
   std::vector<const Node*> members;
+  // Views below q, k^T and v that the kernel reads through where only attention kernels
+  // read them (fusion/writes.cc), and views it cannot read through (written).
+  std::vector<const Node*> views, view_stops;
 };
 
 // Whether `output` (a matmul) ends an attention chain whose intermediate values nothing else

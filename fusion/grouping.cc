@@ -238,21 +238,43 @@ void PlaceAlone(PlannerState& s, const Node* n, KernelKind kind) {
 }
 
 // Attention chains, found before anything is placed: their members other than the output
-// wait for it. A matmul that reads a softmax but is no attention chain keeps the reason.
+// wait for it. A matmul that reads a softmax but is no attention chain keeps the reason. A
+// k^T that several chains' scores read stays unwritten only where each of them is a chain.
 void FindAttentionChains(PlannerState& s,
                          std::vector<std::pair<const Node*, std::string>>* misses) {
+  std::vector<AttentionMatch> found;
   for (const Node* n : s.nodes) {
     if (n->op() != OpKind::kMatmul) continue;
     std::string why_not;
     std::optional<AttentionMatch> m = MatchAttention(s, n, &why_not);
-    if (!m) {
-      if (!why_not.empty()) misses->emplace_back(n, why_not);
-      continue;
+    if (m) {
+      found.push_back(*std::move(m));
+    } else if (!why_not.empty()) {
+      misses->emplace_back(n, why_not);
     }
-    for (const Node* x : m->members) {
-      if (x != n) s.attention_members.insert(x);
+  }
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    absl::flat_hash_set<const Node*> scores;
+    for (const AttentionMatch& m : found) scores.insert(m.scores);
+    for (auto m = found.begin(); m != found.end(); ++m) {
+      for (const Node* c : s.consumers[s.Index(m->k_t)]) {
+        if (scores.contains(c)) continue;
+        misses->emplace_back(m->output, "k^T is also read by a matmul that is no attention");
+        found.erase(m);
+        dropped = true;
+        break;
+      }
+      if (dropped) break;
     }
-    s.attention_chains[n] = AttentionChain{m->members, m->scores, m->logits};
+  }
+  for (const AttentionMatch& m : found) {
+    for (const Node* x : m.members) {
+      if (x != m.output) s.attention_members.insert(x);
+    }
+    s.attention_chains[m.output] = AttentionChain{m.members, m.scores, m.logits};
+    s.attention_views.insert(m.views.begin(), m.views.end());
+    s.attention_view_stops.insert(m.view_stops.begin(), m.view_stops.end());
   }
 }
 

@@ -73,6 +73,9 @@ struct PlannerState {
   // it (placed with it, never alone).
   absl::flat_hash_map<const Node*, AttentionChain> attention_chains;
   absl::flat_hash_set<const Node*> attention_members;
+  // Views below their q, k^T and v that the kernels can read through, and views that one of
+  // them cannot (AttentionMatch::views): a view in both is written.
+  absl::flat_hash_set<const Node*> attention_views, attention_view_stops;
   std::vector<bool> written;  // phase 3: values written to memory
   std::vector<std::string> write_reason;
 };

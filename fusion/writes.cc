@@ -31,15 +31,26 @@ int OpCost(const Node* n) {
   }
 }
 
-// A view whose readers are all matmuls, or views read through themselves (IsMatmulOperandView:
-// a transpose, a reshape of the batch axes): the GEMM reads its input's memory as the view
-// lays it out (tensor cores take either layout), so the view costs no copy.
+bool IsAttentionMatmul(const PlannerState& s, const Node* n) {
+  return n->op() == OpKind::kMatmul &&
+         (s.attention_chains.contains(n) || s.attention_members.contains(n));
+}
+
+// A view the kernels reading it read in place, so that it costs no copy: a GEMM reads a
+// transpose or a reshape of the batch axes (IsMatmulOperandView) as tensor cores take either
+// layout; an attention kernel reads q, k^T and v through the views whose strides it can
+// follow (fusion/attention.h), where only attention kernels read them.
 bool IsReadThrough(const PlannerState& s, const Node* n, const std::vector<bool>& read_through) {
-  if (!IsMatmulOperandView(*n) || s.outputs.contains(n) || s.consumers[s.Index(n)].empty()) {
-    return false;
-  }
+  if (s.outputs.contains(n) || s.consumers[s.Index(n)].empty()) return false;
+  const bool attention = s.attention_views.contains(n) && !s.attention_view_stops.contains(n);
+  if (!attention && !IsMatmulOperandView(*n)) return false;
   for (const Node* c : s.consumers[s.Index(n)]) {
-    if (c->op() != OpKind::kMatmul && !read_through[s.Index(c)]) return false;
+    const bool view = read_through[s.Index(c)];
+    const bool attention_reader =
+        IsAttentionMatmul(s, c) || (view && s.attention_views.contains(c));
+    const bool gemm_reader = (c->op() == OpKind::kMatmul && !IsAttentionMatmul(s, c)) ||
+                             (view && !s.attention_views.contains(c));
+    if (!(attention ? attention_reader : gemm_reader)) return false;
   }
   return true;
 }
@@ -51,16 +62,32 @@ void ChooseWrites(PlannerState& s) {
   // Inline cost of each floating value's cone, producers first (shared subcones count
   // once per path: an estimate).
   std::vector<int> cost(n, 0);
+  // Values computed from positions and constants alone (a mask of arange or tril): an
+  // attention kernel that recomputes one sees its bands (codegen/attention_band.h) and skips
+  // the key tiles it masks, where a written one is data.
+  std::vector<bool> index_only(n, false);
   for (int i = 0; i < n; ++i) {
     const Node* node = s.nodes[i];
     if (s.group_of[i] >= 0) continue;
     cost[i] = OpCost(node);
+    index_only[i] = node->op() == OpKind::kArange || node->op() == OpKind::kFull ||
+                    GetOpInfo(node->op()).category == OpCategory::kElementwise ||
+                    GetOpInfo(node->op()).category == OpCategory::kView;
     for (const NodePtr& in : node->inputs()) {
-      if (s.InProgram(in.get()) && !s.IsMember(in.get())) {
-        cost[i] = std::min(1 << 20, cost[i] + cost[s.Index(in.get())]);
-      }
+      const bool computed = s.InProgram(in.get()) && !s.IsMember(in.get());
+      if (computed) cost[i] = std::min(1 << 20, cost[i] + cost[s.Index(in.get())]);
+      index_only[i] = index_only[i] && computed && index_only[s.Index(in.get())];
     }
   }
+  auto attention_site = [&](const absl::flat_hash_set<int>& sites) {
+    for (int g : sites) {
+      if (g >= 0 && g < kRootBase && s.groups[g].alone &&
+          s.groups[g].alone_kind == KernelKind::kAttention) {
+        return true;
+      }
+    }
+    return false;
+  };
 
   std::vector<absl::flat_hash_set<int>> evaluated_in(n);
   std::vector<bool> operand_memory(n, false);  // the input of a view read through
@@ -102,7 +129,7 @@ void ChooseWrites(PlannerState& s) {
     } else if (!s.options.fuse) {
       reason = "unfused mode: every operation is a kernel";
     } else if (sites.size() > 1 && cost[i] > s.options.recompute_limit &&
-               !s.online_terms.contains(node)) {
+               !s.online_terms.contains(node) && !(index_only[i] && attention_site(sites))) {
       reason = absl::StrCat("needed by ", sites.size(), " kernels and costs ", cost[i],
                             " to recompute (limit ", s.options.recompute_limit, "): written once");
     }

@@ -32,6 +32,20 @@ def measure(b, h, hkv, sq, sk, d, causal):
         if causal and sq == sk:
             return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=h != hkv)
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=h != hkv)
+    best = time_ms(run)
+    flops = 4.0 * b * h * sq * sk * d * (0.5 if causal else 1.0)
+    kv_bytes = 2.0 * b * hkv * sk * d * 2
+    return best, flops / best / 1e9, kv_bytes / best / 1e6
+
+
+HEADS_LAST = [  # batch, heads, S, head dimension: q, k, v stored [B, S, H, D], transposed
+    (8, 16, 4096, 128),
+    (8, 16, 4096, 64),
+    (8, 32, 4096, 32),
+]
+
+
+def time_ms(run):
     for _ in range(3):
         run()
     torch.cuda.synchronize()
@@ -45,9 +59,14 @@ def measure(b, h, hkv, sq, sk, d, causal):
         stop.record()
         stop.synchronize()
         best = min(best, start.elapsed_time(stop) / iterations)
-    flops = 4.0 * b * h * sq * sk * d * (0.5 if causal else 1.0)
-    kv_bytes = 2.0 * b * hkv * sk * d * 2
-    return best, flops / best / 1e9, kv_bytes / best / 1e6
+    return best
+
+
+def measure_heads_last(b, h, s, d):
+    q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+               for _ in range(3))
+    best = time_ms(lambda: F.scaled_dot_product_attention(q, k, v))
+    return best, 4.0 * b * h * s * s * d / best / 1e9
 
 
 def main():
@@ -56,6 +75,10 @@ def main():
         ms, tflops, gbs = measure(*shape)
         name = "BM_Attention/" + "/".join(str(x) for x in shape)
         print(f"{name:<44} sdpa {ms:9.4f} ms {tflops:8.1f} TFLOP/s {gbs:8.1f} KV_GB/s")
+    for shape in HEADS_LAST:
+        ms, tflops = measure_heads_last(*shape)
+        name = "BM_AttentionHeadsLast/" + "/".join(str(x) for x in shape)
+        print(f"{name:<44} sdpa {ms:9.4f} ms {tflops:8.1f} TFLOP/s")
 
 
 if __name__ == "__main__":

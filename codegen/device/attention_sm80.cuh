@@ -13,11 +13,13 @@
 // - at the end O / l goes through the generated `epilogue`.
 // A row whose scores are all -inf has l = 0 and gives NaN, as softmax does on the CPU.
 //
-// C provides: D (head dimension: 64 or 128), SQ, SK (query and key counts), BATCH,
-// F16 (f16 operands, else bf16), `typedef ... T` (the 16-bit storage type), and
-// `static __device__ long long q_batch(int)`, `k_batch(int)`, `v_batch(int)`: each operand's
-// matrix for a batch entry (broadcast heads map many entries to one). Q is [SQ, D], K and V
-// [SK, D], each row-major and contiguous.
+// C provides: D (the head dimension computed with: 64 or 128), COLS (the operands' columns,
+// at most D: the rest read as zeros, so that their products add nothing), SQ, SK (query and
+// key counts), BATCH, F16 (f16 operands, else bf16), `typedef ... T` (the 16-bit storage
+// type), `static __device__ long long q_offset(int)`, `k_offset(int)`, `v_offset(int)`: the
+// elements before a batch entry's first row of each operand (broadcast heads map many entries
+// to one), and Q_ROW, K_ROW, V_ROW: the elements from one row to the next. Q is [SQ, COLS],
+// K and V [SK, COLS], each row's columns contiguous.
 //
 // Fragments (g = lane / 4, t = lane % 4): thread element s[j][e] of a warp's 16 x 64 scores is
 // row g + 8 (e / 2), key 8 j + 2 t + e % 2; o[j][e] is row g + 8 (e / 2), column 8 j + 2 t +
@@ -37,20 +39,20 @@ struct tessel_attention_sm80_layout {
   static_assert(C::D == 64 || C::D == 128, "head dimension 64 or 128");
 };
 
-// rows x D of a row-major [total, D] matrix from row `row0` into shared rows of kPitch, by the
-// block's 128 threads, 16 bytes a copy; rows past `total` are zeros.
+// rows x D of a [total, COLS] matrix (rows `step` elements apart) from row `row0` into shared
+// rows of kPitch, by the block's 128 threads, 16 bytes a copy; rows past `total` and columns
+// past COLS are zeros.
 template <class C, int ROWS>
 __device__ __forceinline__ void tessel_attention_sm80_load(typename C::T* dst,
                                                            const typename C::T* src, int row0,
-                                                           int total) {
+                                                           int total, long long step) {
   using L = tessel_attention_sm80_layout<C>;
   constexpr int kChunksPerRow = C::D / 8;
 #pragma unroll
   for (int i = threadIdx.x; i < ROWS * kChunksPerRow; i += 128) {
     const int r = i / kChunksPerRow, c = (i % kChunksPerRow) * 8;
-    const bool inside = row0 + r < total;
-    tessel_cp_async_16(dst + r * L::kPitch + c,
-                       inside ? src + (long long)(row0 + r) * C::D + c : src, inside);
+    const bool inside = row0 + r < total && c < C::COLS;
+    tessel_cp_async_16(dst + r * L::kPitch + c, inside ? src + (row0 + r) * step + c : src, inside);
   }
 }
 
@@ -152,19 +154,19 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
   T* sk = sq + L::BQ * L::kPitch;  // two K tiles, then two V tiles
   T* sv = sk + 2 * L::kTileElems;
   const int batch = blockIdx.y, q0 = blockIdx.x * L::BQ;
-  q += C::q_batch(batch) * C::SQ * C::D;
-  k += C::k_batch(batch) * C::SK * C::D;
-  v += C::v_batch(batch) * C::SK * C::D;
+  q += C::q_offset(batch);
+  k += C::k_offset(batch);
+  v += C::v_offset(batch);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int kt_begin, kt_end;
   tessel_attention_key_tiles<L::BK, C::SK>(key_range, q0, min(q0 + L::BQ, C::SQ) - 1, kt_begin,
                                            kt_end);
-  tessel_attention_sm80_load<C, L::BQ>(sq, q, q0, C::SQ);
+  tessel_attention_sm80_load<C, L::BQ>(sq, q, q0, C::SQ, C::Q_ROW);
   if (kt_begin < kt_end) {
     tessel_attention_sm80_load<C, L::BK>(sk + (kt_begin % 2) * L::kTileElems, k, kt_begin * L::BK,
-                                         C::SK);
+                                         C::SK, C::K_ROW);
     tessel_attention_sm80_load<C, L::BK>(sv + (kt_begin % 2) * L::kTileElems, v, kt_begin * L::BK,
-                                         C::SK);
+                                         C::SK, C::V_ROW);
   }
   tessel_cp_async_commit();
   tessel_cp_async_wait<0>();
@@ -183,9 +185,9 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
     const T* vb = sv + (kt % 2) * L::kTileElems;
     if (kt + 1 < kt_end) {  // the next tiles load while this one is used
       tessel_attention_sm80_load<C, L::BK>(sk + ((kt + 1) % 2) * L::kTileElems, k, (kt + 1) * L::BK,
-                                           C::SK);
+                                           C::SK, C::K_ROW);
       tessel_attention_sm80_load<C, L::BK>(sv + ((kt + 1) % 2) * L::kTileElems, v, (kt + 1) * L::BK,
-                                           C::SK);
+                                           C::SK, C::V_ROW);
     }
     tessel_cp_async_commit();
     // S = Q K^T: 8 blocks of 8 keys; an ldmatrix x4 gives two blocks' B fragments.

@@ -21,11 +21,18 @@
 // layout of each warp's 16 rows that tessel_attention_sm80 documents (s[j][e] = acc[4 j + e]),
 // so the generated `score(s, row0, key0)` and `epilogue(o, row0)` are the same callbacks.
 //
-// C provides what tessel_attention_sm80 documents (D, SQ, SK, F16, T, q_batch, k_batch,
-// v_batch); the host passes TMA maps of q, k and v as [matrices, rows, D] with boxes of 64
-// columns x 128 rows.
+// C provides what tessel_attention_sm80 documents but the offsets and row steps (D, COLS,
+// SQ, SK, BATCH, SPLITS, F16, T), and `static __device__ tessel_attention_coords
+// q_coords(int)`, `k_coords(int)`, `v_coords(int)`: a batch entry's coordinates in the maps'
+// batch dimensions. The host passes TMA maps of q, k and v as 5-D [.., rows, COLS] (the
+// views' own steps: the batch axes need not be contiguous) with boxes of 64 columns x 128
+// rows; columns past COLS read as zeros.
 #pragma once
 #include "tessel/attention_sm80.cuh"
+
+struct tessel_attention_coords {
+  int c2, c3, c4;  // dims 2 .. 4 of a 5-D map
+};
 
 template <class C>
 struct tessel_attention_sm90_layout {
@@ -55,11 +62,12 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
   using L = tessel_attention_sm90_layout<C>;
   unsigned long long *q_full = bars, *k_full = bars + 1, *k_empty = k_full + L::STAGES;
   unsigned long long *v_full = k_empty + L::STAGES, *v_empty = v_full + L::STAGES;
-  const int qb = C::q_batch(batch), kb = C::k_batch(batch), vb = C::v_batch(batch);
+  const tessel_attention_coords qb = C::q_coords(batch), kb = C::k_coords(batch),
+                                vb = C::v_coords(batch);
   tessel_mbar_arrive_expect_tx(q_full, L::kQBytes);
 #pragma unroll
   for (int j = 0; j < L::kChunks; ++j) {
-    tessel_tma_load_3d(sq + j * L::BQ * 128, &q_map, q_full, 64 * j, q0, qb);
+    tessel_tma_load_5d(sq + j * L::BQ * 128, &q_map, q_full, 64 * j, q0, qb.c2, qb.c3, qb.c4);
   }
   for (int kt = kt_begin; kt < kt_end; ++kt) {
     const int stage = (kt - kt_begin) % L::STAGES;
@@ -68,15 +76,15 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
     tessel_mbar_arrive_expect_tx(&k_full[stage], L::kTileBytes);
 #pragma unroll
     for (int j = 0; j < L::kChunks; ++j) {
-      tessel_tma_load_3d(sk + stage * L::kTileBytes + j * L::BK * 128, &k_map, &k_full[stage],
-                         64 * j, kt * L::BK, kb);
+      tessel_tma_load_5d(sk + stage * L::kTileBytes + j * L::BK * 128, &k_map, &k_full[stage],
+                         64 * j, kt * L::BK, kb.c2, kb.c3, kb.c4);
     }
     tessel_mbar_wait(&v_empty[stage], phase ^ 1);
     tessel_mbar_arrive_expect_tx(&v_full[stage], L::kTileBytes);
 #pragma unroll
     for (int j = 0; j < L::kChunks; ++j) {
-      tessel_tma_load_3d(sv + stage * L::kTileBytes + j * L::BK * 128, &v_map, &v_full[stage],
-                         64 * j, kt * L::BK, vb);
+      tessel_tma_load_5d(sv + stage * L::kTileBytes + j * L::BK * 128, &v_map, &v_full[stage],
+                         64 * j, kt * L::BK, vb.c2, vb.c3, vb.c4);
     }
   }
 }

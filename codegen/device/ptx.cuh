@@ -132,6 +132,18 @@ __device__ __forceinline__ void tessel_tma_load_3d(void* dst, const tessel_tenso
       : "memory");
 }
 
+// The same through a 5-D map: a view's rows and up to three batch axes at strides of their own.
+__device__ __forceinline__ void tessel_tma_load_5d(void* dst, const tessel_tensor_map* map,
+                                                   unsigned long long* bar, int c0, int c1, int c2,
+                                                   int c3, int c4) {
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5, %6, %7}], [%2];" ::"r"(tessel_smem(dst)),
+      "l"((unsigned long long)map), "r"(tessel_smem(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3),
+      "r"(c4)
+      : "memory");
+}
+
 // Stores the box at (c0 innermost, c1, c2) from `src`; out-of-bounds parts are clipped.
 __device__ __forceinline__ void tessel_tma_store_3d(const tessel_tensor_map* map, const void* src,
                                                     int c0, int c1, int c2) {

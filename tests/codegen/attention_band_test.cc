@@ -23,7 +23,23 @@ TEST(AttentionBandTest, TriuMaskedFillIsAnUpperBand) {
   EXPECT_TRUE(bands[0].upper);  // keys >= row + 65 are -inf
   EXPECT_EQ(bands[0].adjust, 0);
   EXPECT_EQ(bands[0].diagonal->op(), OpKind::kFull);
-  EXPECT_NE(bands[0].must_be_true, nullptr);
+  EXPECT_EQ(bands[0].conditions.size(), 2u);  // triu's ones are true and its zeros false
+}
+
+// The language model's mask: the keys where tril(ones) is 0 (`eq(.., false)`, or `== 0.0` of
+// a float tril, or logical_not), under conditions on the scalars that make it so.
+TEST(AttentionBandTest, EqualToZeroOfTrilIsTheUpperBand) {
+  const Tensor s = In({16, 16});
+  for (const Tensor& future :
+       {eq(tril(ones({16, 16}, DType::kBool)), false), eq(tril(ones({16, 16})), 0.0),
+        logical_not(tril(ones({16, 16}, DType::kBool))), ne(triu(ones({16, 16}), 1), 0.0)}) {
+    const std::vector<KeyBand> bands =
+        FindKeyBands(&masked_fill(s, future, -INFINITY).node(), 16, 16);
+    ASSERT_EQ(bands.size(), 1u) << PrintGraph({future});
+    EXPECT_TRUE(bands[0].upper);  // keys >= row + 1
+    EXPECT_EQ(bands[0].diagonal->attrs().value + bands[0].adjust, 1) << PrintGraph({future});
+    EXPECT_EQ(bands[0].conditions.size(), 2u);
+  }
 }
 
 TEST(AttentionBandTest, WhereOfTrilKeepsAndAWindowsLowerSide) {

@@ -2,6 +2,7 @@
 // each near miss says why it does not.
 #include "fusion/attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/match.h"
@@ -122,6 +123,66 @@ TEST(AttentionTest, GroupedCausalAndDecodeFormsPlanAsOneKernel) {
   }
 }
 
+// q, k and v as views the kernel reads in place: heads permuted out of [S, H, D], column
+// slices of one packed projection; a view it cannot read (a flip) stops the walk there, and
+// that view is written (to rows the kernel reads).
+TEST(AttentionTest, OperandViewsTheKernelReadsInPlace) {
+  const Tensor qkv = In({40, 3 * 4 * 32});
+  const auto heads = [&](int part) {
+    return permute(reshape(slice(qkv, 1, part * 128, (part + 1) * 128), {40, 4, 32}), {1, 0, 2});
+  };
+  const Tensor q = heads(0), k_t = transpose(heads(1));
+  const Tensor v = flip(permute(In({40, 4, 32}), {1, 0, 2}), {1});
+  const Matched m = MatchIn(matmul(softmax(matmul(q, k_t), -1), v));
+  ASSERT_TRUE(m.match.has_value()) << m.why_not;
+  auto read_through = [&](const Tensor& t) {
+    return std::find(m.match->views.begin(), m.match->views.end(), &t.node()) !=
+           m.match->views.end();
+  };
+  EXPECT_TRUE(read_through(q));
+  EXPECT_TRUE(read_through(k_t));
+  EXPECT_TRUE(read_through(heads(1)));
+  EXPECT_FALSE(read_through(v));  // v is written: the flip's steps go backwards
+  EXPECT_EQ(m.match->view_stops, std::vector<const Node*>{&v.node()});
+}
+
+// The language model's attention: heads sliced out of one packed projection and permuted,
+// a causal mask built once and read by two chains (recomputed in each kernel, which then sees
+// its band), k^T read by both chains in place; the views that a GEMM or an elementwise op
+// also read are written for them (and read from there).
+TEST(AttentionTest, ViewsAndSharedMasksPlanAsOneKernelALayer) {
+  const int64_t t = 40;
+  const Tensor qkv = In({t, 384});
+  const auto heads = [&](int part) {
+    return permute(reshape(slice(qkv, 1, part * 128, (part + 1) * 128), {t, 4, 32}), {1, 0, 2});
+  };
+  const Tensor future = eq(tril(ones({t, t}, DType::kBool)), false);
+  const auto attend = [&](const Tensor& q) {
+    const Tensor s = masked_fill(matmul(q, transpose(heads(1))) * 0.17, future, -INFINITY);
+    return matmul(softmax(s, -1), heads(2));
+  };
+  const Tensor a = attend(heads(0)), b = attend(heads(0) * 2.0);
+  const Tensor shared = matmul(heads(2), In({32, 32}));  // v also feeds a plain GEMM
+  FusionOptions options;
+  options.attention = true;
+  const std::vector<const Node*> roots = {&a.node(), &b.node(), &shared.node()};
+  const FusionPlan plan = PlanFusion(CollectProgram(roots), options);
+  const std::vector<const Node*> expected = {&qkv.node(), &heads(0).node(), &heads(2).node(),
+                                             &(heads(0) * 2.0).node()};
+  int attention = 0;
+  for (const FusedKernel& k : plan.kernels) {
+    attention += k.kind == KernelKind::kAttention;
+    if (k.kind != KernelKind::kAttention) continue;
+    for (const Node* in : k.inputs) {
+      EXPECT_NE(std::find(expected.begin(), expected.end(), in), expected.end())
+          << PrintPlan(plan, roots);
+    }
+  }
+  EXPECT_EQ(attention, 2) << PrintPlan(plan, roots);
+  // The views' copies, two attention kernels, the GEMM: the mask and k^T are not written.
+  EXPECT_EQ(plan.kernels.size(), 4u) << PrintPlan(plan, roots);
+}
+
 TEST(AttentionTest, NearMissesSayWhy) {
   const Tensor q = In({4, 128, 64}), k = In({4, 128, 64}), v = In({4, 128, 64});
   const Tensor s = matmul(q, transpose(k));
@@ -138,9 +199,12 @@ TEST(AttentionTest, NearMissesSayWhy) {
   const Tensor v32 = In({4, 128, 64}, DType::kF32);
   EXPECT_TRUE(
       absl::StrContains(why(matmul(softmax(matmul(q32, transpose(k32)), -1), v32)), "q is f32"));
-  const Tensor q96 = In({4, 128, 96}), k96 = In({4, 128, 96}), v96 = In({4, 128, 96});
-  EXPECT_TRUE(absl::StrContains(why(matmul(softmax(matmul(q96, transpose(k96)), -1), v96)),
-                                "head dimension 96"));
+  const Tensor q100 = In({4, 128, 100}), k100 = In({4, 128, 100}), v100 = In({4, 128, 100});
+  EXPECT_TRUE(absl::StrContains(why(matmul(softmax(matmul(q100, transpose(k100)), -1), v100)),
+                                "head dimension 100"));
+  // k^T stored as [.., D, S_k]: its head dimension is not contiguous.
+  EXPECT_TRUE(absl::StrContains(why(matmul(softmax(matmul(q, In({4, 64, 128})), -1), v)),
+                                "k^T is not a view"));
   // k^T read by something else is written transposed, which the kernel cannot read.
   EXPECT_TRUE(absl::StrContains(why(matmul(softmax(s, -1), v), {abs(transpose(k))}),
                                 "k^T is also read by a abs"));

@@ -143,5 +143,41 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
   }
 }
 
+// q, k and v read in place through their views: heads permuted out of [B, S, H, D], column
+// slices of one packed [S, 3 H D] projection (the language model's), a grouped k whose
+// heads step apart; head dimensions other than 64 and 128 (padded with zeros); the folded
+// decode path over permuted heads.
+TEST_F(AttentionTest, OperandsThroughViewsAndOtherHeadDimensions) {
+  const DType b = DType::kBF16;
+  for (int64_t d : {64, 32, 8, 80, 128}) {
+    SCOPED_TRACE(::testing::Message() << "head dimension " << d);
+    Compare([&](Device dev) {  // [B, S, H, D] permuted to [B, H, S, D]
+      const auto heads = [&](int64_t s, uint64_t seed) {
+        return permute(Data({2, s, 3, d}, seed, b, dev), {0, 2, 1, 3});
+      };
+      const Tensor s = matmul(heads(70, 20), transpose(heads(150, 21))) * 0.2;
+      return matmul(softmax(s, -1), heads(150, 22));
+    });
+  }
+  for (int64_t t : {24, 130}) {
+    SCOPED_TRACE(::testing::Message() << "packed projection of " << t << " rows");
+    Compare([&](Device dev) {
+      const Tensor qkv = Data({t, 3 * 4 * 32}, 23, b, dev);
+      const auto heads = [&](int part) {
+        return permute(reshape(slice(qkv, 1, part * 128, (part + 1) * 128), {t, 4, 32}), {1, 0, 2});
+      };
+      Tensor s = matmul(heads(0), transpose(heads(1))) * (1 / std::sqrt(32.0));
+      s = masked_fill(s, eq(tril(ones({t, t}, DType::kBool, dev)), false), -INFINITY);
+      return matmul(softmax(s, -1), heads(2));
+    });
+  }
+  Compare([&](Device dev) {  // decode: 4 query heads a K/V head, k and v heads permuted
+    const Tensor q = Data({2, 2, 4, 1, 64}, 24, b, dev);
+    const Tensor k = permute(Data({2, 300, 2, 1, 64}, 25, b, dev), {0, 2, 3, 1, 4});
+    const Tensor v = permute(Data({2, 300, 2, 1, 64}, 26, b, dev), {0, 2, 3, 1, 4});
+    return matmul(softmax(matmul(q, transpose(k)) * 0.125, -1), v);
+  });
+}
+
 }  // namespace
 }  // namespace tessel

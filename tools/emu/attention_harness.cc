@@ -23,12 +23,13 @@ struct Mask {  // 0: none; 1: masked iff key > row + off (causal, shifted); 2: w
 
 template <int D_, int SQ_, int SK_, int BATCH_, int GROUP_, bool F16_>
 struct Cfg {
-  static constexpr int D = D_, SQ = SQ_, SK = SK_, BATCH = BATCH_, GROUP = GROUP_;
+  static constexpr int D = D_, COLS = D_, SQ = SQ_, SK = SK_, BATCH = BATCH_, GROUP = GROUP_;
   static constexpr bool F16 = F16_;
   typedef unsigned short T;
-  static __device__ long long q_batch(int b) { return b; }
-  static __device__ long long k_batch(int b) { return b / GROUP; }
-  static __device__ long long v_batch(int b) { return b / GROUP; }
+  static constexpr long long Q_ROW = D, K_ROW = D, V_ROW = D;
+  static __device__ long long q_offset(int b) { return (long long)b * SQ * D; }
+  static __device__ long long k_offset(int b) { return (long long)(b / GROUP) * SK * D; }
+  static __device__ long long v_offset(int b) { return (long long)(b / GROUP) * SK * D; }
 };
 
 static int g_failures = 0;

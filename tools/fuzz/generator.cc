@@ -433,15 +433,33 @@ class Generator {
     Add(concat(parts, axis));
   }
 
+  // q, k or v [batch, heads, s, d] as users lay them out: an input of that shape, the heads
+  // of a [batch, s, heads, d] input, or (`packed` set) part `part` of a [batch, s, 3 heads d]
+  // projection, as a language model splits its fused q/k/v projection.
+  Tensor Heads(DType t, const Shape& shape, int layout, Tensor* packed, int part) {
+    const int64_t batch = shape[0], heads = shape[1], s = shape[2], d = shape[3];
+    if (layout == 1) return permute(Use(NewInput(t, {batch, s, heads, d})), {0, 2, 1, 3});
+    if (layout == 2) {
+      if (!packed->defined()) *packed = NewInput(t, {batch, s, 3 * heads * d});
+      const Tensor x = slice(Use(*packed), 2, part * heads * d, (part + 1) * heads * d);
+      return permute(reshape(x, {batch, s, heads, d}), {0, 2, 1, 3});
+    }
+    return NewInput(t, shape);
+  }
+
   // Attention as users write it: softmax(f(q k^T)) v, f a scale and sometimes a bias, a
   // causal mask (shifted: queries at the end of the keys) or a window's far side, the softmax
   // by the op or by hand, k and v sometimes shared by the heads (broadcast, or a group axis as
   // grouped-query attention writes it), sometimes one sequence against a long key list (the
-  // wgmma kernel then splits the keys among blocks).
+  // wgmma kernel then splits the keys among blocks); mostly head dimension 64 or 128, some
+  // others up to 128 (padded with zeros), q, k and v sometimes permuted from [batch, s, heads,
+  // d] or sliced from one packed projection.
   void Attention() {
     static const std::vector<int64_t> lengths = {1, 7, 16, 33, 64, 65, 100, 130};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
-    const int64_t d = rng_.Chance(0.5) ? 64 : 128, heads = rng_.Between(1, 4);
+    const int64_t d = rng_.Chance(0.8) ? (rng_.Chance(0.5) ? 64 : 128)
+                                       : rng_.Pick(std::vector<int64_t>{8, 16, 32, 40, 80, 96}),
+                  heads = rng_.Between(1, 4);
     const bool long_keys = rng_.Chance(0.15);
     const int64_t batch = long_keys ? 1 : 2, sq = rng_.Pick(lengths);
     const int64_t sk =
@@ -450,8 +468,16 @@ class Generator {
     const bool grouped = rng_.Chance(0.3);  // [batch, kv heads, group, S, D]
     const Shape q_shape = grouped ? Shape{batch, kv, heads, sq, d} : Shape{batch, heads, sq, d};
     const Shape kv_shape = grouped ? Shape{batch, kv, 1, sk, d} : Shape{batch, kv, sk, d};
-    Tensor q = NewInput(t, q_shape);
-    Tensor k = NewInput(t, kv_shape), v = NewInput(t, kv_shape);
+    Tensor q, k, v;
+    if (grouped) {
+      q = NewInput(t, q_shape), k = NewInput(t, kv_shape), v = NewInput(t, kv_shape);
+    } else {
+      Tensor packed;
+      const int layout =
+          static_cast<int>(rng_.Weighted({60, 20, sq == sk && kv == heads ? 20 : 0}));
+      q = Heads(t, q_shape, layout, &packed, 0);
+      k = Heads(t, kv_shape, layout, &packed, 1), v = Heads(t, kv_shape, layout, &packed, 2);
+    }
     Tensor s = matmul(Use(q), transpose(Use(k))) * (1 / std::sqrt(static_cast<double>(d)));
     if (rng_.Chance(0.3)) s = s + Use(NewInput(t, Shape{sq, sk}));
     const Tensor all = ones({sq, sk}, DType::kBool);

@@ -28,7 +28,11 @@
 //    powers of a base <= 0
 //    (NaN, a number or infinity as the exponent crosses an integer) mark their element, and
 //    everything computed from it, fragile (values computed exactly on both devices, like
-//    inputs, do not).
+//    inputs, do not). So do those whose operands the replay's noise carried across such a
+//    jump from their values without noise (a comparison's sign of a - b, a cast to bool or
+//    logical_not of a value near 0, floor, sqrt or log of a value near 0): where a value's
+//    noise is wider than its precision's margin (a sum of attention outputs that is exactly
+//    0 on one device: seed 24313320).
 // Elements that are fragile are left out; the rest must match (compare.h). `fuzz diff
 // --device=cpu --simulate=0.5` checks the checker: the "device" is then another perturbed
 // replay with errors of random sign, half the noise's amplitude. On 3,000 fresh programs

@@ -306,10 +306,16 @@ void PlaceMatmul(PlannerState& s, const Node* n) {
   s.group_of[s.Index(n)] = g;
 }
 
+// An attention kernel stores its output through the GEMM epilogue (codegen/attention_codegen):
+// elementwise work over the output's shape joins it as it joins a GEMM.
+bool TakesEpilogue(const Group& group) {
+  return group.alone && group.alone_kind == KernelKind::kAttention;
+}
+
 // Whether elementwise `n` lives in group `g`'s space; sets *row when over whole rows.
 bool FitsGroup(const Group& group, const Node* n, bool* row) {
   *row = false;
-  if (group.is_gemm) return n->shape() == group.space;
+  if (group.is_gemm || TakesEpilogue(group)) return n->shape() == group.space;
   if (n->shape() == group.space && group.staged) return *row = true;
   return n->shape() == group.reduced_keep || n->shape() == group.reduced_drop;
 }
@@ -339,7 +345,7 @@ void PlaceElementwise(PlannerState& s, const Node* n) {
       return a > b;
     });
     for (int g : candidates) {
-      if (s.groups[g].alone) {
+      if (s.groups[g].alone && !TakesEpilogue(s.groups[g])) {
         s.refusals.push_back({n, g,
                               absl::StrCat("the ", KernelKindName(s.groups[g].alone_kind),
                                            " kernel writes only its own result (no epilogue)")});
@@ -348,7 +354,7 @@ void PlaceElementwise(PlannerState& s, const Node* n) {
       bool row = false;
       std::string refusal = JoinRefusal(s, g, deps);
       if (refusal.empty() && !FitsGroup(s.groups[g], n, &row)) {
-        refusal = s.groups[g].staged || s.groups[g].is_gemm
+        refusal = s.groups[g].staged || s.groups[g].is_gemm || TakesEpilogue(s.groups[g])
                       ? absl::StrCat("its shape ", n->shape().ToString(),
                                      " is not the kernel's iteration space")
                       : "the reduced rows are too long to hold on chip";

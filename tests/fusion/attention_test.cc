@@ -183,6 +183,23 @@ TEST(AttentionTest, ViewsAndSharedMasksPlanAsOneKernelALayer) {
   EXPECT_EQ(plan.kernels.size(), 4u) << PrintPlan(plan, roots);
 }
 
+// Elementwise work over the output's shape joins the attention kernel (its store is the
+// GEMM epilogue); work over another shape does not.
+TEST(AttentionTest, OutputEpilogueJoins) {
+  const Tensor q = In({2, 4, 128, 64}), k = In({2, 4, 256, 64}), v = In({2, 4, 256, 64});
+  const Tensor o = matmul(softmax(matmul(q, transpose(k)) * 0.125, -1), v);
+  const Tensor y = cast((o + In({2, 4, 128, 64})) * 2.0, DType::kF32);
+  const Tensor row = sum(o, {-1});
+  FusionOptions options;
+  options.attention = true;
+  const std::vector<const Node*> roots = {&y.node(), &row.node()};
+  const FusionPlan plan = PlanFusion(CollectProgram(roots), options);
+  ASSERT_EQ(plan.kernels.size(), 2u) << PrintPlan(plan, roots);
+  EXPECT_EQ(plan.kernels[0].kind, KernelKind::kAttention);
+  EXPECT_EQ(plan.kernels[0].outputs, (std::vector<const Node*>{&o.node(), &y.node()}))
+      << PrintPlan(plan, roots);
+}
+
 TEST(AttentionTest, NearMissesSayWhy) {
   const Tensor q = In({4, 128, 64}), k = In({4, 128, 64}), v = In({4, 128, 64});
   const Tensor s = matmul(q, transpose(k));

@@ -143,6 +143,30 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
   }
 }
 
+// Elementwise work on the output joins the kernel's store, as a GEMM's epilogue: a residual,
+// a scale, a widening cast, the output itself returned too; on the split-keys path as well.
+TEST_F(AttentionTest, OutputEpilogue) {
+  const DType b = DType::kBF16;
+  for (const auto& [sq, sk] : std::vector<std::pair<int64_t, int64_t>>{{200, 300}, {1, 3000}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys");
+    std::vector<Tensor> gpu, cpu;
+    for (Device d : {Device::kCUDA, Device::kCPU}) {
+      const Tensor q = Data({1, 4, sq, 64}, 27, b, d), k = Data({1, 4, sk, 64}, 28, b, d);
+      const Tensor o =
+          matmul(softmax(matmul(q, transpose(k)) * 0.125, -1), Data({1, 4, sk, 64}, 29, b, d));
+      const Tensor y = cast((o + Data({1, 4, sq, 64}, 30, b, d)) * 2.0, DType::kF32);
+      (d == Device::kCUDA ? gpu : cpu) = {y, o};
+    }
+    if (runtime::DeviceTarget().major >= 8) {
+      ASSERT_EQ(inspect(gpu).size(), 1u) << explain(gpu);
+    }
+    realize(gpu);
+    for (int i = 0; i < 2; ++i) {
+      testing::ExpectClose(gpu[i].to_vector<float>(), cpu[i].to_vector<double>(), 3.2e-2, 1e-2);
+    }
+  }
+}
+
 // q, k and v read in place through their views: heads permuted out of [B, S, H, D], column
 // slices of one packed [S, 3 H D] projection (the language model's), a grouped k whose
 // heads step apart; head dimensions other than 64 and 128 (padded with zeros); the folded

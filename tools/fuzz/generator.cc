@@ -478,30 +478,33 @@ class Generator {
       q = Heads(t, q_shape, layout, &packed, 0);
       k = Heads(t, kv_shape, layout, &packed, 1), v = Heads(t, kv_shape, layout, &packed, 2);
     }
-    Tensor s = matmul(Use(q), transpose(Use(k))) * (1 / std::sqrt(static_cast<double>(d)));
-    if (rng_.Chance(0.3)) s = s + Use(NewInput(t, Shape{sq, sk}));
-    const Tensor all = ones({sq, sk}, DType::kBool);
-    switch (rng_.Weighted({60, 15, 15, 10})) {
-      case 1:  // causal
-        s = masked_fill(s, triu(all, 1), -INFINITY);
-        break;
-      case 2:  // causal, the queries the last of the keys (decoding)
-        s = where(tril(all, sk - sq), s, -INFINITY);
-        break;
-      case 3:  // a window's far side
-        s = masked_fill(s, tril(all, sk - sq - rng_.Between(1, 40)), -INFINITY);
-        break;
-      default:
-        break;
-    }
-    Tensor p;
-    if (rng_.Chance(0.5)) {
-      p = softmax(s, -1);
-    } else {
+    const Tensor all = ones({sq, sk}, DType::kBool), k_t = transpose(Use(k));
+    const int mask = rng_.Weighted({60, 15, 15, 10});
+    const int64_t window = rng_.Between(1, 40);
+    const bool bias = rng_.Chance(0.3);
+    auto attend = [&](const Tensor& queries) {
+      Tensor s = matmul(Use(queries), k_t) * (1 / std::sqrt(static_cast<double>(d)));
+      if (bias) s = s + Use(NewInput(t, Shape{sq, sk}));
+      switch (mask) {
+        case 1:  // causal
+          s = masked_fill(s, triu(all, 1), -INFINITY);
+          break;
+        case 2:  // causal, the queries the last of the keys (decoding)
+          s = where(tril(all, sk - sq), s, -INFINITY);
+          break;
+        case 3:  // a window's far side
+          s = masked_fill(s, tril(all, sk - sq - window), -INFINITY);
+          break;
+        default:
+          break;
+      }
+      if (rng_.Chance(0.5)) return matmul(softmax(s, -1), Use(v));
       const Tensor x = cast(s, DType::kF32), e = exp(x - max(x, {-1}, true));
-      p = cast(e / sum(e, {-1}, true), t);
-    }
-    Add(matmul(p, Use(v)));
+      return matmul(cast(e / sum(e, {-1}, true), t), Use(v));
+    };
+    Add(attend(q));
+    // Sometimes a second chain over the same keys: k^T and the mask read by both kernels.
+    if (rng_.Chance(0.15)) Add(attend(NewInput(t, q.shape())));
   }
 
   void Matmul() {

@@ -59,6 +59,39 @@ BENCHMARK(BM_Attention)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);
 
+// Decoding over a fixed-size K/V cache of which `length` positions are valid (a mask
+// `arange(cache) < length`, the length a scalar argument: one plan for every length; the
+// kernel skips the key tiles past it). Arguments: batch, query heads, KV heads, cache,
+// length. KV_GB/s counts the valid K/V.
+void BM_AttentionCache(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t b = state.range(0), h = state.range(1), hkv = state.range(2);
+  const int64_t cache = state.range(3), length = state.range(4), d = 128;
+  const DType t = DType::kBF16;
+  const Tensor q = randn({b, hkv, h / hkv, 1, d}, 1, t, Device::kCUDA);
+  const Tensor k = randn({b, hkv, 1, cache, d}, 2, t, Device::kCUDA);
+  const Tensor v = randn({b, hkv, 1, cache, d}, 3, t, Device::kCUDA);
+  realize({q, k, v});
+  auto output = [&] {
+    const Tensor valid = lt(arange(cache, DType::kI32, Device::kCUDA),
+                            full({}, static_cast<double>(length), DType::kI32, Device::kCUDA));
+    const Tensor s = where(valid, matmul(q, transpose(k)) * (1 / std::sqrt(128.0)), -INFINITY);
+    return matmul(softmax(s, -1), v);
+  };
+  const double total = bench::TimeRuns(
+      state, [&] { realize({output()}); }, 5);
+  state.counters["KV_GB/s"] = 2.0 * b * hkv * length * d * 2 * state.iterations() / total / 1e9;
+  const std::vector<KernelInfo> kernels = inspect({output()});
+  state.SetLabel(kernels.size() == 1 ? "one attention kernel" : "unfused");
+}
+
+BENCHMARK(BM_AttentionCache)
+    ->Args({16, 32, 8, 8192, 8192})
+    ->Args({16, 32, 8, 8192, 2048})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
 // q, k and v stored [B, S, H, D] (FlashAttention's and many models' layout: the heads of a
 // projection's output) and permuted to [B, H, S, D] as views, which the kernel reads in
 // place. Arguments: batch, heads, S, head dimension.

@@ -18,16 +18,21 @@ bool IsIndexView(const Node* n, int axis_from_end, int64_t extent) {
   return Is(n, OpKind::kArange) && n->dtype() == DType::kI32 && n->shape()[0] == extent;
 }
 
-// The comparison cmp(col - row, d) with d an integer `full` (the form triu and tril record):
-// sets `band` to the keys masked where the comparison's value is `masked_if`.
+// The comparison cmp(col - row, d) (the form triu and tril record), or cmp(col, d) (a key
+// position against a length), with d an integer `full`: sets `band` to the keys masked where
+// the comparison's value is `masked_if`.
 bool ComparisonBand(const Node* cmp, bool masked_if, int64_t sq, int64_t sk, KeyBand* band) {
   if (cmp->inputs().size() != 2) return false;
-  const Node *diff = &cmp->input(0), *d = &cmp->input(1);
-  if (!Is(diff, OpKind::kSub) || !Is(d, OpKind::kFull) || IsFloating(d->dtype()) ||
-      d->dtype() == DType::kBool)
+  const Node *x = &cmp->input(0), *d = &cmp->input(1);
+  if (!Is(d, OpKind::kFull) || IsFloating(d->dtype()) || d->dtype() == DType::kBool) return false;
+  if (Is(x, OpKind::kSub) && IsIndexView(&x->input(0), 0, sk) && IsIndexView(&x->input(1), 1, sq)) {
+    band->per_row = true;
+  } else if (IsIndexView(x, 0, sk)) {
+    band->per_row = false;
+  } else {
     return false;
-  if (!IsIndexView(&diff->input(0), 0, sk) || !IsIndexView(&diff->input(1), 1, sq)) return false;
-  // Masked where (col - row) op d == masked_if; as an interval of col - row:
+  }
+  // Masked where x op d == masked_if; as an interval of x (col - row, or col):
   // >= d + a (upper) or <= d + a (lower).
   int64_t a = 0;
   bool upper;

@@ -1,7 +1,8 @@
 // Key bands an attention kernel may skip: where f's graph sets the logits to -inf for every
 // key past (or before) a diagonal, as causal and sliding-window masks written with triu, tril,
-// arange comparisons and masked_fill/where do, whole key tiles hold only -inf and add nothing
-// to the softmax. The diagonal and the fill are the kernel's scalars (values are arguments),
+// arange comparisons and masked_fill/where do, or past a key position (a cache's valid
+// length: `arange(S_k) < length`), whole key tiles hold only -inf and add nothing to the
+// softmax. The diagonal and the fill are the kernel's scalars (values are arguments),
 // so a band holds under runtime conditions the generated code checks.
 #ifndef TESSEL_CODEGEN_ATTENTION_BAND_H_
 #define TESSEL_CODEGEN_ATTENTION_BAND_H_
@@ -14,8 +15,10 @@ namespace tessel::codegen {
 
 struct KeyBand {
   // Upper: keys at or past row + diagonal + adjust are -inf (a causal mask). Lower: keys at
-  // or before row + diagonal + adjust are.
+  // or before row + diagonal + adjust are. Without `per_row`, the same keys for every row
+  // (diagonal + adjust: a mask of key positions alone, as a cache's valid length makes).
   bool upper = true;
+  bool per_row = true;
   const Node* diagonal = nullptr;  // an integer `full` (a scalar argument)
   int64_t adjust = 0;
   const Node* fill = nullptr;  // the masked value (a `full`): the band holds where it is -inf

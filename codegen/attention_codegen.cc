@@ -128,9 +128,12 @@ std::string BandHolds(const KernelSource& ks, const KeyBand& band) {
   return when;
 }
 
-// The band's diagonal, row + diagonal its first masked key (upper) or last (lower).
-std::string BandDiagonal(const KernelSource& ks, const KeyBand& band) {
-  return absl::StrCat("((long long)", ScalarName(ks, band.diagonal), " + ", band.adjust, ")");
+// The band's edge for row `row`: its first masked key (upper) or last (lower), row + the
+// diagonal, or the diagonal alone where the band is the same for every row.
+std::string BandEdge(const KernelSource& ks, const KeyBand& band, const std::string& row) {
+  const std::string diagonal =
+      absl::StrCat("((long long)", ScalarName(ks, band.diagonal), " + ", band.adjust, ")");
+  return band.per_row ? absl::StrCat(row, " + ", diagonal) : diagonal;
 }
 
 // Folded rows row_first..row_last as the rows of their heads: all of them where they span two.
@@ -151,15 +154,15 @@ void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBa
   CodeWriter::Scope lambda(&w, "},");
   if (!bands.empty()) EmitUnfoldRange(w, f, "row_first", "row_last");
   for (const KeyBand& band : bands) {
-    const std::string when = BandHolds(ks, band), diagonal = BandDiagonal(ks, band);
-    w.Line("// -inf at keys ", band.upper ? ">=" : "<=", " row + ", ScalarName(ks, band.diagonal),
-           " + ", band.adjust);
+    const std::string when = BandHolds(ks, band);
+    w.Line("// -inf at keys ", band.upper ? ">=" : "<=", band.per_row ? " row + " : " ",
+           ScalarName(ks, band.diagonal), " + ", band.adjust);
     if (band.upper) {
-      w.Line("if (", when, ") key_end = (int)max(0ll, min((long long)key_end, row_last + ",
-             diagonal, "));");
+      w.Line("if (", when, ") key_end = (int)max(0ll, min((long long)key_end, ",
+             BandEdge(ks, band, "row_last"), "));");
     } else {
-      w.Line("if (", when, ") key_begin = (int)min(", sk,
-             "ll, max((long long)key_begin, row_first + ", diagonal, " + 1));");
+      w.Line("if (", when, ") key_begin = (int)min(", sk, "ll, max((long long)key_begin, ",
+             BandEdge(ks, band, "row_first"), " + 1));");
     }
   }
 }
@@ -169,12 +172,11 @@ void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBa
 std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& bands, int first) {
   std::vector<std::string> terms;
   for (const KeyBand& band : bands) {
-    const std::string diagonal = BandDiagonal(ks, band);
-    terms.push_back(
-        absl::StrCat("(", BandHolds(ks, band), " && ",
-                     band.upper ? absl::StrCat("key0 + ", first + 63, " < warp_first + ", diagonal)
-                                : absl::StrCat("key0 + ", first, " > warp_last + ", diagonal),
-                     ")"));
+    terms.push_back(absl::StrCat(
+        "(", BandHolds(ks, band), " && ",
+        band.upper ? absl::StrCat("key0 + ", first + 63, " < ", BandEdge(ks, band, "warp_first"))
+                   : absl::StrCat("key0 + ", first, " > ", BandEdge(ks, band, "warp_last")),
+        ")"));
   }
   return absl::StrJoin(terms, " && ");
 }

@@ -55,6 +55,22 @@ TEST(AttentionBandTest, WhereOfTrilKeepsAndAWindowsLowerSide) {
   EXPECT_EQ(bands[1].adjust, 1);
 }
 
+// A cache's valid length: keys at or past `length` are -inf for every row.
+TEST(AttentionBandTest, KeysPastALengthAreABandOfEveryRow) {
+  const Tensor s = In({4, 1, 4096});
+  const Tensor positions = arange(4096, DType::kI32, Device::kCPU);
+  const Tensor length = full({}, 1000, DType::kI32, Device::kCPU);
+  for (const Tensor& logits : {masked_fill(s, ge(positions, length), -INFINITY),
+                               where(lt(positions, length), s, -INFINITY)}) {
+    const std::vector<KeyBand> bands = FindKeyBands(&logits.node(), 1, 4096);
+    ASSERT_EQ(bands.size(), 1u) << PrintGraph({logits});
+    EXPECT_TRUE(bands[0].upper);  // keys >= length
+    EXPECT_FALSE(bands[0].per_row);
+    EXPECT_EQ(bands[0].adjust, 0);
+    EXPECT_EQ(bands[0].diagonal, &length.node());
+  }
+}
+
 TEST(AttentionBandTest, OtherMasksGiveNoBand) {
   const Tensor s = In({64, 64});
   const Tensor data_mask = gt(In({64, 64}), 0.5);  // a mask of data, not of indices

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "absl/strings/match.h"
+#include "core/stats.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tessel.h"
@@ -140,6 +141,30 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
       s = masked_fill(s, triu(ones({sq, sk}, DType::kBool, d), sk - sq - 500), -INFINITY);
       return matmul(softmax(s, -1), Data({1, 2, 1, sk, 128}, 19, b, d));
     });
+  }
+}
+
+// Decoding over a fixed-size cache with a valid length (`arange(S) < length`, the length a
+// scalar argument): the keys past it are skipped, and a new length reuses the plan.
+TEST_F(AttentionTest, CacheLengthIsAnArgument) {
+  const DType b = DType::kBF16;
+  const int64_t cache = 4096;
+  auto decode = [&](Device d, int64_t length) {
+    const Tensor q = Data({2, 4, 1, 128}, 31, b, d), k = Data({2, 4, cache, 128}, 32, b, d);
+    const Tensor valid =
+        lt(arange(cache, DType::kI32, d), full({}, static_cast<double>(length), DType::kI32, d));
+    const Tensor s = where(valid, matmul(q, transpose(k)) * 0.088, -INFINITY);
+    return matmul(softmax(s, -1), Data({2, 4, cache, 128}, 33, b, d));
+  };
+  Compare([&](Device d) { return decode(d, 3000); });
+  for (int64_t length : {1, 129, 4096}) {
+    SCOPED_TRACE(::testing::Message() << "length " << length);
+    const int64_t plans = GetStats().plans_built.load();
+    const Tensor gpu = decode(Device::kCUDA, length);
+    realize({gpu});
+    EXPECT_EQ(GetStats().plans_built.load(), plans);
+    testing::ExpectClose(gpu.to_vector<float>(), decode(Device::kCPU, length).to_vector<double>(),
+                         3.2e-2, 1e-2);
   }
 }
 

@@ -448,12 +448,12 @@ class Generator {
   }
 
   // Attention as users write it: softmax(f(q k^T)) v, f a scale and sometimes a bias, a
-  // causal mask (shifted: queries at the end of the keys) or a window's far side, the softmax
-  // by the op or by hand, k and v sometimes shared by the heads (broadcast, or a group axis as
-  // grouped-query attention writes it), sometimes one sequence against a long key list (the
-  // wgmma kernel then splits the keys among blocks); mostly head dimension 64 or 128, some
-  // others up to 128 (padded with zeros), q, k and v sometimes permuted from [batch, s, heads,
-  // d] or sliced from one packed projection.
+  // causal mask (shifted: queries at the end of the keys), a window's far side or a cache's
+  // valid length, the softmax by the op or by hand, k and v sometimes shared by the heads
+  // (broadcast, or a group axis as grouped-query attention writes it), sometimes one sequence
+  // against a long key list (the wgmma kernel then splits the keys among blocks); mostly head
+  // dimension 64 or 128, some others up to 128 (padded with zeros), q, k and v sometimes
+  // permuted from [batch, s, heads, d] or sliced from one packed projection.
   void Attention() {
     static const std::vector<int64_t> lengths = {1, 7, 16, 33, 64, 65, 100, 130};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
@@ -479,7 +479,7 @@ class Generator {
       k = Heads(t, kv_shape, layout, &packed, 1), v = Heads(t, kv_shape, layout, &packed, 2);
     }
     const Tensor all = ones({sq, sk}, DType::kBool), k_t = transpose(Use(k));
-    const int mask = rng_.Weighted({60, 15, 15, 10});
+    const int mask = rng_.Weighted({55, 15, 15, 10, 5});
     const int64_t window = rng_.Between(1, 40);
     const bool bias = rng_.Chance(0.3);
     auto attend = [&](const Tensor& queries) {
@@ -494,6 +494,9 @@ class Generator {
           break;
         case 3:  // a window's far side
           s = masked_fill(s, tril(all, sk - sq - window), -INFINITY);
+          break;
+        case 4:  // a cache's valid length
+          s = where(lt(arange(sk, DType::kI32), std::min<int64_t>(sk, window)), s, -INFINITY);
           break;
         default:
           break;

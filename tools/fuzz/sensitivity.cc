@@ -298,19 +298,16 @@ class PerturbedReplay {
   // from its reference value (a sum near 0 of attention outputs, exactly 0 on one device,
   // behind an abs: seed 24313320; the noise there exceeds the margin of the precision). Empty
   // where `op` has no such place.
-  static Tensor Crosses(OpKind op, DType result, const std::vector<Traced>& in) {
-    // `f` maps an operand to where it stands against the jump: its distance is |f(x)| for a
-    // jump at 0, to the nearest integer for rounding.
-    auto reaches = [&](auto&& f, int i, bool integers) {
-      const Tensor ref = f(F32(in[i].reference)), moved = abs(f(F32(in[i].value)) - ref);
+  static Tensor NoiseReachesJump(OpKind op, DType result, const std::vector<Traced>& in) {
+    // `ref` (a function of the operands without noise) lies no further from the jump (0, or
+    // the nearest integer) than the noise moved it to `noisy`.
+    auto reaches = [](const Tensor& ref, const Tensor& noisy, bool integers) {
       const Tensor distance = integers ? minimum(ref - floor(ref), ceil(ref) - ref) : abs(ref);
-      return le(distance, moved);
+      return le(distance, abs(noisy - ref));
     };
-    auto itself = [](const Tensor& x) { return x; };
-    if (IsComparison(op)) {
-      const Tensor ref = F32(in[0].reference) - F32(in[1].reference);
-      return le(abs(ref), abs(F32(in[0].value) - F32(in[1].value) - ref));
-    }
+    auto ref = [&](int i) { return F32(in[i].reference); };
+    auto noisy = [&](int i) { return F32(in[i].value); };
+    if (IsComparison(op)) return reaches(ref(0) - ref(1), noisy(0) - noisy(1), false);
     switch (op) {
       case OpKind::kLogicalNot:
       case OpKind::kSign:
@@ -318,30 +315,26 @@ class PerturbedReplay {
       case OpKind::kRsqrt:
       case OpKind::kLog:
       case OpKind::kPow:  // the base: NaN, a number or infinity
-        return reaches(itself, 0, false);
+        return reaches(ref(0), noisy(0), false);
       case OpKind::kLog1p:
-        return reaches([](const Tensor& x) { return x + 1.0; }, 0, false);
+        return reaches(ref(0) + 1.0, noisy(0) + 1.0, false);
       case OpKind::kDiv:  // through infinity
-        return reaches(itself, 1, false);
+        return reaches(ref(1), noisy(1), false);
       case OpKind::kLogicalAnd:
       case OpKind::kLogicalOr:
       case OpKind::kLogicalXor:
-        return logical_or(reaches(itself, 0, false), reaches(itself, 1, false));
+        return logical_or(reaches(ref(0), noisy(0), false), reaches(ref(1), noisy(1), false));
       case OpKind::kFloor:
       case OpKind::kCeil:
       case OpKind::kTrunc:
-        return reaches(itself, 0, true);
+        return reaches(ref(0), noisy(0), true);
       case OpKind::kRound:
-        return reaches([](const Tensor& x) { return x + 0.5; }, 0, true);
+        return reaches(ref(0) + 0.5, noisy(0) + 0.5, true);
       case OpKind::kRemainder:
-      case OpKind::kFmod: {
-        const Tensor ref = F32(in[0].reference) / F32(in[1].reference);
-        const Tensor moved = abs(F32(in[0].value) / F32(in[1].value) - ref);
-        return le(minimum(ref - floor(ref), ceil(ref) - ref), moved);
-      }
+      case OpKind::kFmod:
+        return reaches(ref(0) / ref(1), noisy(0) / noisy(1), true);
       case OpKind::kCast:
-        if (result == DType::kBool) return reaches(itself, 0, false);
-        if (!IsFloating(result)) return reaches(itself, 0, true);
+        if (!IsFloating(result)) return reaches(ref(0), noisy(0), result != DType::kBool);
         return Tensor();
       default:
         return Tensor();
@@ -474,8 +467,8 @@ class PerturbedReplay {
       precision = Coarser(precision, x.precision);
     }
     if (operands_exact) return t;
-    if (Tensor crossed = Crosses(line.op, out.value.dtype(), in); crossed.defined()) {
-      t = Or(t, crossed, shape);
+    if (Tensor reached = NoiseReachesJump(line.op, out.value.dtype(), in); reached.defined()) {
+      t = Or(t, reached, shape);
     }
     const double margin = Margin(precision);
     if (IsComparison(line.op)) {

@@ -257,7 +257,30 @@ std::vector<CorpusCase> Corpus() {
     Tensor decode = matmul(
         softmax(matmul(In({1, 2, 4, 1, 128}, b16), transpose(In({1, 2, 1, 1024, 128}, b16))), -1),
         In({1, 2, 1, 1024, 128}, b16));
+    // Read through views: the language model's heads of width 32 sliced from one packed
+    // projection with its `tril(ones) == 0` mask; heads of width 80 permuted out of
+    // [B, S, H, D]; a residual and a cast joining the store; a cache's valid length.
+    const int64_t t = 40;
+    const Tensor qkv = In({t, 384}, b16);
+    const auto heads = [&](int i) {
+      return permute(reshape(slice(qkv, 1, i * 128, (i + 1) * 128), {t, 4, 32}), {1, 0, 2});
+    };
+    Tensor packed =
+        matmul(softmax(masked_fill(matmul(heads(0), transpose(heads(1))) * 0.17,
+                                   eq(tril(ones({t, t}, DType::kBool)), false), -INFINITY),
+                       -1),
+               heads(2));
+    const auto last = [&](int64_t s) { return permute(In({2, s, 3, 80}, b16), {0, 2, 1, 3}); };
+    Tensor heads_last = matmul(softmax(matmul(last(70), transpose(last(150))), -1), last(150));
+    Tensor epilogue = cast((scaled + In({2, 4, 200, 64}, b16)) * 2.0, DType::kF32);
+    Tensor cached =
+        matmul(softmax(where(lt(arange(2048, DType::kI32), 700),
+                             matmul(In({4, 8, 1, 128}, b16), transpose(In({4, 8, 2048, 128}, b16))),
+                             -INFINITY),
+                       -1),
+               In({4, 8, 2048, 128}, b16));
     c.push_back({"attention", {scaled, masked, grouped, causal, decode}});
+    c.push_back({"attention through views", {packed, heads_last, epilogue, cached}});
   }
   return c;
 }

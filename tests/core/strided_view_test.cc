@@ -67,5 +67,22 @@ TEST(StridedViewTest, StopsWhereAsked) {
   EXPECT_EQ(l->strides, (std::vector<int64_t>{48, 8, 1}));
 }
 
+// Axes of extent 1 and broadcast axes leave; neighbours that step as one merge.
+TEST(StridedViewTest, MemoryAxesMergeNeighboursThatStepAsOne) {
+  // [B=2, H=3, S=5, D=8] permuted out of [B, S, H, D]: H steps by 8, S by 24, B by 120.
+  const Shape shape({2, 3, 1, 5, 8});
+  const std::vector<int64_t> strides = {120, 8, 0, 24, 1};
+  const std::vector<MemoryAxis> heads = MemoryAxes(shape, strides, {0, 1, 2});
+  ASSERT_EQ(heads.size(), 2u);  // B and H do not step as one
+  EXPECT_EQ(heads[0].stride, 120);
+  EXPECT_EQ(heads[1].stride, 8);
+  // S then D: one run of 40 elements.
+  const std::vector<MemoryAxis> rows = MemoryAxes(shape, {120, 8, 0, 8, 1}, {3, 4});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].extent, 40);
+  EXPECT_EQ(rows[0].stride, 1);
+  EXPECT_EQ(rows[0].axes, (std::vector<int>{3, 4}));
+}
+
 }  // namespace
 }  // namespace tessel

@@ -401,6 +401,23 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   return a;
 }
 
+// The schedule as explain() shows it.
+std::string DescribeSchedule(const AttentionSchedule& a, const std::vector<KeyBand>& bands,
+                             int64_t d, int64_t cols) {
+  std::string text = absl::StrCat(a.hopper ? "wgmma" : "mma.sync", ", tiles of ", a.tiles.query,
+                                  " queries x ", a.tiles.key, " keys");
+  if (cols != d) absl::StrAppend(&text, ", head dimension ", cols, " padded to ", d);
+  if (a.fold.factor > 1) {
+    absl::StrAppend(&text, ", the ", a.fold.factor, " query heads of a K/V head as rows");
+  }
+  if (a.splits > 1) absl::StrAppend(&text, ", keys split ", a.splits, " ways and combined");
+  if (!bands.empty()) {
+    absl::StrAppend(&text, ", key tiles outside ", bands.size(),
+                    bands.size() == 1 ? " mask band" : " mask bands", " skipped");
+  }
+  return text;
+}
+
 }  // namespace
 
 KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) {
@@ -426,6 +443,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     for (const AttentionOperand* o : {&k, &v})
       ks.tensor_maps.push_back(OperandMap(ks, *o, fold, 0));
   }
+  const std::vector<KeyBand> bands = FindKeyBands(kernel.logits, sq, sk);
+  ks.schedule = DescribeSchedule(plan, bands, d, cols);
   CodeWriter w;
   BeginSource(w, kernel);
   w.Line("#include \"tessel/attention_sm", hopper ? 90 : 80, ".cuh\"");
@@ -477,7 +496,6 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
       w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.layout.base), ", ",
              PointerName(ks, k.layout.base), ", ", PointerName(ks, v.layout.base), ",");
     }
-    const std::vector<KeyBand> bands = FindKeyBands(kernel.logits, sq, sk);
     EmitKeyRange(w, ks, bands, fold, sk);
     EmitScore(w, ks, kernel, bands, fold, tiles.key);
     EmitOutput(w, ks, kernel, d, cols, fold, tiles.query);

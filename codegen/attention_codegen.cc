@@ -11,12 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/attention_band.h"
+#include "codegen/attention_operands.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/gemm_common.h"
 #include "codegen/generate.h"
 #include "codegen/kernel_common.h"
-#include "core/error.h"
-#include "core/strided_view.h"
 #include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
@@ -28,74 +27,6 @@ constexpr int64_t kSms = 132;  // H100 SXM; only shapes the split over the keys
 struct AttentionTiles {
   int query = 64, key = 64;
 };
-
-// q, k or v as the kernel reads it: the kernel input below the views it reads through, and
-// the steps through that input (core/strided_view.h); the head dimension's axis and the
-// rows' (k is read as k^T: its last two axes swapped).
-struct AttentionOperand {
-  const Node* node = nullptr;  // as the matmul reads it
-  StridedLayout layout;
-  int d_axis = 0, row_axis = 0;
-  Shape batch;  // node's batch axes
-};
-
-AttentionOperand ReadOperand(const FusedKernel& kernel, const Node& operand, bool k_t) {
-  auto is_input = [&](const Node& n) {
-    return std::find(kernel.inputs.begin(), kernel.inputs.end(), &n) != kernel.inputs.end();
-  };
-  std::optional<StridedLayout> layout = LayoutOverViews(operand, is_input);
-  TESSEL_CHECK(layout.has_value(), "the planner left an attention operand's views unreadable");
-  AttentionOperand o;
-  o.node = &operand;
-  o.layout = *std::move(layout);
-  const int rank = operand.shape().rank();
-  o.d_axis = k_t ? rank - 2 : rank - 1;
-  o.row_axis = k_t ? rank - 1 : rank - 2;
-  o.batch = BatchOf(operand.shape());
-  return o;
-}
-
-// The head dimension the kernel computes with: the operands' columns, padded with zeros to 64
-// or 128 (a padded column adds nothing to Q K^T, and P V's are not stored).
-int64_t HeadDimension(const AttentionOperand& q) {
-  return q.node->shape()[q.d_axis] <= 64 ? 64 : 128;
-}
-
-// Query heads that share their keys and values, folded into one matrix of rows: where k and
-// v are broadcast over the innermost batch axes (grouped heads), q is not, and its rows and
-// those axes step through memory as one, the `factor` query matrices of a group lie one
-// after the other, and the kernel treats them as one of factor x sq rows. A block then reads
-// each K and V tile once for all the group's heads: decoding (one query row a head) fills its
-// tiles. Folded row r is row r % sq of batch entry entry * factor + r / sq.
-struct Folding {
-  int64_t factor = 1, sq = 1;
-  int axes = 0;  // q's batch axes folded into its rows, the innermost
-};
-
-Folding FoldHeadGroups(const AttentionOperand& q, const AttentionOperand& k,
-                       const AttentionOperand& v, const Shape& out_batch, int64_t sq,
-                       int query_tile) {
-  Folding f;
-  f.sq = sq;
-  if (sq >= query_tile) return f;                // tiles are full already
-  auto dim = [](const Shape& s, int from_end) {  // batch axes aligned at the right, 1 past
-    return from_end < s.rank() ? s[s.rank() - 1 - from_end] : 1;
-  };
-  Folding wider = f;
-  for (int a = 0; a < out_batch.rank(); ++a) {
-    const int64_t n = dim(out_batch, a);
-    if (dim(k.batch, a) != 1 || dim(v.batch, a) != 1 || dim(q.batch, a) != n) break;
-    wider.factor *= n;
-    wider.axes = std::min(a + 1, q.batch.rank());
-    // The folded axes and the rows must step as one through q's memory.
-    std::vector<int> axes;
-    for (int b = q.batch.rank() - wider.axes; b < q.batch.rank(); ++b) axes.push_back(b);
-    axes.push_back(q.row_axis);
-    if (MemoryAxes(q.node->shape(), q.layout.strides, axes).size() > 1) break;
-    f = wider;
-  }
-  return f;
-}
 
 // The row and batch entry (names) of folded row `row`, defined in the current scope.
 std::pair<std::string, std::string> Unfold(CodeWriter& w, const Folding& f,
@@ -281,85 +212,6 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
     site.preload_inputs = false;  // q, k, v and f's inputs are the kernel's other inputs
     EmitGemmEpilogue(w, ks, p, site);
   }
-}
-
-// The steps of an operand's rows (where `fold` batch axes are folded into them, through
-// those too), and its batch axes apart from them as memory steps through them (outermost
-// first): at most three (fusion/attention.cc).
-int64_t RowStep(const AttentionOperand& o, int fold) {
-  std::vector<int> axes;
-  for (int b = o.batch.rank() - fold; b < o.batch.rank(); ++b) axes.push_back(b);
-  axes.push_back(o.row_axis);
-  const std::vector<MemoryAxis> rows = MemoryAxes(o.node->shape(), o.layout.strides, axes);
-  return rows.empty() ? o.node->shape()[o.d_axis] : rows.back().stride;
-}
-std::vector<MemoryAxis> BatchSteps(const AttentionOperand& o, int fold) {
-  std::vector<int> axes;
-  for (int b = 0; b < o.batch.rank() - fold; ++b) axes.push_back(b);
-  return MemoryAxes(o.node->shape(), o.layout.strides, axes);
-}
-
-// An operand as a 5-D TMA map: columns, rows (`fold` of them one matrix), then up to three
-// batch axes, each at its own step; boxes of 64 columns (128 bytes, the swizzle's row) x
-// 128 rows, zeros past the columns (a head dimension below 64 or 128).
-TensorMapSpec OperandMap(const KernelSource& ks, const AttentionOperand& o, const Folding& f,
-                         int fold_axes) {
-  const int64_t elem = 2;
-  TensorMapSpec map;
-  map.arg = InputIndex(ks, o.layout.base);
-  map.offset = o.layout.offset * elem;
-  map.dtype = o.layout.base->dtype();
-  map.rank = 5;
-  map.dims[0] = o.node->shape()[o.d_axis];
-  map.dims[1] = o.node->shape()[o.row_axis] * (fold_axes > 0 ? f.factor : 1);
-  map.strides[0] = RowStep(o, fold_axes) * elem;
-  const std::vector<MemoryAxis> batch = BatchSteps(o, fold_axes);
-  TESSEL_CHECK(batch.size() <= 3, "an attention operand has more than three batch steps");
-  for (int i = 0; i < 3; ++i) {
-    const bool used = i < static_cast<int>(batch.size());
-    map.dims[2 + i] = used ? batch[batch.size() - 1 - i].extent : 1;
-    map.strides[1 + i] = used ? batch[batch.size() - 1 - i].stride * elem : map.strides[i];
-  }
-  map.box = {64, 128};
-  return map;
-}
-
-// The batch entry `entry`'s position in an operand: per batch axis, the index expression.
-std::vector<std::string> BatchIndex(const AttentionOperand& o, const Shape& out_batch,
-                                    const std::string& entry) {
-  return Broadcast(FromLinear(out_batch, entry, false, 1), out_batch, o.batch).dims;
-}
-
-// Coordinates of the map's dims 2 .. 4 for batch entry `entry` (OperandMap).
-std::string MapCoordinates(const AttentionOperand& o, int fold_axes, const Shape& out_batch,
-                           const std::string& entry) {
-  const std::vector<std::string> index = BatchIndex(o, out_batch, entry);
-  const std::vector<MemoryAxis> batch = BatchSteps(o, fold_axes);
-  std::vector<std::string> coords;
-  for (auto m = batch.rbegin(); m != batch.rend(); ++m) {
-    std::vector<std::string> terms;
-    for (int a : m->axes) {
-      const int64_t step = o.layout.strides[a] / m->stride;
-      terms.push_back(
-          absl::StrCat("(int)(", index[a], ")", step == 1 ? "" : absl::StrCat(" * ", step)));
-    }
-    coords.push_back(absl::StrJoin(terms, " + "));
-  }
-  while (coords.size() < 3) coords.push_back("0");
-  return absl::StrCat("{", absl::StrJoin(coords, ", "), "}");
-}
-
-// The elements before batch entry `entry`'s first row (the sm80 kernel's pointers).
-std::string ElementOffset(const AttentionOperand& o, const Shape& out_batch,
-                          const std::string& entry) {
-  const std::vector<std::string> index = BatchIndex(o, out_batch, entry);
-  std::string sum = absl::StrCat(o.layout.offset, "LL");
-  for (int a = 0; a < o.batch.rank(); ++a) {
-    if (o.layout.strides[a] != 0 && o.batch[a] != 1) {
-      absl::StrAppend(&sum, " + (long long)(", index[a], ") * ", o.layout.strides[a]);
-    }
-  }
-  return sum;
 }
 
 // How the kernel covers the problem: the device function, its tiles, the folding of head

@@ -21,7 +21,7 @@
 //    tolerance in any of them is ill-conditioned; what the replays move elements by typically
 //    (the median) is a floor for the tolerance. (Exact operations: views, selections, abs, neg,
 //    widening casts, reductions of one element, add no noise of their own.)
-//  - taint: comparisons whose operands are within a few ulps of each other (or of the
+//  - taint (taint.h): comparisons whose operands are within a few ulps of each other (or of the
 //    precision's margin absolutely, near 0), casts to integers
 //    near an integer, casts to bool of values within 2^-16 of 0, sums whose terms' magnitudes
 //    reach 2^127 (an f32 accumulator may overflow where the CPU's double does not), and

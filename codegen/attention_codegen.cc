@@ -231,8 +231,9 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   const int64_t d = HeadDimension(q);
   const Shape batch = BatchOf(kernel.matmul->shape());
   AttentionSchedule a;
-  // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
-  a.hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel);
+  // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync,
+  // and so does head dimension 256 (not built on wgmma).
+  a.hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel) && d <= 128;
   a.tiles = a.hopper ? AttentionTiles{128, 128} : AttentionTiles{};
   a.fold = FoldHeadGroups(q, k, v, batch, sq, a.tiles.query);
   a.query_tiles = CeilDiv(a.fold.factor * sq, a.tiles.query);
@@ -246,10 +247,11 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   }
   const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
   // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
-  // V tiles of rows padded by 8 elements (tessel_attention_sm80_layout).
+  // V tiles of rows padded by 8 elements, one of each at D = 256 (tessel_attention_sm80_layout).
+  const int buffers = d <= 128 ? 2 : 1;
   a.smem = a.hopper
                ? 1024 + (a.tiles.query + 2 * stages * a.tiles.key) * d * 2 + (1 + 4 * stages) * 8
-               : (a.tiles.query + 4 * a.tiles.key) * (d + 8) * 2;
+               : (a.tiles.query + 2 * buffers * a.tiles.key) * (d + 8) * 2;
   return a;
 }
 

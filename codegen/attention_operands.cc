@@ -46,7 +46,8 @@ AttentionOperand ReadOperand(const FusedKernel& kernel, const Node& operand, boo
 }
 
 int64_t HeadDimension(const AttentionOperand& q) {
-  return q.node->shape()[q.d_axis] <= 64 ? 64 : 128;
+  const int64_t cols = q.node->shape()[q.d_axis];
+  return cols <= 64 ? 64 : cols <= 128 ? 128 : 256;
 }
 
 Folding FoldHeadGroups(const AttentionOperand& q, const AttentionOperand& k,

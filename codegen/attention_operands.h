@@ -26,8 +26,8 @@ struct AttentionOperand {
 
 AttentionOperand ReadOperand(const FusedKernel& kernel, const Node& operand, bool k_t);
 
-// The head dimension the kernel computes with: the operands' columns, padded with zeros to 64
-// or 128 (a padded column adds nothing to Q K^T, and P V's are not stored).
+// The head dimension the kernel computes with: the operands' columns, padded with zeros to 64,
+// 128 or 256 (a padded column adds nothing to Q K^T, and P V's are not stored).
 int64_t HeadDimension(const AttentionOperand& q);
 
 // Query heads that share their keys and values, folded into one matrix of rows: where k and

@@ -126,9 +126,9 @@ std::string OperandsRefusal(AttentionMatch& m) {
   const int rank = m.q->shape().rank();
   const int64_t d = m.q->shape()[rank - 1];
   const int64_t dv = m.v->shape()[m.v->shape().rank() - 1];
-  if (d > 128 || d % 8 != 0) {
+  if (d > 256 || d % 8 != 0) {
     return absl::StrCat("head dimension ", d,
-                        ": the attention kernel takes multiples of 8 up to 128");
+                        ": the attention kernel takes multiples of 8 up to 256");
   }
   if (dv != d) return absl::StrCat("v's head dimension ", dv, " differs from q's ", d);
   // The kernel reads q, k and v as rows of D contiguous elements, through the views below

@@ -31,12 +31,15 @@
 
 template <class C>
 struct tessel_attention_sm80_layout {
-  static constexpr int BQ = 64, BK = 64, kPitch = C::D + 8;              // rows padded by 16 bytes
-  static constexpr int kTileElems = BK * kPitch;                         // one K or V tile
-  static constexpr int kSmemBytes = (BQ * kPitch + 4 * kTileElems) * 2;  // Q, 2 K, 2 V
-  // (256 would hold 64 + 128 registers of Q and O fragments a thread: Q must stay in shared
-  // memory there; not built yet.)
-  static_assert(C::D == 64 || C::D == 128, "head dimension 64 or 128");
+  static constexpr int BQ = 64, BK = 64, kPitch = C::D + 8;  // rows padded by 16 bytes
+  static constexpr int kTileElems = BK * kPitch;             // one K or V tile
+  // At D = 256 the output alone takes 128 registers a thread: Q's fragments are read from
+  // shared memory at each step instead of held, and K and V have one buffer each (Q, K and V
+  // fill 99 KB, what sm_86 allows a block), loaded after the tile's products.
+  static constexpr bool kHoldQ = C::D <= 128;
+  static constexpr int kBuffers = C::D <= 128 ? 2 : 1;
+  static constexpr int kSmemBytes = (BQ * kPitch + 2 * kBuffers * kTileElems) * 2;  // Q, K, V
+  static_assert(C::D == 64 || C::D == 128 || C::D == 256, "head dimension 64, 128 or 256");
 };
 
 // rows x D of a [total, COLS] matrix (rows `step` elements apart) from row `row0` into shared
@@ -151,8 +154,8 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
   using T = typename C::T;
   extern __shared__ __align__(16) unsigned char tessel_attention_raw[];
   T* sq = reinterpret_cast<T*>(tessel_attention_raw);
-  T* sk = sq + L::BQ * L::kPitch;  // two K tiles, then two V tiles
-  T* sv = sk + 2 * L::kTileElems;
+  T* sk = sq + L::BQ * L::kPitch;  // the K tiles, then the V tiles
+  T* sv = sk + L::kBuffers * L::kTileElems;
   const int batch = blockIdx.y, q0 = blockIdx.x * L::BQ;
   q += C::q_offset(batch);
   k += C::k_offset(batch);
@@ -163,45 +166,58 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
                                            kt_end);
   tessel_attention_sm80_load<C, L::BQ>(sq, q, q0, C::SQ, C::Q_ROW);
   if (kt_begin < kt_end) {
-    tessel_attention_sm80_load<C, L::BK>(sk + (kt_begin % 2) * L::kTileElems, k, kt_begin * L::BK,
-                                         C::SK, C::K_ROW);
-    tessel_attention_sm80_load<C, L::BK>(sv + (kt_begin % 2) * L::kTileElems, v, kt_begin * L::BK,
-                                         C::SK, C::V_ROW);
+    const int first = kt_begin % L::kBuffers;
+    tessel_attention_sm80_load<C, L::BK>(sk + first * L::kTileElems, k, kt_begin * L::BK, C::SK,
+                                         C::K_ROW);
+    tessel_attention_sm80_load<C, L::BK>(sv + first * L::kTileElems, v, kt_begin * L::BK, C::SK,
+                                         C::V_ROW);
   }
   tessel_cp_async_commit();
   tessel_cp_async_wait<0>();
   __syncthreads();
-  // Q's fragments for the warp's 16 rows: D / 16 k-steps.
-  unsigned qf[C::D / 16][4];
+  // Q's fragments for the warp's 16 rows: D / 16 k-steps, held (kHoldQ) or read at each.
+  const int q_row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2);
+  unsigned qf[L::kHoldQ ? C::D / 16 : 1][4];
+  if constexpr (L::kHoldQ) {
 #pragma unroll
-  for (int kk = 0; kk < C::D / 16; ++kk) {
-    const int row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2), col = kk * 16 + 8 * (lane / 16);
-    tessel_ldmatrix_x4(qf[kk], sq + row * L::kPitch + col);
+    for (int kk = 0; kk < C::D / 16; ++kk) {
+      tessel_ldmatrix_x4(qf[kk], sq + q_row * L::kPitch + kk * 16 + 8 * (lane / 16));
+    }
   }
   float o[C::D / 8][4] = {};
   float m[2] = {TESSEL_NEG_INF, TESSEL_NEG_INF}, l[2] = {0.0f, 0.0f};
+  // The next tiles (kt) into their buffer: the other one of two, while this one is used.
+  auto load_tiles = [&](int kt) {
+    const int buffer = kt % L::kBuffers;
+    tessel_attention_sm80_load<C, L::BK>(sk + buffer * L::kTileElems, k, kt * L::BK, C::SK,
+                                         C::K_ROW);
+    tessel_attention_sm80_load<C, L::BK>(sv + buffer * L::kTileElems, v, kt * L::BK, C::SK,
+                                         C::V_ROW);
+  };
   for (int kt = kt_begin; kt < kt_end; ++kt) {
-    const T* kb = sk + (kt % 2) * L::kTileElems;
-    const T* vb = sv + (kt % 2) * L::kTileElems;
-    if (kt + 1 < kt_end) {  // the next tiles load while this one is used
-      tessel_attention_sm80_load<C, L::BK>(sk + ((kt + 1) % 2) * L::kTileElems, k, (kt + 1) * L::BK,
-                                           C::SK, C::K_ROW);
-      tessel_attention_sm80_load<C, L::BK>(sv + ((kt + 1) % 2) * L::kTileElems, v, (kt + 1) * L::BK,
-                                           C::SK, C::V_ROW);
-    }
+    const T* kb = sk + (kt % L::kBuffers) * L::kTileElems;
+    const T* vb = sv + (kt % L::kBuffers) * L::kTileElems;
+    if (L::kBuffers == 2 && kt + 1 < kt_end) load_tiles(kt + 1);
     tessel_cp_async_commit();
     // S = Q K^T: 8 blocks of 8 keys; an ldmatrix x4 gives two blocks' B fragments.
     float s[L::BK / 8][4] = {};
 #pragma unroll
     for (int kk = 0; kk < C::D / 16; ++kk) {
+      unsigned a[4];
+      if constexpr (L::kHoldQ) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) a[i] = qf[kk][i];
+      } else {
+        tessel_ldmatrix_x4(a, sq + q_row * L::kPitch + kk * 16 + 8 * (lane / 16));
+      }
 #pragma unroll
       for (int j = 0; j < L::BK / 8; j += 2) {
         unsigned b[4];
         const int key = j * 8 + lane % 8 + 8 * (lane / 16), col = kk * 16 + 8 * ((lane / 8) % 2);
         tessel_ldmatrix_x4(b, kb + key * L::kPitch + col);
         const unsigned b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
-        tessel_mma_16816<C::F16>(s[j], qf[kk], b0);
-        tessel_mma_16816<C::F16>(s[j + 1], qf[kk], b1);
+        tessel_mma_16816<C::F16>(s[j], a, b0);
+        tessel_mma_16816<C::F16>(s[j + 1], a, b1);
       }
     }
     const int row0 = q0 + warp * 16, key0 = kt * L::BK;
@@ -227,6 +243,11 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
         tessel_mma_16816<C::F16>(o[j], p, b0);
         tessel_mma_16816<C::F16>(o[j + 1], p, b1);
       }
+    }
+    if (L::kBuffers == 1 && kt + 1 < kt_end) {
+      __syncthreads();  // every warp is done with this tile's K and V
+      load_tiles(kt + 1);
+      tessel_cp_async_commit();
     }
     tessel_cp_async_wait<0>();
     __syncthreads();  // the next tiles have landed; this tile's buffers are free

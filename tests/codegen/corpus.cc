@@ -280,7 +280,13 @@ std::vector<CorpusCase> Corpus() {
                        -1),
                In({4, 8, 2048, 128}, b16));
     c.push_back({"attention", {scaled, masked, grouped, causal, decode}});
+    // Head dimension 256 (mma.sync on both targets: Q read from shared memory at each step).
+    Tensor wide = matmul(
+        softmax(matmul(In({2, 2, 100, 256}, b16), transpose(In({2, 2, 300, 256}, b16))) * 0.0625,
+                -1),
+        In({2, 2, 300, 256}, b16));
     c.push_back({"attention through views", {packed, heads_last, epilogue, cached}});
+    c.push_back({"attention, head dimension 256", {wide}});
   }
   return c;
 }

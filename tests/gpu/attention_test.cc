@@ -28,17 +28,17 @@ Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, double sca
   return from_vector(testing::RandomValues(shape.numel(), seed, -scale, scale), shape, dtype, d);
 }
 
-// Builds `build` on both devices, checks that the GPU ran it as one attention kernel, and
-// compares the output.
-void Compare(const std::function<Tensor(Device)>& build) {
+// Builds `build` on both devices, checks that the GPU ran it as one attention kernel (on
+// wgmma on sm_90a, unless `wgmma` is false), and compares the output.
+void Compare(const std::function<Tensor(Device)>& build, bool wgmma = true) {
   Tensor gpu = build(Device::kCUDA), cpu = build(Device::kCPU);
   if (runtime::DeviceTarget().major >= 8) {
     const std::vector<KernelInfo> kernels = inspect({gpu});
     ASSERT_EQ(kernels.size(), 1u) << explain({gpu});
     // wgmma on sm_90a (TESSEL_ARCH=sm_90 runs the mma.sync kernel on Hopper).
     const Target t = runtime::DeviceTarget();
-    const char* mainloop =
-        t.major == 9 && t.arch_specific ? "tessel_attention_sm90<" : "tessel_attention_sm80<";
+    const char* mainloop = t.major == 9 && t.arch_specific && wgmma ? "tessel_attention_sm90<"
+                                                                    : "tessel_attention_sm80<";
     EXPECT_TRUE(absl::StrContains(kernels[0].source, mainloop)) << explain({gpu});
   }
   realize({gpu});
@@ -165,6 +165,21 @@ TEST_F(AttentionTest, CacheLengthIsAnArgument) {
     EXPECT_EQ(GetStats().plans_built.load(), plans);
     testing::ExpectClose(gpu.to_vector<float>(), decode(Device::kCPU, length).to_vector<double>(),
                          3.2e-2, 1e-2);
+  }
+}
+
+// Head dimension 256 runs on mma.sync on every target (Q read from shared memory at each
+// step, one K/V buffer): ragged tiles, a causal mask, grouped heads, f16.
+TEST_F(AttentionTest, HeadDimension256) {
+  for (DType t : {DType::kBF16, DType::kF16}) {
+    Compare(
+        [&](Device d) {
+          const Tensor q = Data({2, 4, 130, 256}, 34, t, d), k = Data({2, 1, 200, 256}, 35, t, d);
+          Tensor s = matmul(q, transpose(k)) * 0.0625;
+          s = masked_fill(s, triu(ones({130, 200}, DType::kBool, d), 71), -INFINITY);
+          return matmul(softmax(s, -1), Data({2, 1, 200, 256}, 36, t, d));
+        },
+        /*wgmma=*/false);
   }
 }
 

@@ -172,6 +172,8 @@ int main(int argc, char** argv) {
   run<Cfg<64, 300, 300, 2, 2, false>>({2, 0, 90});  // first key tiles all masked for late rows
   run<Cfg<128, 300, 200, 4, 2, true>>({1, 0});      // f16
   run<Cfg<64, 130, 777, 2, 1, true>>({1, -3});      // f16, rows 0..2 NaN
+  run<Cfg<256, 130, 200, 2, 2, false>>({1, 0});     // D = 256: Q read, one K/V buffer
+  run<Cfg<256, 70, 1, 2, 1, true>>({0});            // f16, one key tile
   if (!quick) run<Cfg<64, 1000, 777, 16, 4, false>>({1, 0});
   std::printf("%s: %d config(s) failed\n", g_failures ? "FAILED" : "ALL PASSED", g_failures);
   return g_failures ? 1 : 0;

@@ -176,10 +176,10 @@ class PerturbedReplay {
 
   // A matmul the GPU may run as an attention kernel's output (fusion/attention.h): a 16-bit
   // cast of a division (the softmax's normalization) times v, of head dimension a multiple
-  // of 8 up to 128.
+  // of 8 up to 256.
   bool AttentionOutput(const GraphLine& line) const {
     const int64_t d = line.shape[line.shape.rank() - 1];
-    return probabilities_.contains(line.operands.at(0)) && d <= 128 && d % 8 == 0;
+    return probabilities_.contains(line.operands.at(0)) && d <= 256 && d % 8 == 0;
   }
 
   uint64_t data_seed_;

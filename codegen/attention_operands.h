@@ -1,6 +1,6 @@
 // How the attention kernel (codegen/attention_codegen.cc) reads q, k and v: each through the
 // views below it at their own steps (core/strided_view.h), as a 5-D TMA map (wgmma) or as a
-// pointer with a row step and batch offsets (mma.sync); head dimensions padded to 64 or 128;
+// pointer with a row step and batch offsets (mma.sync); head dimensions padded to 64, 128 or 256;
 // the query heads of a K/V head folded into rows where that fills the tiles.
 #ifndef TESSEL_CODEGEN_ATTENTION_OPERANDS_H_
 #define TESSEL_CODEGEN_ATTENTION_OPERANDS_H_

@@ -13,7 +13,7 @@
 // - at the end O / l goes through the generated `epilogue`.
 // A row whose scores are all -inf has l = 0 and gives NaN, as softmax does on the CPU.
 //
-// C provides: D (the head dimension computed with: 64 or 128), COLS (the operands' columns,
+// C provides: D (the head dimension computed with: 64, 128 or 256), COLS (the operands' columns,
 // at most D: the rest read as zeros, so that their products add nothing), SQ, SK (query and
 // key counts), BATCH, F16 (f16 operands, else bf16), `typedef ... T` (the 16-bit storage
 // type), `static __device__ long long q_offset(int)`, `k_offset(int)`, `v_offset(int)`: the

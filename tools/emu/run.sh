@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: tools/emu/run.sh [HEADER] [quick|mini]   (no arg: all 14 configs, ~3.5 min on 2 cores)
+# Usage: tools/emu/run.sh [HEADER] [quick|mini]   (no arg: all 16 configs, ~4 min on 2 cores)
 #   HEADER defaults to this checkout's codegen/device/attention_sm80.cuh (read only: a patched copy is built).
 # A CPU emulation of the attention kernel (emu.h: ldmatrix, mma.sync, shuffles, cp.async and barriers over
 # 128 real threads a block) against a double-precision reference: checks the kernel without a GPU.

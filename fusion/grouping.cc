@@ -253,20 +253,18 @@ void FindAttentionChains(PlannerState& s,
       misses->emplace_back(n, why_not);
     }
   }
-  for (bool dropped = true; dropped;) {
-    dropped = false;
+  // Drop one chain at a time whose k^T something other than a kept chain's scores reads.
+  while (true) {
     absl::flat_hash_set<const Node*> scores;
     for (const AttentionMatch& m : found) scores.insert(m.scores);
-    for (auto m = found.begin(); m != found.end(); ++m) {
-      for (const Node* c : s.consumers[s.Index(m->k_t)]) {
-        if (scores.contains(c)) continue;
-        misses->emplace_back(m->output, "k^T is also read by a matmul that is no attention");
-        found.erase(m);
-        dropped = true;
-        break;
-      }
-      if (dropped) break;
-    }
+    const auto shared = std::find_if(found.begin(), found.end(), [&](const AttentionMatch& m) {
+      const std::vector<const Node*>& readers = s.consumers[s.Index(m.k_t)];
+      return std::any_of(readers.begin(), readers.end(),
+                         [&](const Node* c) { return !scores.contains(c); });
+    });
+    if (shared == found.end()) break;
+    misses->emplace_back(shared->output, "k^T is also read by a matmul that is no attention");
+    found.erase(shared);
   }
   for (const AttentionMatch& m : found) {
     for (const Node* x : m.members) {

@@ -15,11 +15,12 @@
 //
 // C provides: D (the head dimension computed with: 64, 128 or 256), COLS (the operands' columns,
 // at most D: the rest read as zeros, so that their products add nothing), SQ, SK (query and
-// key counts), BATCH, F16 (f16 operands, else bf16), `typedef ... T` (the 16-bit storage
-// type), `static __device__ long long q_offset(int)`, `k_offset(int)`, `v_offset(int)`: the
-// elements before a batch entry's first row of each operand (broadcast heads map many entries
-// to one), and Q_ROW, K_ROW, V_ROW: the elements from one row to the next. Q is [SQ, COLS],
-// K and V [SK, COLS], each row's columns contiguous.
+// key counts), BATCH, SMEM (the shared bytes the host reserves), F16 (f16 operands, else
+// bf16), `typedef ... T` (the 16-bit storage type), `static __device__ long long
+// q_offset(int)`, `k_offset(int)`, `v_offset(int)`: the elements before a batch entry's first
+// row of each operand (broadcast heads map many entries to one), and Q_ROW, K_ROW, V_ROW: the
+// elements from one row to the next. Q is [SQ, COLS], K and V [SK, COLS], each row's columns
+// contiguous.
 //
 // Fragments (g = lane / 4, t = lane % 4): thread element s[j][e] of a warp's 16 x 64 scores is
 // row g + 8 (e / 2), key 8 j + 2 t + e % 2; o[j][e] is row g + 8 (e / 2), column 8 j + 2 t +
@@ -40,6 +41,7 @@ struct tessel_attention_sm80_layout {
   static constexpr int kBuffers = C::D <= 128 ? 2 : 1;
   static constexpr int kSmemBytes = (BQ * kPitch + 2 * kBuffers * kTileElems) * 2;  // Q, K, V
   static_assert(C::D == 64 || C::D == 128 || C::D == 256, "head dimension 64, 128 or 256");
+  static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
 };
 
 // rows x D of a [total, COLS] matrix (rows `step` elements apart) from row `row0` into shared

@@ -24,6 +24,7 @@ struct Mask {  // 0: none; 1: masked iff key > row + off (causal, shifted); 2: w
 template <int D_, int SQ_, int SK_, int BATCH_, int GROUP_, bool F16_>
 struct Cfg {
   static constexpr int D = D_, COLS = D_, SQ = SQ_, SK = SK_, BATCH = BATCH_, GROUP = GROUP_;
+  static constexpr int SMEM = 1 << 20;  // the layout's own size is allocated
   static constexpr bool F16 = F16_;
   typedef unsigned short T;
   static constexpr long long Q_ROW = D, K_ROW = D, V_ROW = D;

@@ -5,7 +5,12 @@
 // reads without bank conflicts. Operands are staged through two shared buffers in the compute
 // type: the next step's elements are loaded into registers while the current step multiplies.
 // Correct for every shape, layout and batch broadcast; its epilogue is any elementwise graph.
+//
+// FFMA and every other instruction share the issue slots, so the step's loads are few:
+// 16-byte vectors along each operand's contiguous axis where its rows allow, through
+// pointers that advance by a step, with one bounds check a vector.
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/gemm_common.h"
 #include "codegen/generate.h"
@@ -17,11 +22,44 @@ namespace {
 
 constexpr int kStep = 16, kThreads = 256, kSms = 132;
 
-// The element (r, c) of `operand` (rows x cols as the matmul sees it) in its buffer.
-std::string At(const GemmOperand& operand, const std::string& rows, int64_t cols,
-               const std::string& r, const std::string& c) {
-  return operand.transposed ? absl::StrCat("[(index_t)(", c, ") * ", rows, " + ", r, "]")
-                            : absl::StrCat("[(index_t)(", r, ") * ", cols, " + ", c, "]");
+// How the kernel reads one operand's T x kStep part a step: `name` (A or B), stored as rows of
+// `pitch` elements along its contiguous axis, which is k (`k_major`) or the tile's own axis
+// (m for A, n for B). `vec` elements a load: 16 bytes where rows and matrices keep them
+// aligned (at most 4, so that the registers a step holds stay the same), else 1. `async`:
+// the vectors go to shared memory as they are (along the tile's axis, in the compute type),
+// copied without registers (cp.async), which leaves the 128 a thread has to the products.
+struct OperandReads {
+  std::string name;
+  const GemmOperand* operand;
+  bool k_major;
+  std::string tile_extent;  // m or n: the extent of the tile's axis
+  std::string origin;       // m0 or n0
+  int64_t pitch;
+  int vec;
+  bool async;
+  int inner_extent(int tile) const { return k_major ? kStep : tile; }
+  int per_thread(int tile) const { return tile * kStep / vec / kThreads; }
+};
+
+OperandReads ReadsOf(const GemmProblem& p, bool is_a) {
+  const GemmOperand& o = is_a ? p.a : p.b;
+  OperandReads r;
+  r.name = is_a ? "A" : "B";
+  r.operand = &o;
+  r.k_major = is_a != o.transposed;  // A stored [m, k], B stored [n, k] when transposed
+  r.tile_extent = is_a ? p.m_expr : absl::StrCat(p.n);
+  r.origin = is_a ? "m0" : "n0";
+  const int64_t mn = is_a ? p.m : p.n;
+  r.pitch = r.k_major ? p.k : mn;
+  const int64_t size = DTypeSize(o.buffer->dtype());
+  r.vec = static_cast<int>(std::min<int64_t>(4, 16 / size));
+  // The contiguous extent's multiple keeps each vector inside or outside the matrix, and
+  // aligned (buffers start 16-byte aligned; matrices are whole rows apart).
+  if (r.pitch % r.vec != 0) r.vec = 1;
+  const DType compute = p.matmul->dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
+  r.async = !r.k_major && r.vec * size == 16 && o.buffer->dtype() == compute &&
+            !(p.tf32 && !p.split_tf32);
+  return r;
 }
 
 // 128 x 128 tiles double a thread's outputs per shared-memory read (exact f32 4096³ on the
@@ -32,49 +70,122 @@ int ChooseSimtTile(const GemmProblem& p) {
   return CeilDiv(p.m, 128) * CeilDiv(p.n, 128) * p.batch.numel() >= kSms ? 128 : 64;
 }
 
-// Element u of this thread in a step: (r, c) of A's tile (rows x k), (kr, nc) of B's
-// (k x columns); adjacent threads take adjacent elements of each buffer, so loads coalesce.
-void EmitStepIndices(CodeWriter& w, const GemmProblem& p, int tile) {
-  w.Line("const int i = threadIdx.x + u * ", kThreads, ";");
-  if (p.a.transposed) {
-    w.Line("const int r = i % ", tile, ", c = i / ", tile, ";");
-  } else {
-    w.Line("const int r = i / ", kStep, ", c = i % ", kStep, ";");
-  }
-  if (p.b.transposed) {
-    w.Line("const int kr = i % ", kStep, ", nc = i / ", kStep, ";");
-  } else {
-    w.Line("const int kr = i / ", tile, ", nc = i % ", tile, ";");
-  }
+// This thread's vector u of a step: `outer` along the operand's rows as stored, `inner` (its
+// first element) along them. Adjacent threads take adjacent vectors: loads coalesce.
+void EmitVectorPosition(CodeWriter& w, const OperandReads& r, int tile) {
+  const int vectors_a_row = r.inner_extent(tile) / r.vec;
+  w.Line("const int i = threadIdx.x + u * ", kThreads, ", outer = i / ", vectors_a_row,
+         ", inner = i % ", vectors_a_row, " * ", r.vec, ";");
 }
 
-// Loads step `k0` of both operands into registers ra / rb (zeros outside the matrices).
-void EmitStepLoad(CodeWriter& w, const GemmProblem& p, int tile, const std::string& k0) {
-  const DType ta = p.a.buffer->dtype(), tb = p.b.buffer->dtype();
-  const std::string& m = p.m_expr;
+// Before the main loop: the pointer to this thread's first vector at step 0. Its vector u
+// lies u * 256 / (vectors a row) rows further, at the same position along the row.
+void EmitReadSetup(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
+                   const OperandReads& r, int tile) {
+  const std::string& x = r.name;
+  const std::string matrix =
+      x == "A" ? (p.rows_argument ? absl::StrCat("rows * ", p.k) : absl::StrCat(p.m * p.k))
+               : absl::StrCat(p.k * p.n);
+  const int vectors_a_row = r.inner_extent(tile) / r.vec;
+  const std::string outer = absl::StrCat("threadIdx.x / ", vectors_a_row),
+                    inner = absl::StrCat("threadIdx.x % ", vectors_a_row, " * ", r.vec);
+  w.Line("const ", StorageType(r.operand->buffer->dtype()), "* ", x,
+         "p = ", PointerName(ks, r.operand->buffer), " + (index_t)",
+         OperandMatrixIndex(*r.operand, p.batch, "batch"), " * ", matrix, " + (index_t)(",
+         r.k_major ? absl::StrCat(r.origin, " + ") : "", outer, ") * ", r.pitch, " + ",
+         r.k_major ? "" : absl::StrCat(r.origin, " + "), inner, ";");
+}
+
+// The bounds checks of vector u at step `k0`, only along axes the tiles do not divide ("" if
+// none is needed).
+std::string VectorInside(const GemmProblem& p, const OperandReads& r, int tile,
+                         const std::string& k0) {
+  const int64_t extent = r.name == "A" ? p.m : p.n;
+  std::vector<std::string> checks;
+  if (p.rows_argument || extent % tile != 0) {
+    checks.push_back(
+        absl::StrCat(r.origin, " + ", r.k_major ? "outer" : "inner", " < ", r.tile_extent));
+  }
+  if (p.k % kStep != 0) {
+    checks.push_back(absl::StrCat(k0, " + ", r.k_major ? "inner" : "outer", " < ", p.k));
+  }
+  return absl::StrJoin(checks, " && ");
+}
+
+// Loads the step at `k0` of one operand (zeros outside the matrix) into registers r<name>, or
+// where `async` straight into shared buffer `buf`, and advances its pointer by a step.
+void EmitStepLoad(CodeWriter& w, const GemmProblem& p, const OperandReads& r, int tile,
+                  const std::string& k0, const std::string& buf) {
+  const std::string& x = r.name;
+  const DType t = r.operand->buffer->dtype();
+  const char* storage = StorageType(t);
   // Under TF32 the operands are truncated as the tensor-core kernels read them. (Three TF32
   // products, kHigh, stand for f32: this kernel computes f32.)
-  auto operand = [&](DType t, const std::string& element) {
+  auto value = [&](const std::string& element) {
     const std::string v = LoadConvert(t, element);
     return p.tf32 && !p.split_tf32 ? absl::StrCat("tessel_tf32(", v, ")") : v;
   };
+  const std::string inside = VectorInside(p, r, tile, k0);
+  const int rows_apart = kThreads / (r.inner_extent(tile) / r.vec);
+  const std::string at = absl::StrCat(x, "p + u * ", rows_apart * r.pitch);
+  const std::string vec = absl::StrCat("tessel_vec<", storage, ", ", r.vec, ">");
+  const std::string load =
+      r.vec == 1 ? absl::StrCat("*(", at, ")")
+                 : absl::StrCat("tessel_load_vec<", storage, ", ", r.vec, ">(", at, ")");
   w.Line("#pragma unroll");
-  auto each = w.Block("for (int u = 0; u < ", tile * kStep / kThreads, "; ++u)");
-  EmitStepIndices(w, p, tile);
-  w.Line("ra[u] = (m0 + r < ", m, " && ", k0, " + c < ", p.k, ") ? ",
-         operand(ta, absl::StrCat("A", At(p.a, m, p.k, "m0 + r", k0 + " + c"))), " : 0;");
-  w.Line("rb[u] = (", k0, " + kr < ", p.k, " && n0 + nc < ", p.n, ") ? ",
-         operand(tb, absl::StrCat("B", At(p.b, absl::StrCat(p.k), p.n, k0 + " + kr", "n0 + nc"))),
-         " : 0;");
+  {
+    auto each = w.Block("for (int u = 0; u < ", r.per_thread(tile), "; ++u)");
+    if (r.async || !inside.empty()) EmitVectorPosition(w, r, tile);
+    if (r.async) {
+      w.Line("tessel_copy_16_async(&", x, "s[", buf, "][outer][inner], ", at, ", ",
+             inside.empty() ? "true" : inside, ");");
+    } else {
+      if (inside.empty()) {
+        w.Line("const ", r.vec == 1 ? storage : vec, " v = ", load, ";");
+      } else if (r.vec == 1) {
+        w.Line("const ", storage, " v = ", inside, " ? ", load, " : (", storage, ")0;");
+      } else {
+        w.Line(vec, " v{};");
+        w.Line("if (", inside, ") v = ", load, ";");
+      }
+      if (r.vec == 1) {
+        w.Line("r", x, "[u] = ", value("v"), ";");
+      } else {
+        w.Line("#pragma unroll");
+        w.Line("for (int j = 0; j < ", r.vec, "; ++j) r", x, "[u * ", r.vec,
+               " + j] = ", value("v.v[j]"), ";");
+      }
+    }
+  }
+  w.Line(x, "p += ", r.k_major ? kStep : kStep * r.pitch, ";");
 }
 
-// Stores ra / rb into shared buffer `buf`: A transposed (k rows), B as read.
-void EmitStepStore(CodeWriter& w, const GemmProblem& p, int tile, const std::string& buf) {
+// Stores one operand's registers into shared buffer `buf`, k rows by the tile's axis: a
+// vector along the tile's axis in one store, one along k element by element.
+void EmitStepStore(CodeWriter& w, const OperandReads& r, int tile, DType compute,
+                   const std::string& buf) {
+  if (r.async) return;  // copied there by EmitStepLoad
+  const std::string& x = r.name;
   w.Line("#pragma unroll");
-  auto each = w.Block("for (int u = 0; u < ", tile * kStep / kThreads, "; ++u)");
-  EmitStepIndices(w, p, tile);
-  w.Line("As[", buf, "][c][r] = ra[u];");
-  w.Line("Bs[", buf, "][kr][nc] = rb[u];");
+  auto each = w.Block("for (int u = 0; u < ", r.per_thread(tile), "; ++u)");
+  EmitVectorPosition(w, r, tile);
+  const std::string shared = absl::StrCat(x, "s[", buf, "]");
+  if (r.k_major) {
+    w.Line("#pragma unroll");
+    w.Line("for (int j = 0; j < ", r.vec, "; ++j) ", shared, "[inner + j][outer] = r", x, "[u * ",
+           r.vec, " + j];");
+  } else if (r.vec * static_cast<int>(DTypeSize(compute)) == 16) {
+    const bool f64 = compute == DType::kF64;
+    std::string parts;
+    for (int j = 0; j < r.vec; ++j)
+      absl::StrAppend(&parts, j ? ", " : "", "r", x, "[u * ", r.vec, " + ", j, "]");
+    w.Line("*(", f64 ? "double2" : "float4", "*)&", shared,
+           "[outer][inner] = ", f64 ? "make_double2(" : "make_float4(", parts, ");");
+  } else {
+    w.Line("#pragma unroll");
+    w.Line("for (int j = 0; j < ", r.vec, "; ++j) ", shared, "[outer][inner + j] = r", x, "[u * ",
+           r.vec, " + j];");
+  }
 }
 
 }  // namespace
@@ -87,16 +198,23 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
   const int tile = ChooseSimtTile(p), blocks = tile / 64;  // 4 x 4 blocks per thread and axis
   // float for every matmul but f64's, which stages, multiplies and accumulates in double.
   const std::string type = CudaComputeType(p.matmul->dtype());
+  const DType compute = p.matmul->dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
   const char* fma = p.matmul->dtype() == DType::kF64 ? "fma" : "fmaf";
   const char* vec = p.matmul->dtype() == DType::kF64 ? "double2" : "float4";  // 16 bytes
   const int per_vec = p.matmul->dtype() == DType::kF64 ? 2 : 4;
   CodeWriter w;
   BeginSource(w, kernel, rows);
+  const OperandReads ra = ReadsOf(p, true), rb = ReadsOf(p, false);
   {
     // 128-wide tiles: two blocks an SM (at most 128 registers a thread), so that one block's
-    // loads and barriers hide under the other's FMAs.
-    auto body = KernelBlock(w, blocks == 2 ? absl::StrCat(kThreads, ", 2") : absl::StrCat(kThreads),
-                            kNamePlaceholder, ks);
+    // loads and barriers hide under the other's FMAs (exact f32 4096³ on the H200: 61% of
+    // cuBLAS SGEMM against 56% with one). Operands read element by element hold 8 addresses
+    // and bounds each, more than fits beside the 64 accumulators: one block an SM then, said
+    // explicitly (ptxas for sm_80 otherwise stops at 128 registers and spills).
+    const bool two_blocks = blocks == 2 && ra.vec > 1 && rb.vec > 1;
+    const std::string bounds =
+        blocks == 2 ? absl::StrCat(kThreads, two_blocks ? ", 2" : ", 1") : absl::StrCat(kThreads);
+    auto body = KernelBlock(w, bounds, kNamePlaceholder, ks);
     w.Line("// [", p.m_expr, " x ", k, "] x [", k, " x ", n, "], batch of ", p.batch.numel(),
            p.a.transposed ? ", A read transposed" : "", p.b.transposed ? ", B read transposed" : "",
            "; ", tile, " x ", tile, " tiles");
@@ -119,23 +237,44 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
     w.Line("const int m0 = (int)(tile / ", tiles_n, " % ", tiles_m, ") * ", tile,
            ", n0 = (int)(tile % ", tiles_n, ") * ", tile, ";");
     w.Line("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;");
-    w.Line("const ", StorageType(p.a.buffer->dtype()), "* A = ", PointerName(ks, p.a.buffer),
-           " + (index_t)", OperandMatrixIndex(p.a, p.batch, "batch"), " * ",
-           p.rows_argument ? absl::StrCat("rows * ", k) : absl::StrCat(p.m * k), ";");
-    w.Line("const ", StorageType(p.b.buffer->dtype()), "* B = ", PointerName(ks, p.b.buffer),
-           " + (index_t)", OperandMatrixIndex(p.b, p.batch, "batch"), " * ", k * n, ";");
+    EmitReadSetup(w, ks, p, ra, tile);
+    EmitReadSetup(w, ks, p, rb, tile);
     const int outputs = 16 * blocks * blocks;
     w.Line(type, " acc[", outputs, "] = {};");
-    w.Line(type, " ra[", tile * kStep / kThreads, "], rb[", tile * kStep / kThreads, "];");
-    EmitStepLoad(w, p, tile, "0");
-    EmitStepStore(w, p, tile, "0");
-    w.Line("__syncthreads();");
+    // Registers for the operands copied through them (none for `async` ones).
+    auto registers = [&](const OperandReads& r) {
+      if (!r.async) w.Line(type, " r", r.name, "[", tile * kStep / kThreads, "];");
+    };
+    registers(ra);
+    registers(rb);
+    auto load_step = [&](const std::string& k0, const std::string& buf) {
+      EmitStepLoad(w, p, ra, tile, k0, buf);
+      EmitStepLoad(w, p, rb, tile, k0, buf);
+    };
+    auto store_step = [&](const std::string& buf) {
+      EmitStepStore(w, ra, tile, compute, buf);
+      EmitStepStore(w, rb, tile, compute, buf);
+    };
+    // The step's copies have landed before the barrier that publishes its buffer.
+    auto publish = [&] {
+      if (ra.async || rb.async) w.Line("tessel_copy_async_wait_all();");
+      w.Line("__syncthreads();");
+    };
+    load_step("0", "0");
+    store_step("0");
+    publish();
+    // Two steps an iteration, one per buffer, so that the buffer is a constant of the code:
+    // ptxas then keeps the whole step in 128 registers without spilling.
     {
-      auto loop = w.Block("for (int k0 = 0, buf = 0; k0 < ", k, "; k0 += ", kStep, ", buf ^= 1)");
-      w.Line("const bool more = k0 + ", kStep, " < ", k, ";");
+      auto loop = w.Block("for (int k0 = 0; k0 < ", k, "; k0 += ", 2 * kStep, ")");
+      w.Line("#pragma unroll");
+      auto steps = w.Block("for (int buf = 0; buf < 2; ++buf)");
+      w.Line("const int step = k0 + buf * ", kStep, ";");
+      if (CeilDiv(k, kStep) % 2 != 0) w.Line("if (step >= ", k, ") break;");
+      w.Line("const bool more = step + ", kStep, " < ", k, ";");
       {
         auto next = w.Block("if (more)");
-        EmitStepLoad(w, p, tile, absl::StrCat("(k0 + ", kStep, ")"));
+        load_step(absl::StrCat("(step + ", kStep, ")"), "buf ^ 1");
       }
       w.Line("#pragma unroll");
       {
@@ -158,11 +297,11 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
         w.Line("for (int t = 0; t < ", outputs, "; ++t) acc[t] = ", fma, "(av[t / ", 4 * blocks,
                "], bv[t % ", 4 * blocks, "], acc[t]);");
       }
-      {
+      if (!ra.async || !rb.async) {
         auto next = w.Block("if (more)");
-        EmitStepStore(w, p, tile, "buf ^ 1");
+        store_step("buf ^ 1");
       }
-      w.Line("__syncthreads();");
+      publish();
     }
     // Each thread's outputs, four adjacent lanes at a time: row i of its rows, column block cb.
     w.Line("#pragma unroll");

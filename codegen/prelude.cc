@@ -177,14 +177,17 @@ __device__ __forceinline__ float tessel_min(float a, float b) {
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
 #endif
 }
-// exp(y - h) for the terms of an online sum, given h * log2(e): 2^(y log2(e) - h log2(e)) is
-// one FFMA and one MUFU.EX2 where expf takes ten instructions (cross-entropy over bf16 rows
-// was issue-bound so). The terms that weigh are those near the max (y - h near 0), where the
-// exponent's rounding is smallest; ex2.approx's relative error is about 2^-22, and results
-// below 2^-126 flush to 0 beside a sum of at least 1.
-__device__ __forceinline__ float tessel_exp_shifted(float y, float h_log2e) {
+// exp(y - h) for the terms of an online sum: one FADD, one FMUL and one MUFU.EX2 where expf
+// takes ten instructions (cross-entropy over bf16 rows was issue-bound so). y - h is exact
+// for the terms that weigh (y near h). Folding h into one FFMA, y log2(e) - h log2(e), is an
+// instruction less (4% of cross-entropy over 32000 bf16 classes) but rounds h log2(e), by up
+// to half its ulp in every exponent: 2^(1e12) at h = 9e18 (fuzz seed 33002196), and already
+// 2^(2^-14) at h = 1000, where the sum is the result (a logsumexp), not normalized away as
+// in attention. ex2.approx's relative error is about 2^-22; results below 2^-126 flush to 0
+// beside a sum of at least 1.
+__device__ __forceinline__ float tessel_exp_shifted(float y, float h) {
   float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(y, 1.4426950408889634f, -h_log2e)));
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"((y - h) * 1.4426950408889634f));
   return r;
 }
 __device__ __forceinline__ double tessel_max(double a, double b) {
@@ -275,6 +278,24 @@ __device__ __forceinline__ float tessel_randn(unsigned long long seed, unsigned 
   const float u1 = (float)((r.x >> 8) + 1) * (1.0f / 16777216.0f);
   const float u2 = (float)(r.y >> 8) * (1.0f / 16777216.0f);
   return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+}
+
+// 16 bytes from global to shared memory, zeros where !inside, without holding registers:
+// cp.async from sm_80 (tessel_copy_async_wait_all waits for this thread's copies), a copy
+// through registers before.
+__device__ __forceinline__ void tessel_copy_16_async(void* dst, const void* src, bool inside) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(inside ? 16 : 0)
+               : "memory");
+#else
+  *(uint4*)dst = inside ? *(const uint4*)src : make_uint4(0u, 0u, 0u, 0u);
+#endif
+}
+__device__ __forceinline__ void tessel_copy_async_wait_all() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
 }
 
 // N contiguous elements in one access (N * sizeof(T) bytes, aligned to that).

@@ -34,12 +34,9 @@ int AccumulatorOfNode(const std::vector<Accumulator>& accs, const Node* r) {
 
 std::string Exp(DType t, const std::string& x) { return CudaScalarExpr(OpKind::kExp, t, {x}); }
 
-// f32 terms exp(y - h) run as tessel_exp_shifted(y, h * log2(e)) (see the prelude): phl<p>
-// holds pair p's shift so scaled. f64 keeps exp.
-constexpr const char* kLog2e = "1.4426950408889634f";
-std::string ScaledShift(int p) { return absl::StrCat("phl", p); }
+// f32 terms exp(y - h) run as tessel_exp_shifted (see the prelude). f64 keeps exp.
 std::string Term(DType t, const std::string& y, int p) {
-  if (t == DType::kF32) return absl::StrCat("tessel_exp_shifted(", y, ", ", ScaledShift(p), ")");
+  if (t == DType::kF32) return absl::StrCat("tessel_exp_shifted(", y, ", ph", p, ")");
   return Exp(t, absl::StrCat(y, " - ph", p));
 }
 
@@ -86,7 +83,6 @@ void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& 
     w.Line("if (", s, " != 0) ", s, " *= ", Exp(t, absl::StrCat(h, " - shifted")), ";");
     w.Line(m, " = grown;");
     w.Line(h, " = shifted;");
-    if (t == DType::kF32) w.Line(ScaledShift(p), " = shifted * ", kLog2e, ";");
   }
   // -inf adds nothing (exp(-inf - h) is 0), even while the max is -inf itself.
   w.Line("#pragma unroll");
@@ -223,7 +219,6 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       DefinePairFunctions(w, ks, l, o, static_cast<int>(p));
       const Accumulator& max = accs[AccumulatorOfNode(accs, o.max)];
       w.Line(max.type(), " pm", p, " = ", max.Identity(), ", ph", p, " = shift", p, "(pm", p, ");");
-      if (max.acc == DType::kF32) w.Line("float ", ScaledShift(p), " = ph", p, " * ", kLog2e, ";");
     }
     // kInFlight vectors per thread and step, loaded before any is used (a row streamed one
     // 16-byte load per thread at a time left cross-entropy latency-bound); whole steps first,

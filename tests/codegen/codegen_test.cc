@@ -46,7 +46,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
                                                                    : "tessel_attention_sm80<")
                          ? 1
                          : 0;
-        plain_tf32 += absl::StrContains(k.source, "? tessel_tf32(") &&
+        plain_tf32 += absl::StrContains(k.source, "= tessel_tf32(v") &&
                               !absl::StrContains(k.source, "TF32 = true")
                           ? 1
                           : 0;

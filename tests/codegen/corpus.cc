@@ -97,6 +97,15 @@ std::vector<CorpusCase> Corpus() {
                   matmul(In({70, 33}), In({33, 50}))}});
     set_matmul_precision(MatmulPrecision::kHighest);
   }
+  // Exact f32 on the portable kernel: 128-wide tiles (a grid of at least 132), each layout of
+  // each operand read as 16-byte vectors, rows of odd length read element by element (one
+  // block an SM), a broadcast batch, and f64 (two doubles a vector).
+  c.push_back({"simt_gemms",
+               {matmul(In({1536, 64}), In({64, 1536})), matmul(In({1536, 33}), In({33, 1536})),
+                matmul(transpose(In({64, 1536})), transpose(In({1536, 64}))),
+                matmul(In({70, 33}), transpose(In({50, 33}))) + In({50}),
+                matmul(In({3, 40, 24}), In({24, 36})),
+                matmul(transpose(In({30, 20}, DType::kF64)), In({30, 18}, DType::kF64))}});
   c.push_back({"api_example",
                {softmax(gelu(matmul(h, In({96, 128}, DType::kBF16)) + In({128}, DType::kBF16)))}});
   std::vector<Tensor> updates;

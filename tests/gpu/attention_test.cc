@@ -88,6 +88,12 @@ TEST_F(AttentionTest, LargeLogitsAndFullyMaskedRows) {
     const Tensor q = Data({2, 96, 64}, 11, b, d, 4), k = Data({2, 160, 64}, 12, b, d, 4);
     return matmul(softmax(matmul(q, transpose(k)), -1), Data({2, 160, 64}, 13, b, d));
   });
+  // Logits of about 1e10 (bf16 spaces them 2^26 apart): exp(s - max) is 1 at each row's max
+  // and 0 elsewhere; rounding max log2(e) would overflow 2^(error).
+  Compare([&](Device d) {
+    const Tensor q = Data({2, 96, 64}, 11, b, d, 3e4), k = Data({2, 160, 64}, 12, b, d, 3e4);
+    return matmul(softmax(matmul(q, transpose(k)), -1), Data({2, 160, 64}, 13, b, d));
+  });
   // Rows 0..9 see no key: NaN on both devices (softmax of -inf only).
   Compare([&](Device d) {
     const Tensor q = Data({64, 64}, 14, b, d), k = Data({100, 64}, 15, b, d);

@@ -183,6 +183,43 @@ TEST_F(GemmTest, FallbacksStayCorrect) {
   });
 }
 
+// Exact f32 (and f64) on the portable kernel: 128-wide tiles (grids of at least 132) and
+// 64-wide ones, each layout of each operand (16-byte vectors, B and transposed A copied
+// without registers), rows of odd length read element by element, an odd number of 16-deep
+// steps, ragged edges, size-1 axes and broadcast batches. f32 sums in another order: 1e-4.
+TEST_F(GemmTest, ExactF32EveryLayoutAndEdge) {
+  const DType f = DType::kF32;
+  for (int layout = 0; layout < 4; ++layout) {
+    SCOPED_TRACE(::testing::Message() << "layout " << layout);
+    Compare(
+        [&](Device d) {
+          auto a = [&](int64_t m, int64_t k, uint64_t seed) {
+            return layout & 1 ? transpose(Data({k, m}, seed, f, d)) : Data({m, k}, seed, f, d);
+          };
+          auto b = [&](int64_t k, int64_t n, uint64_t seed) {
+            return layout & 2 ? transpose(Data({n, k}, seed, f, d)) : Data({k, n}, seed, f, d);
+          };
+          return std::vector<Tensor>{matmul(a(1536, 96, 1), b(96, 1536, 2)),
+                                     matmul(a(1500, 97, 3), b(97, 1540, 4)),
+                                     matmul(a(1536, 64, 5), b(64, 1539, 6)),
+                                     matmul(a(70, 33, 7), b(33, 50, 8)) + Data({50}, 9, f, d),
+                                     matmul(a(1, 5, 10), b(5, 1, 11)),
+                                     matmul(a(7, 1, 12), b(1, 9, 13))};
+        },
+        1e-4, 1e-4);
+  }
+  Compare(
+      [&](Device d) {
+        const DType f64 = DType::kF64;
+        return std::vector<Tensor>{
+            matmul(Data({3, 40, 24}, 1, f, d), Data({24, 36}, 2, f, d)),
+            matmul(Data({2, 1, 40, 24}, 3, f, d), Data({3, 24, 20}, 4, f, d)),
+            matmul(transpose(Data({30, 20}, 5, f64, d)), Data({30, 18}, 6, f64, d)),
+            matmul(Data({130, 98}, 7, f64, d), transpose(Data({66, 98}, 8, f64, d)))};
+      },
+      1e-4, 1e-4);
+}
+
 // Rows that are not 16-byte multiples (K or N not a multiple of 8) are staged to padded rows
 // and stay on tensor cores: K odd, N odd, both, a transposed operand, batches (one operand
 // broadcast), an epilogue with a residual, f16, a size-1 edge, and a varying batch whose

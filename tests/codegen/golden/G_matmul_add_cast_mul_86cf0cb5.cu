@@ -14,7 +14,7 @@ struct gemm_config {
   static constexpr bool TF32 = false, SPLIT = false, TMA_STORE = false, STRIDED = false;
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_81eaff85(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_86cf0cb5(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].
   tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const unsigned (&mm)[4], int batch, int row, int col) {
     unsigned in2_0[4];

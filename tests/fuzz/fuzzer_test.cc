@@ -1,6 +1,7 @@
 // The fuzzer itself: programs are deterministic, replay to themselves, cover the API; the
 // minimizer shrinks; the comparison catches a wrong value and leaves out what is fragile.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -102,6 +103,30 @@ std::vector<std::vector<bool>> FragileOf(const std::string& text) {
   std::vector<std::vector<bool>> fragile;
   for (const Tensor& t : p->fragile) fragile.push_back(t.to_vector<bool>());
   return fragile;
+}
+
+// Every replay moves a 16-bit result by at least the largest ulp of its binade (2^-7 of it
+// for bf16, 2^-10 for f16), downwards from a power of two too, where ulps halve.
+TEST(FuzzerTest, SixteenBitResultsMoveByTheirBinadesUlp) {
+  absl::StatusOr<std::vector<Statement>> program = ParseProgram(
+      "%0 = input f32[256]\n%1 = abs f32[256] %0\n%2 = full f32[] value=1e-30\n"
+      "%3 = mul f32[256] %1, %2\n%4 = full f32[] value=1\n%5 = add f32[256] %3, %4\n"
+      "%6 = cast bf16[256] %5\n%7 = cast f16[256] %5\nreturn %6, %7\n");
+  ASSERT_TRUE(program.ok()) << program.status();
+  for (NoiseOptions::Kind kind : {NoiseOptions::kUp, NoiseOptions::kDown, NoiseOptions::kMixed}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    absl::StatusOr<Perturbed> p = ReplayPerturbed(*program, 1, NoiseOptions{kind, 7});
+    ASSERT_TRUE(p.ok()) << p.status();
+    ASSERT_EQ(p->outputs.size(), 2u);
+    for (int i = 0; i < 2; ++i) {
+      const double ulp = i == 0 ? 0x1p-7 : 0x1p-10;
+      for (float v : p->outputs[i].to_vector<float>()) {
+        EXPECT_GE(std::fabs(v - 1.0), ulp) << v;
+        if (kind == NoiseOptions::kUp) EXPECT_GT(v, 1.0f);
+        if (kind == NoiseOptions::kDown) EXPECT_LT(v, 1.0f);
+      }
+    }
+  }
 }
 
 TEST(FuzzerTest, ComparingComputedValuesThatNearlyTieIsFragile) {

@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:attention_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test //tests/gpu:interop_test //tests/gpu:scan_sort_test
-  //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:attention_bench //bench:compile_bench
+  //tests/core:threads_test //bench:gpu_bench //bench:gemm_bench //bench:gemm_group_bench //bench:attention_bench //bench:compile_bench
   //bench:loop_bench //bench:cache_growth
   //examples:mlp //examples:lm //tools:inspect //tools/fuzz:fuzz //tools/fake_cuda:libcuda.so.1)
 bazel build -c opt "${targets[@]}"
@@ -36,7 +36,7 @@ cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian dist/
 mkdir -p dist/fake_cuda && mv dist/libcuda.so.1 dist/fake_cuda/
 chmod u+w dist/*
 strip dist/gpu_test dist/gemm_test dist/attention_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/interop_test dist/scan_sort_test dist/threads_test dist/gpu_bench \
-  dist/gemm_bench dist/attention_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/lm dist/fuzz
+  dist/gemm_bench dist/gemm_group_bench dist/attention_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/lm dist/fuzz
 cp -r tests/fuzz/regressions dist/regressions
 cp tools/sdpa_baseline.py dist/
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done

@@ -38,7 +38,7 @@ chmod u+w dist/*
 strip dist/gpu_test dist/gemm_test dist/attention_test dist/loop_test dist/stream_test dist/fuzz_regression_test dist/interop_test dist/scan_sort_test dist/threads_test dist/gpu_bench \
   dist/gemm_bench dist/gemm_group_bench dist/attention_bench dist/compile_bench dist/loop_bench dist/cache_growth dist/mlp dist/lm dist/fuzz
 cp -r tests/fuzz/regressions dist/regressions
-cp tools/sdpa_baseline.py dist/
+cp tools/sdpa_baseline.py tools/gemm_group_baseline.py dist/
 for example in softmax chain api; do dist/inspect "$example" --repro=dist/repro >/dev/null; done
 if [ -n "${CACHE_PREFILL:-}" ]; then
   # CACHE_PREFILL=1: compile cache_growth's kernels here (NVRTC needs no GPU; the driver that

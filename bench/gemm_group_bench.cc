@@ -56,22 +56,7 @@ void Measure(benchmark::State& state, double flops, double weight_bytes, const s
 
 // The device-to-device copy bandwidth (bytes read + written), the roofline's unit.
 void BM_CopyBandwidth(benchmark::State& state) {
-  if (!bench::NeedGpu(state)) return;
-  constexpr int64_t kBig = int64_t{1} << 28;
-  Tensor a = zeros({kBig}, DType::kF32, Device::kCUDA),
-         b = ones({kBig}, DType::kF32, Device::kCUDA);
-  realize({a, b});
-  const runtime::Driver* d = *runtime::GetDriver();
-  const auto stream = static_cast<CUstream>(Stream::current().cuda_stream());
-  double total = 0;
-  for (auto _ : state) {
-    const double t = bench::GpuSeconds(
-        [&] { d->cuMemcpyDtoDAsync(Pointer(a), Pointer(b), kBig * 4, stream); }, 10);
-    total += t;
-    state.SetIterationTime(t);
-  }
-  g_copy_gbps = 2.0 * kBig * 4 * static_cast<double>(state.iterations()) / total / 1e9;
-  state.counters["GB/s"] = g_copy_gbps;
+  if (bench::NeedGpu(state)) g_copy_gbps = bench::CopyGbps(state);
 }
 
 // q, k and v projections of x [M, 4096]: who 0 cuBLASLt on the weights concatenated by hand

@@ -11,7 +11,6 @@
 #include "bench/gpu_timer.h"
 #include "benchmark/benchmark.h"
 #include "core/stats.h"
-#include "runtime/cuda_driver.h"
 #include "tessel.h"
 
 namespace tessel {
@@ -50,24 +49,9 @@ void Measure(benchmark::State& state, double bytes, F&& body) {
 
 constexpr int64_t kBig = int64_t{1} << 28;
 
-// Baseline: a device-to-device copy of 1 GiB on tessel's stream, counting bytes read plus
-// written.
+// Baseline: a device-to-device copy (bench::CopyGbps).
 void BM_Copy(benchmark::State& state) {
-  if (!bench::NeedGpu(state)) return;
-  Tensor a = zeros({kBig}, DType::kF32), b = ones({kBig}, DType::kF32);
-  realize({a, b});
-  const runtime::Driver* d = *runtime::GetDriver();
-  auto pa = reinterpret_cast<CUdeviceptr>(a.node().buffer()->data());
-  auto pb = reinterpret_cast<CUdeviceptr>(b.node().buffer()->data());
-  const auto stream = static_cast<CUstream>(Stream::current().cuda_stream());
-  double total = 0;
-  for (auto _ : state) {
-    const double t = GpuSeconds([&] { d->cuMemcpyDtoDAsync(pa, pb, kBig * 4, stream); }, 10);
-    total += t;
-    state.SetIterationTime(t);
-  }
-  g_copy_gbps = 2.0 * kBig * 4 * static_cast<double>(state.iterations()) / total / 1e9;
-  state.counters["GB/s"] = g_copy_gbps;
+  if (bench::NeedGpu(state)) g_copy_gbps = bench::CopyGbps(state);
 }
 BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMillisecond);
 

@@ -67,6 +67,28 @@ double TimeRuns(benchmark::State& state, F&& body, int batch) {
   return total;
 }
 
+// The device-to-device copy bandwidth (bytes read + written, GB/s) of 1 GiB on tessel's
+// stream, as a manual-time benchmark: the baseline the memory-bound figures are shares of.
+inline double CopyGbps(benchmark::State& state) {
+  constexpr int64_t kFloats = int64_t{1} << 28;
+  Tensor a = zeros({kFloats}, DType::kF32, Device::kCUDA);
+  Tensor b = ones({kFloats}, DType::kF32, Device::kCUDA);
+  realize({a, b});
+  const runtime::Driver* d = *runtime::GetDriver();
+  auto pa = reinterpret_cast<CUdeviceptr>(a.node().buffer()->data());
+  auto pb = reinterpret_cast<CUdeviceptr>(b.node().buffer()->data());
+  const auto stream = static_cast<CUstream>(Stream::current().cuda_stream());
+  double total = 0;
+  for (auto _ : state) {
+    const double t = GpuSeconds([&] { d->cuMemcpyDtoDAsync(pa, pb, kFloats * 4, stream); }, 10);
+    total += t;
+    state.SetIterationTime(t);
+  }
+  const double gbps = 2.0 * kFloats * 4 * static_cast<double>(state.iterations()) / total / 1e9;
+  state.counters["GB/s"] = gbps;
+  return gbps;
+}
+
 }  // namespace tessel::bench
 
 #endif  // TESSEL_BENCH_GPU_TIMER_H_

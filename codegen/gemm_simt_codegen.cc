@@ -41,6 +41,11 @@ struct OperandReads {
   int per_thread(int tile) const { return tile * kStep / vec / kThreads; }
 };
 
+// The type the kernel stages and multiplies in: double for f64 matmuls, float for the rest.
+DType ComputeDType(const GemmProblem& p) {
+  return p.matmul->dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
+}
+
 OperandReads ReadsOf(const GemmProblem& p, bool is_a) {
   const GemmOperand& o = is_a ? p.a : p.b;
   OperandReads r;
@@ -56,8 +61,7 @@ OperandReads ReadsOf(const GemmProblem& p, bool is_a) {
   // The contiguous extent's multiple keeps each vector inside or outside the matrix, and
   // aligned (buffers start 16-byte aligned; matrices are whole rows apart).
   if (r.pitch % r.vec != 0) r.vec = 1;
-  const DType compute = p.matmul->dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
-  r.async = !r.k_major && r.vec * size == 16 && o.buffer->dtype() == compute &&
+  r.async = !r.k_major && r.vec * size == 16 && o.buffer->dtype() == ComputeDType(p) &&
             !(p.tf32 && !p.split_tf32);
   return r;
 }
@@ -196,12 +200,12 @@ KernelSource GenerateGemmSimt(const FusedKernel& kernel, const DynamicRows* rows
   ks.takes_rows = p.rows_argument;
   const int64_t n = p.n, k = p.k;
   const int tile = ChooseSimtTile(p), blocks = tile / 64;  // 4 x 4 blocks per thread and axis
-  // float for every matmul but f64's, which stages, multiplies and accumulates in double.
-  const std::string type = CudaComputeType(p.matmul->dtype());
-  const DType compute = p.matmul->dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
-  const char* fma = p.matmul->dtype() == DType::kF64 ? "fma" : "fmaf";
-  const char* vec = p.matmul->dtype() == DType::kF64 ? "double2" : "float4";  // 16 bytes
-  const int per_vec = p.matmul->dtype() == DType::kF64 ? 2 : 4;
+  const DType compute = ComputeDType(p);
+  const bool f64 = compute == DType::kF64;
+  const std::string type = CudaComputeType(compute);
+  const char* fma = f64 ? "fma" : "fmaf";
+  const char* vec = f64 ? "double2" : "float4";  // 16 bytes
+  const int per_vec = f64 ? 2 : 4;
   CodeWriter w;
   BeginSource(w, kernel, rows);
   const OperandReads ra = ReadsOf(p, true), rb = ReadsOf(p, false);

@@ -10,25 +10,11 @@ TFLOP/s. A case PyTorch refuses prints its error and the script goes on.
 import torch
 import torch.nn.functional as F
 
+from sdpa_baseline import time_ms  # beside this script, in tools/ and in dist/
+
 K, FFN = 4096, 11008
 QKV = [4096, 1024, 1024]
 EXPERT_ROWS = {0: [1, 50, 7, 33, 12, 2, 45, 20], 1: [512, 4096, 1024, 2048, 768, 3072, 1536, 640]}
-
-
-def time_ms(run):
-    for _ in range(3):
-        run()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    iterations, best = 20, float("inf")
-    for _ in range(5):
-        start.record()
-        for _ in range(iterations):
-            run()
-        stop.record()
-        stop.synchronize()
-        best = min(best, start.elapsed_time(stop) / iterations)
-    return best
 
 
 def bf16(*shape):

@@ -57,7 +57,8 @@ __device__ __forceinline__ void tessel_attention_sm80_load(typename C::T* dst,
   for (int i = threadIdx.x; i < ROWS * kChunksPerRow; i += 128) {
     const int r = i / kChunksPerRow, c = (i % kChunksPerRow) * 8;
     const bool inside = row0 + r < total && c < C::COLS;
-    tessel_cp_async_16(dst + r * L::kPitch + c, inside ? src + (row0 + r) * step + c : src, inside);
+    tessel_copy_16_async(dst + r * L::kPitch + c, inside ? src + (row0 + r) * step + c : src,
+                         inside);
   }
 }
 

@@ -53,7 +53,7 @@ __device__ __forceinline__ void tessel_gemm_sm80_copy(T* dst, const T* src, int 
     const int r = i / (COLS / kPerCopy), c = (i % (COLS / kPerCopy)) * kPerCopy;
     const bool inside = row0 + r < rows_total && col0 + c < cols_total;
     const T* from = inside ? src + (long long)(row0 + r) * pitch + col0 + c : src;
-    tessel_cp_async_16(dst + r * PITCH + c, from, inside);
+    tessel_copy_16_async(dst + r * PITCH + c, from, inside);
   }
 }
 

@@ -37,12 +37,8 @@ __device__ __forceinline__ void tessel_stmatrix_x4(unsigned address, unsigned r0
                "r"(r0), "r"(r1), "r"(r2), "r"(r3));
 }
 // ---- cp.async, ldmatrix, mma.sync (sm_80) ---------------------------------------------------
-// Copies 16 bytes global -> shared without holding registers; zeros when !inside.
-__device__ __forceinline__ void tessel_cp_async_16(void* dst, const void* src, bool inside) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(tessel_smem(dst)), "l"(src),
-               "r"(inside ? 16 : 0)
-               : "memory");
-}
+// (The 16-byte copy itself, tessel_copy_16_async, is in the prelude: the portable GEMM uses it
+// too, without this header.)
 __device__ __forceinline__ void tessel_cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }

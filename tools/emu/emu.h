@@ -199,7 +199,7 @@ inline void emu_do_copy(const EmuCopy& c) {
   if (c.inside) std::memcpy(c.dst, c.src, 16);
   else std::memset(c.dst, 0, 16);
 }
-inline void tessel_cp_async_16(void* dst, const void* src, bool inside) {
+inline void tessel_copy_16_async(void* dst, const void* src, bool inside) {
   emu_check_smem(dst, 16, 16, "cp.async dst");
   if ((uintptr_t)src % 16) emu_fail("cp.async: misaligned global source");
   if (emu_deferred_cp_async) emu_open_group.push_back({dst, src, inside});

@@ -84,10 +84,12 @@ void AccumulateOnline(CodeWriter& w, const Accumulator& max, const std::string& 
     w.Line(m, " = grown;");
     w.Line(h, " = shifted;");
   }
-  // -inf adds nothing (exp(-inf - h) is 0), even while the max is -inf itself.
+  // -inf adds nothing: exp(-inf - h) is 0 wherever the shift h is finite or +inf. While the
+  // max is still -inf, every lane is, and the shift may be -inf too (-inf - -inf is NaN):
+  // the step adds nothing then. (A guard a lane cost cross-entropy an instruction an element.)
+  auto any = w.Block("if (", m, " != ", max.Identity(), ")");
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", lanes, "; ++k) ", if_guard, "if (", y.At(), " != ", max.Identity(),
-         ") ", s, " += ", Term(t, y.At(), p), ";");
+  w.Line("for (int k = 0; k < ", lanes, "; ++k) ", if_guard, s, " += ", Term(t, y.At(), p), ";");
 }
 
 std::string PairReduce(const Accumulator& max, const Accumulator& sum, int p) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
@@ -31,9 +33,11 @@ Shape BatchOf(const Shape& s) {
   return Shape(absl::MakeConstSpan(s.dims()).subspan(0, s.rank() - 2));
 }
 
-GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
+namespace {
+
+GemmProblem AnalyzeMatmul(const FusedKernel& kernel, const Node* matmul, const DynamicRows* rows) {
   GemmProblem p;
-  p.matmul = kernel.matmul;
+  p.matmul = matmul;
   p.a = OperandOf(kernel, p.matmul->input(0));
   p.b = OperandOf(kernel, p.matmul->input(1));
   const Shape& out = p.matmul->shape();
@@ -48,6 +52,51 @@ GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
   p.tf32 = IsTf32Matmul(*p.matmul) || p.split_tf32;
   PlanOperandStaging(p, StagingNeed::kRows);
   return p;
+}
+
+// The kernel's outputs that read `matmul` (through values computed in the kernel), and the
+// kernel inputs those outputs read.
+struct EpilogueCone {
+  std::vector<const Node*> outputs;
+  absl::flat_hash_set<const Node*> inputs;
+};
+
+EpilogueCone ConeOf(const KernelSource& ks, const Node* matmul, const Node* partner) {
+  absl::flat_hash_map<const Node*, bool> reads;  // memo: whether a node reads the matmul
+  absl::flat_hash_set<const Node*> kernel_inputs(ks.inputs.begin(), ks.inputs.end());
+  EpilogueCone cone;
+  std::vector<const Node*> inputs;
+  auto walk = [&](auto& self, const Node* n) -> bool {
+    if (n == matmul || n == partner) return true;
+    if (kernel_inputs.contains(n)) {
+      inputs.push_back(n);
+      return false;
+    }
+    if (auto it = reads.find(n); it != reads.end()) return it->second;
+    bool r = false;
+    for (const NodePtr& in : n->inputs()) r = self(self, in.get()) || r;
+    return reads[n] = r;
+  };
+  for (const Node* out : ks.outputs) {
+    inputs.clear();
+    if (!walk(walk, out)) continue;
+    cone.outputs.push_back(out);
+    cone.inputs.insert(inputs.begin(), inputs.end());
+  }
+  return cone;
+}
+
+}  // namespace
+
+GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows) {
+  return AnalyzeMatmul(kernel, kernel.matmul, rows);
+}
+
+std::vector<GemmProblem> AnalyzeGemmParts(const FusedKernel& kernel, const DynamicRows* rows) {
+  std::vector<GemmProblem> parts;
+  for (const Node* matmul : kernel.gemm_parts) parts.push_back(AnalyzeMatmul(kernel, matmul, rows));
+  if (parts.empty()) parts.push_back(AnalyzeGemm(kernel, rows));
+  return parts;
 }
 
 std::string OperandMatrixIndex(const GemmOperand& operand, const Shape& out_batch,
@@ -70,10 +119,11 @@ bool TensorCoreOperands(const GemmProblem& p) {
 }
 
 bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
-  const GemmProblem p = AnalyzeGemm(kernel);
-  if (!rows.Has(p.matmul) || p.matmul->shape().rank() != 2 || !rows.Has(p.a.buffer) ||
-      p.a.transposed || rows.Has(p.b.buffer)) {
-    return false;
+  for (const GemmProblem& p : AnalyzeGemmParts(kernel)) {
+    if (!rows.Has(p.matmul) || p.matmul->shape().rank() != 2 || !rows.Has(p.a.buffer) ||
+        p.a.transposed || rows.Has(p.b.buffer)) {
+      return false;
+    }
   }
   for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {
     for (const Node* n : *list) {
@@ -123,6 +173,9 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   if (!site.matmul_words.empty()) {
     e.PairHalves();
     e.Bind(p.matmul, idx, Value{site.matmul_words, true, p.matmul->dtype()});
+    if (site.partner != nullptr) {
+      e.Bind(site.partner, idx, Value{site.partner_words, true, site.partner->dtype()});
+    }
   } else {
     const char* round = p.matmul->dtype() == DType::kBF16  ? "tessel_round_bf16"
                         : p.matmul->dtype() == DType::kF16 ? "tessel_round_f16"
@@ -133,11 +186,17 @@ void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& 
   }
   // Inputs read element for element (a residual) are loaded first, so that their trips to
   // memory overlap the arithmetic instead of following it.
+  const EpilogueCone cone = ConeOf(ks, p.matmul, site.partner);
   for (const Node* input : ks.inputs) {
-    if (site.preload_inputs && input != p.a.buffer && input != p.b.buffer && input->shape() == out)
+    if (site.preload_inputs && input != p.a.buffer && input != p.b.buffer &&
+        input->shape() == out && cone.inputs.contains(input)) {
       e.Get(input, idx);
+    }
   }
   for (size_t o = 0; o < ks.outputs.size(); ++o) {
+    if (std::find(cone.outputs.begin(), cone.outputs.end(), ks.outputs[o]) == cone.outputs.end()) {
+      continue;  // another part's
+    }
     e.Store(absl::StrCat("out", o), ks.outputs[o], idx, e.Get(ks.outputs[o], idx));
   }
 }

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "codegen/code_writer.h"
 #include "codegen/index_expr.h"
@@ -46,6 +47,9 @@ struct GemmProblem {
 };
 
 GemmProblem AnalyzeGemm(const FusedKernel& kernel, const DynamicRows* rows = nullptr);
+// Each part of the kernel (FusedKernel::gemm_parts): sibling GEMMs share A, m and k.
+std::vector<GemmProblem> AnalyzeGemmParts(const FusedKernel& kernel,
+                                          const DynamicRows* rows = nullptr);
 
 // A matmul operand as `kernel` reads it: its buffer, read through the views the planner left
 // unwritten (IsMatmulOperandView: transposes, reshapes of the batch axes).
@@ -83,6 +87,10 @@ struct GemmTile {
 // TF32 kernels keep no staging tiles: more stages fit; `parts`: copies of each operand a
 // stage holds (2 for three TF32 products).
 GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, int parts = 1);
+// ... for sibling GEMMs of `ns` columns each, every one starting a tile column of its own;
+// `dual`: two B's a stage and two products a tile (FusedKernel::gemm_dual).
+GemmTile ChooseGemmTile(int64_t m, const std::vector<int64_t>& ns, int64_t batch, bool tf32,
+                        int parts, bool dual);
 
 Shape BatchOf(const Shape& s);
 
@@ -104,6 +112,10 @@ struct EpilogueSite {
   // Instead of matmul_value: an array of 32-bit words holding the 16-bit matmul's lanes in
   // pairs. The epilogue then keeps 16-bit values paired (ExprEmitter::PairHalves).
   std::string matmul_words;
+  // A dual GEMM's second matmul (FusedKernel::gemm_dual), bound to the words `partner_words`
+  // at the same positions.
+  const Node* partner = nullptr;
+  std::string partner_words;
   // Every position the kernel visits lies inside the output: no bounds checks needed.
   bool rows_inside = false, cols_inside = false;
   std::string lane_column = "k";
@@ -114,9 +126,9 @@ struct EpilogueSite {
 };
 
 // Binds the matmul to the site's value (or words), then computes and stores every output of
-// the kernel at the site's positions, guarded by row < m and column < n where positions can
-// fall outside. Runs of adjacent lanes load and store as vectors (up to 8) where the row
-// length keeps them aligned.
+// the kernel that reads it (with sibling GEMMs, the outputs of p's part) at the site's
+// positions, guarded by row < m and column < n where positions can fall outside. Runs of
+// adjacent lanes load and store as vectors (up to 8) where the row length keeps them aligned.
 void EmitGemmEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
                       const EpilogueSite& site);
 

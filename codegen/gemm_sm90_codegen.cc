@@ -5,13 +5,17 @@
 // K-major, the only layout wgmma reads 32-bit operands in: MN-major ones are staged
 // transposed; under kHigh both are staged as TF32 parts and remainders.
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/gemm_common.h"
 #include "codegen/gemm_staging.h"
 #include "codegen/generate.h"
 #include "codegen/kernel_common.h"
+#include "core/error.h"
 #include "ops/cuda_expr.h"
 
 namespace tessel::codegen {
@@ -20,9 +24,17 @@ namespace {
 constexpr int kSharedLimit = 227 * 1024;  // per block on sm_90
 constexpr int kSms = 132;                 // H100 SXM; only shapes the tile choice
 
-// The consumers' staging tiles (one per 64 rows): the tile's matmul values in 16 bits. TF32
-// kernels have none (the consumers run the epilogue from their accumulators).
-int StagingBytes(const GemmTile& tile, bool tf32) { return tf32 ? 0 : tile.bm * tile.bn * 2; }
+// The consumers' staging tiles (one per 64 rows): the tile's matmul values in 16 bits (both
+// products' for a dual GEMM). TF32 kernels have none (the consumers run the epilogue from
+// their accumulators).
+int StagingBytes(const GemmTile& tile, bool tf32, bool dual) {
+  return tf32 ? 0 : tile.bm * tile.bn * 2 * (dual ? 2 : 1);
+}
+
+// A stage of the ring: A's block and B's (both B's for a dual GEMM), `parts` copies of each.
+int StageBytes(const GemmTile& tile, int parts, bool dual) {
+  return (tile.bm + tile.bn * (dual ? 2 : 1)) * tile.bk * 2 * parts;
+}
 
 // The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
 // `box_rows`: the box's extent along the second axis. `parts`: copies per matrix (a TF32
@@ -47,8 +59,8 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
 // (the fragment layout tessel_gemm_sm90 documents).
 void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
                           const GemmTile& tile) {
-  w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const float (&acc)[",
-         tile.bn / 2, "], int batch, int row0, int col0) {");
+  w.Line("tessel_gemm_sm90<gemm_config>(tmap0, b_map, tessel_gemm_sm90_no_store{}, [&](const ",
+         "float (&acc)[", tile.bn / 2, "], int part, int batch, int row0, int col0) {");
   CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
   w.Line("const int t = threadIdx.x % 128;");
   w.Line(
@@ -64,23 +76,118 @@ void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProbl
   EmitGemmEpilogue(w, ks, p, site);
 }
 
+// The config's walk over the parts' tile columns: TILES_N, and part(tn), which finds the
+// part of tile column tn and makes tn local to it.
+void EmitPartWalk(CodeWriter& w, const std::vector<int64_t>& tiles_n) {
+  int64_t all = 0;
+  for (int64_t t : tiles_n) all += t;
+  w.Line("static constexpr int TILES_N = ", all, ";",
+         tiles_n.size() > 1 ? absl::StrCat("  // ", absl::StrJoin(tiles_n, " + "), " for the parts")
+                            : "");
+  if (tiles_n.size() == 1) {
+    w.Line("static __device__ int part(int&) { return 0; }");
+    return;
+  }
+  auto body = w.Block("static __device__ int part(int& tn)");
+  int64_t first = 0;
+  for (size_t i = 0; i + 1 < tiles_n.size(); ++i) {
+    const int64_t end = first + tiles_n[i];
+    if (first == 0) {
+      w.Line("if (tn < ", end, ") return ", i, ";");
+    } else {
+      w.Line("if (tn < ", end, ") return tn -= ", first, ", ", i, ";");
+    }
+    first = end;
+  }
+  w.Line("return tn -= ", first, ", ", tiles_n.size() - 1, ";");
+}
+
+// A lambda giving part i's tensor map, tmap<first + i>.
+std::string MapOfPart(size_t first, size_t count) {
+  if (count == 1) return absl::StrCat("[&](int) { return &tmap", first, "; }");
+  std::string choice = absl::StrCat("&tmap", first + count - 1);
+  for (size_t i = count - 1; i-- > 0;) {
+    choice = absl::StrCat("part == ", i, " ? &tmap", first + i, " : ", choice);
+  }
+  return absl::StrCat("[&](int part) { return ", choice, "; }");
+}
+
+// The epilogue warps' lambda: each part's outputs from the matmul's 16-bit values.
+void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, std::vector<GemmProblem> parts,
+                       bool dual, const GemmTile& tile, bool strided) {
+  const GemmProblem& p = parts[0];
+  const int lanes = tile.bn / 8;
+  w.Line("// The epilogue warps: outputs (row, col + ", strided ? "8 k" : "64 (k / 8) + k % 8",
+         "), k < ", lanes, ", from the matmul's 16-bit values in pairs, mm[k / 2]",
+         dual ? " (the second matmul's: mm2)." : ".");
+  w.Line("tessel_gemm_sm90<gemm_config>(tmap0, b_map, tessel_gemm_sm90_no_store{}, [&](const ",
+         "unsigned (&mm)[", lanes / 2, "], ",
+         dual ? absl::StrCat("const unsigned (&mm2)[", lanes / 2, "], ") : "",
+         "int part, int batch, int row, int col) {");
+  CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
+  const Node* partner = dual ? parts[1].matmul : nullptr;
+  if (dual) parts.resize(1);
+  const bool siblings = parts.size() > 1;
+  std::optional<CodeWriter::Scope> cases;
+  if (siblings) {
+    w.Line("switch (part) {");
+    cases.emplace(&w, "}");
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::optional<CodeWriter::Scope> one;
+    if (siblings) {
+      w.Line("case ", i, ": {");
+      one.emplace(&w, "} break;");
+    }
+    EpilogueSite site(lanes, "batch", "row", "col");
+    site.matmul_words = "mm";
+    site.partner = partner;
+    site.partner_words = "mm2";
+    site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
+    site.cols_inside = parts[i].n % tile.bn == 0;
+    site.lane_column = strided ? "8 * k" : "k % 8 + 64 * (k / 8)";
+    site.run = strided ? 1 : 8;
+    EmitGemmEpilogue(w, ks, parts[i], site);
+  }
+}
+
 }  // namespace
 
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32, int parts) {
+GemmTile ChooseGemmTile(int64_t m, const std::vector<int64_t>& ns, int64_t batch, bool tf32,
+                        int parts, bool dual) {
   GemmTile tile;
   // At most 64 rows: one consumer warpgroup, and stages half the size, so that more of B is
   // in flight where streaming B is the whole cost.
   if (m <= 64) tile.bm = 64;
-  // The widest tile that still gives every SM a tile; 64 when none does.
-  // (Two parts of each operand a stage: at most 128 wide, so that three stages fit.)
+  // The widest tile that still gives every SM a tile and is not more than twice as wide as
+  // the narrowest output (sibling GEMMs: each starts a tile column of its own); 64 when none.
+  // (Two parts of each operand, or two B's, a stage: at most 128 wide, so that three stages
+  // fit, and a dual GEMM's two accumulators take the registers of one 256 wide.)
+  const int64_t narrowest = *std::min_element(ns.begin(), ns.end());
+  auto tiles = [&](int bn) {
+    int64_t all = 0;
+    for (int64_t n : ns) all += CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch;
+    return all;
+  };
   for (int bn : {256, 128, 64}) {
-    if (parts > 1 && bn > 128) continue;
+    if ((parts > 1 || dual) && bn > 128) continue;
     tile.bn = bn;
-    if (CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch >= kSms && n > bn / 2) break;
+    if (tiles(bn) >= kSms && narrowest > bn / 2) break;
   }
-  const int stage = (tile.bm + tile.bn) * tile.bk * 2 * parts;
-  tile.stages = std::min(16, (kSharedLimit - 2048 - StagingBytes(tile, tf32)) / stage);
+  // Whole waves: where the last wave of 256-wide tiles would leave many SMs idle, 128-wide
+  // ones may finish sooner though each does less per byte staged (counted at 90%: a guess,
+  // checked on q/k/v at M = 1024: 192 tiles of 256 are 1.45 waves, 384 of 128 are 2.9).
+  const auto waves = [&](int bn) { return CeilDiv(tiles(bn), kSms); };
+  if (tile.bn == 256 && tile.bm == 128 && waves(128) * 128 < 0.9 * waves(256) * 256) {
+    tile.bn = 128;
+  }
+  tile.stages = std::min(
+      16, (kSharedLimit - 2048 - StagingBytes(tile, tf32, dual)) / StageBytes(tile, parts, dual));
   return tile;
+}
+
+GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32, int parts) {
+  return ChooseGemmTile(m, std::vector<int64_t>{n}, batch, tf32, parts, false);
 }
 
 bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
@@ -90,34 +197,54 @@ bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
 
 KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
-  GemmProblem p = AnalyzeGemm(kernel, rows);
+  std::vector<GemmProblem> parts = AnalyzeGemmParts(kernel, rows);
+  for (GemmProblem& part : parts) PlanOperandStaging(part, WgmmaStagingNeed(part));
+  const GemmProblem& p = parts[0];  // A, m, k and the batch are every part's
+  const bool dual = kernel.gemm_dual;
+  for (const GemmProblem& part : parts) {
+    TESSEL_CHECK(
+        parts.size() == 1 || (!part.a.staged && !part.b.staged && !part.tf32 &&
+                              part.b.transposed == p.b.transposed && (!dual || part.n == p.n)),
+        "grouped GEMMs read 16-bit operands as stored (fusion/gemm_groups.cc)");
+  }
+  // The parts the tile walk covers: a dual GEMM's two share their tiles.
+  const std::vector<GemmProblem> walk(parts.begin(), dual ? parts.begin() + 1 : parts.end());
   const bool tf32 = p.a.buffer->dtype() == DType::kF32;
-  PlanOperandStaging(p, WgmmaStagingNeed(p));
   ks.takes_rows = p.rows_argument;
-  // A kernel whose one output is the matmul itself stores the consumers' staging tiles by
+  // A kernel whose outputs are the matmuls themselves stores the consumers' staging tiles by
   // TMA; any other runs the generated epilogue in the epilogue warps (TF32: the consumers).
-  const bool tma_store =
-      !tf32 && ks.outputs.size() == 1 && ks.outputs[0] == p.matmul && p.n % 8 == 0;
   // Rows that are not multiples of 8 outputs take no 16-byte vectors: the epilogue warps'
   // lanes then step along a row one output apart (STRIDED), so that a warp's store covers 4
   // rows x 16 contiguous bytes instead of 4 rows x 128 bytes with gaps (4097 x 4095 x 4096:
   // the kernel 247 us against the aligned 181 us before; Nsight Compute: stores stalled).
-  const bool strided = p.n % 8 != 0;
+  bool tma_store = !tf32 && !dual && ks.outputs.size() == parts.size();
+  bool strided = false;
+  std::vector<int64_t> ns;
+  for (const GemmProblem& part : walk) {
+    tma_store = tma_store && part.n % 8 == 0 &&
+                std::find(ks.outputs.begin(), ks.outputs.end(), part.matmul) != ks.outputs.end();
+    strided = strided || part.n % 8 != 0;
+    ns.push_back(part.n);
+  }
   // Three TF32 products (kHigh): each operand's TF32 part and remainder, both staged.
-  const int parts = p.stage_splits_tf32 ? 2 : 1;
-  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), tf32, parts);
-  const int64_t smem = 1024 + tile.stages * (tile.bm + tile.bn) * tile.bk * 2 * parts +
-                       StagingBytes(tile, tf32) + 8 * (2 * tile.stages + 4);
+  const int splits = p.stage_splits_tf32 ? 2 : 1;
+  const GemmTile tile = ChooseGemmTile(p.m, ns, p.batch.numel(), tf32, splits, dual);
+  const int64_t smem = 1024 + tile.stages * StageBytes(tile, splits, dual) +
+                       StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 4);
   const bool a_mn = ReadsMnMajor(p.a, true), b_mn = ReadsMnMajor(p.b, false);
-  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm, p.rows_argument, parts));
-  ks.tensor_maps.push_back(OperandMap(ks, p.b, b_mn ? 64 : tile.bn, false, parts));
-  if (tma_store) {
+  // tmap0: A; then each part's B; then each part's output (TMA stores).
+  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm, p.rows_argument, splits));
+  for (const GemmProblem& part : parts) {
+    ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? 64 : tile.bn, false, splits));
+  }
+  for (const GemmProblem& part : parts) {
+    if (!tma_store) break;
     TensorMapSpec out;
     out.rows_dim1 = p.rows_argument;
-    out.arg = static_cast<int>(ks.inputs.size());
-    out.dtype = p.matmul->dtype();
-    out.dims = {p.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
-    out.strides = {p.n * 2, p.m * p.n * 2};
+    out.arg = static_cast<int>(ks.inputs.size() + OutputSlot(ks, part.matmul));
+    out.dtype = part.matmul->dtype();
+    out.dims = {part.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
+    out.strides = {part.n * 2, p.m * part.n * 2};
     ks.tensor_maps.push_back(out);
   }
   CodeWriter w;
@@ -125,8 +252,16 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
   EmitOperandStaging(w, p, &ks);
-  w.Line("// [", p.m_expr, " x ", p.k, "] x [", p.k, " x ", p.n, "], batch of ", p.batch.numel(),
-         "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
+  const bool siblings = walk.size() > 1;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string which = dual       ? (i == 0 ? "dual, first: " : "dual, second: ")
+                              : siblings ? absl::StrCat("part ", i, ": ")
+                                         : "";
+    w.Line("// ", which, "[", p.m_expr, " x ", p.k, "] x [", p.k, " x ", parts[i].n, "], batch of ",
+           p.batch.numel(), "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
+  }
+  std::vector<int64_t> tiles_n;  // tile columns of each part
+  for (int64_t n : ns) tiles_n.push_back(CeilDiv(n, tile.bn));
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
@@ -135,37 +270,31 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
            ", BK = ", tf32 ? tile.bk / 2 : tile.bk, ", STAGES = ", tile.stages,
            ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
     w.Line("static constexpr bool TF32 = ", tf32 ? "true" : "false",
-           ", SPLIT = ", parts > 1 ? "true" : "false",
+           ", SPLIT = ", splits > 1 ? "true" : "false",
            ", TMA_STORE = ", tma_store ? "true" : "false",
-           ", STRIDED = ", strided ? "true" : "false", ";");
+           ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false", ";");
+    EmitPartWalk(w, tiles_n);
   }
   w.Blank();
   {
     auto body = KernelBlock(w, "384, 1", kNamePlaceholder, ks);
+    w.Line("const auto b_map = ", MapOfPart(1, parts.size()), ";");
+    if (tma_store) w.Line("const auto out_map = ", MapOfPart(1 + parts.size(), parts.size()), ";");
     if (tf32) {
       EmitConsumerEpilogue(w, ks, p, tile);
     } else if (tma_store) {
-      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, &tmap2, tessel_gemm_sm90_no_epilogue{}, ",
-             p.m_expr, ");");
+      w.Line(
+          "tessel_gemm_sm90<gemm_config>(tmap0, b_map, out_map, tessel_gemm_sm90_no_epilogue{}, ",
+          p.m_expr, ");");
     } else {
-      const int lanes = tile.bn / 8;
-      w.Line("// The epilogue warps: outputs (row, col + ", strided ? "8 k" : "64 (k / 8) + k % 8",
-             "), k < ", lanes, ", from the matmul's 16-bit values in pairs, mm[k / 2].");
-      w.Line("tessel_gemm_sm90<gemm_config>(tmap0, tmap1, nullptr, [&](const unsigned (&mm)[",
-             lanes / 2, "], int batch, int row, int col) {");
-      CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
-      EpilogueSite site(lanes, "batch", "row", "col");
-      site.matmul_words = "mm";
-      site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
-      site.cols_inside = p.n % tile.bn == 0;
-      site.lane_column = strided ? "8 * k" : "k % 8 + 64 * (k / 8)";
-      site.run = strided ? 1 : 8;
-      EmitGemmEpilogue(w, ks, p, site);
+      EmitWarpEpilogues(w, ks, parts, dual, tile, strided);
     }
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  SetGemmGrid(p, tile.bm, CeilDiv(p.n, tile.bn), &launch);
+  int64_t all_tiles_n = 0;
+  for (int64_t t : tiles_n) all_tiles_n += t;  // (a dual GEMM's two share theirs)
+  SetGemmGrid(p, tile.bm, all_tiles_n, &launch);
   launch.block = 384;
   launch.shared_bytes = smem;
   launch.persistent_per_sm = 1;

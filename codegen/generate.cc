@@ -1,10 +1,22 @@
 #include "codegen/generate.h"
 
 #include "codegen/gemm_common.h"
+#include "core/error.h"
 #include "core/realize.h"
 #include "fusion/planner.h"
 
 namespace tessel::codegen {
+namespace {
+
+// Kernels of several GEMMs (FusedKernel::gemm_parts) are formed only where the Hopper kernel
+// takes them (fusion/gemm_groups.cc).
+void CheckOneGemm(const FusedKernel& kernel) {
+  TESSEL_CHECK(kernel.gemm_parts.size() <= 1,
+               "a kernel of several GEMMs reached a target "
+               "without the Hopper GEMM kernel");
+}
+
+}  // namespace
 
 KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
   switch (kernel.kind) {
@@ -15,6 +27,7 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
       return GenerateReduction(kernel);
     case KernelKind::kGemm:
       if (GemmSm90Applies(kernel, target)) return GenerateGemmSm90(kernel);
+      CheckOneGemm(kernel);
       if (GemmSm80Applies(kernel, target)) return GenerateGemmSm80(kernel);
       return GenerateGemmSimt(kernel);
     case KernelKind::kScan:
@@ -58,6 +71,7 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
         if (p.a.staged || p.tf32) return std::nullopt;
         return GenerateGemmSm90(kernel, &rows);
       }
+      CheckOneGemm(kernel);
       if (GemmSm80Applies(kernel, target)) {
         if (p.a.staged) return std::nullopt;
         return GenerateGemmSm80(kernel, &rows);

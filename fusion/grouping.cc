@@ -299,6 +299,7 @@ void PlaceMatmul(PlannerState& s, const Node* n) {
   group.is_gemm = true;
   group.space = n->shape();
   group.deps = DepsOf(s, n).All();
+  group.matmuls = {n};
   const int g = NewGroup(s, std::move(group));
   s.groups[g].members.push_back(n);
   s.group_of[s.Index(n)] = g;

@@ -33,6 +33,7 @@ class KernelBuilder {
     for (size_t g = 0; g < s_.groups.size(); ++g) {
       protos_[g].group = static_cast<int>(g);
       protos_[g].owned = s_.groups[g].members;
+      protos_[g].dead = s_.groups[g].merged;
     }
     for (size_t i = 0; i < s_.nodes.size(); ++i) {
       if (s_.group_of[i] < 0 && s_.written[i]) {
@@ -202,7 +203,21 @@ class KernelBuilder {
       }
     } else if (group.is_gemm) {
       kernel.kind = KernelKind::kGemm;
-      kernel.matmul = group.members[0];
+      kernel.matmul = group.matmuls[0];
+      kernel.gemm_parts = group.matmuls;
+      kernel.gemm_dual = group.dual;
+      if (group.dual) {
+        kernel.notes.push_back(
+            "{n} reads the same A as the GEMM it meets in the epilogue: one dual GEMM computes "
+            "both for each output tile, neither written");
+        kernel.notes_nodes.push_back(group.matmuls[1]);
+      }
+      for (size_t i = 1; i < group.matmuls.size() && !group.dual; ++i) {
+        kernel.notes.push_back(absl::StrCat("{n} reads the same A as ", group.matmuls.size() - 1,
+                                            " other GEMM", group.matmuls.size() > 2 ? "s" : "",
+                                            " of this kernel: one launch reads A once"));
+        kernel.notes_nodes.push_back(group.matmuls[i]);
+      }
     } else {
       kernel.kind = group.row_members ? KernelKind::kNormalization : KernelKind::kReduction;
       kernel.row_space = group.space;

@@ -64,6 +64,14 @@ struct FusedKernel {
   // and the softmax's input f(scores) (fusion/attention.h).
   const Node* matmul = nullptr;
   const Node* scores = nullptr;
+  // Gemm: its matmuls, `matmul` first: one, or sibling GEMMs that read the same A
+  // (FusionOptions::gemm_groups), each a part of the kernel's output tiles with its own
+  // epilogue (the kernel's outputs that read it).
+  std::vector<const Node*> gemm_parts;
+  // ... or, where set, two matmuls of the same A and output shape whose results meet
+  // elementwise (silu(x wg) * (x wu)): a dual GEMM computes both for each output tile and one
+  // epilogue reads both, so that neither is written.
+  bool gemm_dual = false;
   const Node* logits = nullptr;
 
   // Why the kernel ends where it does: one line per boundary, with node numbers filled in by

@@ -13,6 +13,8 @@ FusionPlan PlanFusion(const Program& program, const FusionOptions& options) {
   fusion_internal::PlannerState state(program, options);
   fusion_internal::AssignGroups(state);
   fusion_internal::ChooseWrites(state);
+  // A dual GEMM computes a value other kernels read before: the writes are chosen again.
+  if (fusion_internal::GroupGemms(state)) fusion_internal::ChooseWrites(state);
   return fusion_internal::BuildKernels(state);
 }
 
@@ -32,6 +34,9 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 8)) most = 8;
   options.cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
   options.attention = target.major >= 8;
+  const char* groups = std::getenv("TESSEL_GEMM_GROUPS");
+  options.gemm_groups = target.major == 9 && target.arch_specific &&
+                        (groups == nullptr || std::strcmp(groups, "0") != 0);
   return options;
 }
 

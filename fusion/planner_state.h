@@ -35,6 +35,9 @@ struct Group {
   std::vector<OnlineSum> online_sums;  // streaming groups: sums chained to a max, one pass
   std::vector<const Node*> members;    // producers first
   absl::flat_hash_set<int> deps;       // groups whose members this group reads
+  std::vector<const Node*> matmuls;    // GEMM groups: the parts (gemm_groups.h)
+  bool dual = false;                   // matmuls: a dual GEMM's two (FusedKernel::gemm_dual)
+  bool merged = false;                 // moved into another group: holds nothing
   AttentionChain attention;            // alone_kind kAttention
 };
 
@@ -84,6 +87,8 @@ struct PlannerState {
 void AssignGroups(PlannerState& state);
 // Phase 3: which values are written.
 void ChooseWrites(PlannerState& state);
+// Phase 3b: dual and sibling GEMMs, one group each (gemm_groups.cc); whether any merged.
+bool GroupGemms(PlannerState& state);
 // Phase 4: kernels, merged and ordered.
 FusionPlan BuildKernels(PlannerState& state);
 

@@ -30,9 +30,20 @@
 //
 // The output's row count m is an argument (a literal the compiler folds, or the kernel's
 // rows argument where rows are dynamic).
-// C provides: N, K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
+// Sibling GEMMs (the same A, each its own B and output: q, k and v projections) run as parts
+// of one walk over their concatenated tile columns, so that a band of tile rows reads its A
+// rows once for every part; the epilogue and the TMA store take the tile's part.
+//
+// DUAL (two GEMMs of the same A and output shape whose results meet elementwise, as SwiGLU's
+// silu(x wg) * (x wu)): each stage holds A and both B blocks (b_maps(0), b_maps(1)), each
+// consumer keeps both accumulators (`rest` holds the second), stages both into its staging
+// tile, and the epilogue gets both values of each output position, so that neither product
+// is written to memory.
+//
+// C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
+// part(int& tn)` (the part of tile column tn, which it makes local to the part), K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
 // with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
-// MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT,
+// MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL,
 // TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic shared bytes the host
 // reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch
 // coordinate for an output batch entry (broadcast batches map many entries to one).
@@ -45,24 +56,24 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kParts = C::SPLIT ? 2 : 1;  // copies of each operand (SPLIT)
   static constexpr int kAPart = C::BM * kRowBytes, kBPart = C::BN * kRowBytes;
   static constexpr int kABytes = kParts * kAPart;  // one stage of A
-  static constexpr int kBBytes = kParts * kBPart;
+  static constexpr int kBBytes = (C::DUAL ? 2 : 1) * kParts * kBPart;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kConsumers = C::BM / 64;  // warpgroups of m64 wgmmas
   // Warps 1-3 run the epilogue from staging tiles (one consumer's rows, 16-bit).
   static constexpr bool kEpilogueWarps = !C::TMA_STORE && !C::TF32;
-  static constexpr int kStagingBytes = C::TF32 ? 0 : 64 * C::BN * 2;
+  static constexpr int kStagingBytes = C::TF32 ? 0 : (C::DUAL ? 2 : 1) * 64 * C::BN * 2;
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
   // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
   // drained per consumer).
   static constexpr int kSmemBytes =
       1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
-  static constexpr int kTilesN = (C::N + C::BN - 1) / C::BN;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static_assert((C::BM == 128 || C::BM == 64) && C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
                 "one or two consumer warpgroups of m64, 128-byte rows");
   static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
                 "TF32 operands are K-major; the consumers store");
   static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
+  static_assert(!C::DUAL || (!C::TF32 && !C::TMA_STORE), "a dual GEMM's epilogue combines both");
   static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
   // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
   // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
@@ -76,29 +87,42 @@ struct tessel_gemm_sm90_layout {
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
 };
 
+// One output tile: its part (sibling GEMM), batch entry, tile row, and tile column within
+// the part.
+struct tessel_gemm_sm90_work {
+  int part, batch, tm, tn;
+};
+
 // Tile t of the persistent walk: bands of GROUP_M tile rows are walked column by column, so
 // the CTAs running at once share A rows and B columns in L2.
 // `tiles_m`: tile rows of the output.
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_tile(int t, int tiles_m, int& batch, int& tm,
-                                                      int& tn) {
-  using L = tessel_gemm_sm90_layout<C>;
-  batch = t / (tiles_m * L::kTilesN);
-  t -= batch * (tiles_m * L::kTilesN);
-  const int band = t / (C::GROUP_M * L::kTilesN);
+__device__ __forceinline__ tessel_gemm_sm90_work tessel_gemm_sm90_tile(int t, int tiles_m) {
+  tessel_gemm_sm90_work w;
+  w.batch = t / (tiles_m * C::TILES_N);
+  t -= w.batch * (tiles_m * C::TILES_N);
+  const int band = t / (C::GROUP_M * C::TILES_N);
   const int first = band * C::GROUP_M;
   const int rows = min(tiles_m - first, C::GROUP_M);
-  t -= band * C::GROUP_M * L::kTilesN;
-  tm = first + t % rows;
-  tn = t / rows;
+  t -= band * C::GROUP_M * C::TILES_N;
+  w.tm = first + t % rows;
+  w.tn = t / rows;
+  w.part = C::part(w.tn);
+  return w;
 }
 
 // Issues one stage's TMA loads: A's BM x BK block and B's BK x BN block of k-step `kt`.
 template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_load_b(unsigned char* b, unsigned long long* full,
+                                                        const tessel_tensor_map& b_map, int bb,
+                                                        int tn, int kt);
+
+template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                                                       unsigned long long* full,
                                                       const tessel_tensor_map& a_map,
-                                                      const tessel_tensor_map& b_map, int batch,
+                                                      const tessel_tensor_map& b_map,
+                                                      const tessel_tensor_map& b2_map, int batch,
                                                       int tm, int tn, int kt) {
   using L = tessel_gemm_sm90_layout<C>;
   tessel_mbar_arrive_expect_tx(full, L::kStageBytes);
@@ -117,7 +141,18 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                          ab * L::kParts + part);
     }
   }
-  unsigned char* b = stage + L::kABytes;
+  tessel_gemm_sm90_load_b<C>(stage + L::kABytes, full, b_map, bb, tn, kt);
+  if constexpr (C::DUAL) {
+    tessel_gemm_sm90_load_b<C>(stage + L::kABytes + L::kBPart, full, b2_map, bb, tn, kt);
+  }
+}
+
+// B's BK x BN block of k-step `kt` (all its parts) at `b`.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_load_b(unsigned char* b, unsigned long long* full,
+                                                        const tessel_tensor_map& b_map, int bb,
+                                                        int tn, int kt) {
+  using L = tessel_gemm_sm90_layout<C>;
   if constexpr (C::B_MN) {
 #pragma unroll
     for (int i = 0; i < C::BN / 64; ++i) {
@@ -137,7 +172,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
 // for TF32), 32 bytes of K each. K-major operands advance 32 bytes per step inside the
 // swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
 // lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
-// parts' product of this stage, and `rest` (from `first_rest`) the remainder products.
+// parts' product of this stage, and `rest` (from `first_rest`) the remainder products; with
+// DUAL, `rest` the product with the second B (from `first`).
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
                                                      float (&rest)[C::BN / 2],
@@ -164,6 +200,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
       tessel_wgmma_tf32(acc, a, b, accumulate);
     } else {
       tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(acc, a, b, accumulate);
+      if constexpr (C::DUAL) {
+        const unsigned long long b2 = tessel_wgmma_desc(
+            b0 + L::kBPart + kk * (C::B_MN ? kStep : 32), C::B_MN ? kBlock : 16, 1024);
+        tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(rest, a, b2, accumulate);
+      }
     }
   }
 }
@@ -200,6 +241,28 @@ __device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN 
   }
 }
 
+// Row r, slot s of a staging tile at `base` in pairs of 16-bit values (the layout
+// tessel_gemm_sm90_epilogue describes).
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_staged(unsigned base, int r, int s,
+                                                        unsigned (&mm)[C::BN / 16]) {
+  constexpr int kBoxes = C::BN / 64;
+  if constexpr (C::STRIDED) {
+#pragma unroll
+    for (int k = 0; k < 8 * kBoxes; k += 2) {
+      const unsigned lo = tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k) + 2 * s);
+      const unsigned hi = tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k + 8) + 2 * s);
+      mm[k / 2] = lo | (hi << 16);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kBoxes; ++j) {
+      const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
+      mm[4 * j] = v.x, mm[4 * j + 1] = v.y, mm[4 * j + 2] = v.z, mm[4 * j + 3] = v.w;
+    }
+  }
+}
+
 // One consumer's staging tile through the epilogue, by kThreads threads (e: this thread's
 // index among them). A thread takes 8 columns of one row in each 64-column box (lane k:
 // column 8 s + 64 (k / 8) + k % 8 for slot s), so its global loads of a row are BN / 64
@@ -208,29 +271,22 @@ __device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN 
 // s + 8 k: a warp's scalar access touches 4 rows x 8 adjacent columns.
 template <class C, int kThreads, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* staging, int e,
-                                                          int batch, int row0, int col0,
+                                                          const tessel_gemm_sm90_work& w,
+                                                          int row0, int col0,
                                                           Epilogue& epilogue) {
   constexpr int kBoxes = C::BN / 64;
   const unsigned base = tessel_smem(staging);
   for (int i = e; i < 64 * 8; i += kThreads) {
     const int r = i / 8, s = i % 8;
-    unsigned mm[4 * kBoxes];
-    if constexpr (C::STRIDED) {
-#pragma unroll
-      for (int k = 0; k < 8 * kBoxes; k += 2) {
-        const unsigned lo = tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k) + 2 * s);
-        const unsigned hi =
-            tessel_ld_shared_u16(base + tessel_gemm_sm90_chunk(r, 8 * k + 8) + 2 * s);
-        mm[k / 2] = lo | (hi << 16);
-      }
-      epilogue(mm, batch, row0 + r, col0 + s);
+    // mm2: DUAL's second product, staged after the first
+    unsigned mm[4 * kBoxes], mm2[4 * kBoxes];
+    tessel_gemm_sm90_staged<C>(base, r, s, mm);
+    if constexpr (C::DUAL) tessel_gemm_sm90_staged<C>(base + 64 * C::BN * 2, r, s, mm2);
+    const int col = col0 + (C::STRIDED ? s : 8 * s);
+    if constexpr (C::DUAL) {
+      epilogue(mm, mm2, w.part, w.batch, row0 + r, col);
     } else {
-#pragma unroll
-      for (int j = 0; j < kBoxes; ++j) {
-        const uint4 v = tessel_ld_shared_v4(base + tessel_gemm_sm90_chunk(r, 64 * j + 8 * s));
-        mm[4 * j] = v.x, mm[4 * j + 1] = v.y, mm[4 * j + 2] = v.z, mm[4 * j + 3] = v.w;
-      }
-      epilogue(mm, batch, row0 + r, col0 + 8 * s);
+      epilogue(mm, w.part, w.batch, row0 + r, col);
     }
   }
 }
@@ -238,23 +294,32 @@ __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* s
 // For TMA_STORE kernels, which have no epilogue warps.
 struct tessel_gemm_sm90_no_epilogue {
   template <int N>
-  __device__ void operator()(const unsigned (&)[N], int, int, int) const {}
+  __device__ void operator()(const unsigned (&)[N], int, int, int, int) const {}
 };
 
-template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_producer(
-    unsigned char* ring, unsigned long long* full, unsigned long long* empty,
-    const tessel_tensor_map& a_map, const tessel_tensor_map& b_map, int tiles_m, int tiles) {
+// For kernels without TMA stores: no output maps.
+struct tessel_gemm_sm90_no_store {
+  __device__ const tessel_tensor_map* operator()(int) const { return nullptr; }
+};
+
+// `b_maps(part)`: the part's B map.
+template <class C, class BMaps>
+__device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
+                                                          unsigned long long* full,
+                                                          unsigned long long* empty,
+                                                          const tessel_tensor_map& a_map,
+                                                          BMaps& b_maps, int tiles_m, int tiles) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-    int batch, tm, tn;
-    tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
+    const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
+    const tessel_tensor_map& b_map = *b_maps(w.part);
+    const tessel_tensor_map& b2_map = *b_maps(C::DUAL ? 1 : w.part);
     for (int kt = 0; kt < L::kKSteps; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
-      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, batch, tm,
-                               tn, kt);
+      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, b2_map,
+                               w.batch, w.tm, w.tn, kt);
       if (++stage == C::STAGES) stage = 0, phase ^= 1;
     }
   }
@@ -298,21 +363,21 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
   }
 }
 
-// `epilogue(mm, batch, row, col)` runs in the epilogue warps for every run of BN / 8 outputs
-// of a tile row: the matmul's 16-bit values at (row, col + 64 (k / 8) + k % 8) (STRIDED:
-// (row, col + 8 k)) in pairs, lane k in the low (even k) or high half of mm[k / 2]. With TMA_STORE,
-// `out_map` addresses the output and the epilogue is not called. With TF32, `epilogue(acc, batch,
-// row0, col0)` runs in each consumer for its 64 x BN block at (row0, col0): thread t's acc[i] at
-// row row0 + 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) +
-// (i & 1), t = threadIdx.x % 128.
-template <class C, class Epilogue>
-__device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
-                                                 const tessel_tensor_map& b_map,
-                                                 const tessel_tensor_map* out_map,
-                                                 Epilogue epilogue, int m) {
+// `epilogue(mm, part, batch, row, col)` runs in the epilogue warps for every run of BN / 8
+// outputs of a tile row of part `part` (columns local to the part): the matmul's 16-bit
+// values at (row, col + 64 (k / 8) + k % 8) (STRIDED: (row, col + 8 k)) in pairs, lane k in
+// the low (even k) or high half of mm[k / 2]. `b_maps(part)` gives each part's B map. With
+// TMA_STORE, `out_maps(part)` addresses each part's output and the epilogue is not called.
+// With DUAL, `epilogue(mm, mm2, part, batch, row, col)`: mm2 holds the second product's values.
+// With TF32, `epilogue(acc, part, batch, row0, col0)` runs in each consumer for its 64 x BN
+// block at (row0, col0): thread t's acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 +
+// 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1), t = threadIdx.x % 128.
+template <class C, class BMaps, class OutMaps, class Epilogue>
+__device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map, BMaps b_maps,
+                                                 OutMaps out_maps, Epilogue epilogue, int m) {
   using L = tessel_gemm_sm90_layout<C>;
   const int tiles_m = (m + C::BM - 1) / C::BM;
-  const int tiles = tiles_m * L::kTilesN * C::BATCH;
+  const int tiles = tiles_m * C::TILES_N * C::BATCH;
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
   unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
@@ -337,19 +402,18 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
-      tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_map, tiles_m, tiles);
+      tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_maps, tiles_m, tiles);
     } else if constexpr (!L::kEpilogueWarps) {
       // No epilogue warps: the producer's warpgroup has nothing else to do.
     } else if (threadIdx.x >= 32) {
       // The CTA's last tile is the consumers' own (see below).
       for (int t = blockIdx.x, n = 0; t + gridDim.x < tiles; t += gridDim.x, ++n) {
-        int batch, tm, tn;
-        tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
+        const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
         for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
-              staging_base + c * L::kStagingBytes, threadIdx.x - 32, batch, tm * C::BM + 64 * c,
-              tn * C::BN, epilogue);
+              staging_base + c * L::kStagingBytes, threadIdx.x - 32, w, w.tm * C::BM + 64 * c,
+              w.tn * C::BN, epilogue);
           tessel_mbar_arrive(&drained[c]);
         }
       }
@@ -366,8 +430,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   // part, rest: SPLIT's parts' product of a stage and remainder products (else unused)
   float acc[C::BN / 2], part[C::BN / 2], rest[C::BN / 2];
   for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
-    int batch, tm, tn;
-    tessel_gemm_sm90_tile<C>(t, tiles_m, batch, tm, tn);
+    const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
+    const int row0 = w.tm * C::BM + 64 * c, col0 = w.tn * C::BN;
     tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, stage, phase);
     if constexpr (C::SPLIT) {
       // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
@@ -376,7 +440,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       for (int i = 0; i < C::BN / 2; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
     }
     if constexpr (C::TF32) {
-      epilogue(acc, batch, tm * C::BM + 64 * c, tn * C::BN);
+      epilogue(acc, w.part, w.batch, row0, col0);
     } else if constexpr (C::TMA_STORE) {
       if (signals) tessel_bulk_wait_read<0>();  // the previous tile's store has read staging
       tessel_named_barrier(1 + c, 128);
@@ -384,24 +448,24 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
       tessel_fence_proxy_async();  // every writer, before the TMA store reads staging
       tessel_named_barrier(1 + c, 128);
       if (signals) {
-        const int row0 = tm * C::BM + c * 64, col0 = tn * C::BN;
+        const tessel_tensor_map* out_map = out_maps(w.part);
 #pragma unroll
         for (int i = 0; i < C::BN / 64; ++i) {
-          tessel_tma_store_3d(out_map, staging + i * 8192, col0 + i * 64, row0, batch);
+          tessel_tma_store_3d(out_map, staging + i * 8192, col0 + i * 64, row0, w.batch);
         }
         tessel_bulk_commit();
       }
     } else {
       tessel_mbar_wait(&drained[c], (n & 1) ^ 1);  // the epilogue warps read the last tile
       tessel_gemm_sm90_stage<C>(acc, staging);
+      if constexpr (C::DUAL) tessel_gemm_sm90_stage<C>(rest, staging + 64 * C::BN * 2);
       if (t + gridDim.x < tiles) {
         tessel_mbar_arrive(&staged[c]);
       } else {
         // Nothing left to multiply: rather than leave the last epilogue to three warps while
         // the tensor cores idle, each consumer runs its own half with all its threads.
         tessel_named_barrier(1 + c, 128);
-        tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, batch, tm * C::BM + 64 * c,
-                                          tn * C::BN, epilogue);
+        tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, w, row0, col0, epilogue);
       }
     }
   }

@@ -106,6 +106,33 @@ std::vector<CorpusCase> Corpus() {
                 matmul(In({70, 33}), transpose(In({50, 33}))) + In({50}),
                 matmul(In({3, 40, 24}), In({24, 36})),
                 matmul(transpose(In({30, 20}, DType::kF64)), In({30, 18}, DType::kF64))}});
+  {
+    // Sibling GEMMs (the same A) as one Hopper kernel: q/k/v widths stored by TMA; different
+    // epilogues over 100 ragged rows; B read transposed, one width odd (STRIDED).
+    const DType b16 = DType::kBF16;
+    Tensor x = In({96, 128}, b16), y = In({100, 64}, b16), z = In({64, 64}, b16);
+    c.push_back(
+        {"sibling_gemms",
+         {matmul(x, In({128, 256}, b16)), matmul(x, In({128, 64}, b16)),
+          matmul(x, In({128, 64}, b16)), gelu(matmul(y, In({64, 136}, b16)) + In({136}, b16)),
+          matmul(y, In({64, 72}, b16)) * 0.5 + In({100, 72}, b16), matmul(y, In({64, 40}, b16)),
+          matmul(z, transpose(In({96, 64}, b16))), matmul(z, transpose(In({45, 64}, b16)))}});
+  }
+  {
+    // Dual GEMMs (the same A, the products met elementwise): SwiGLU over ragged rows and
+    // columns; GEGLU in f16 with the gate also an output, 64 rows (one consumer); a sum of two
+    // products with B read transposed.
+    const DType b16 = DType::kBF16, f16 = DType::kF16;
+    Tensor x = In({100, 64}, b16), y = In({64, 128}, f16), z = In({256, 64}, b16);
+    Tensor w = In({4096, 64}, b16);  // 128-wide tiles: both accumulators in the registers
+    Tensor gate = matmul(y, In({128, 264}, f16));
+    c.push_back(
+        {"dual_gemms",
+         {silu(matmul(x, In({64, 136}, b16))) * matmul(x, In({64, 136}, b16)),
+          gelu(gate) * matmul(y, In({128, 264}, f16)), gate,
+          matmul(z, transpose(In({200, 64}, b16))) + matmul(z, transpose(In({200, 64}, b16))),
+          silu(matmul(w, In({64, 1024}, b16))) * matmul(w, In({64, 1024}, b16))}});
+  }
   c.push_back({"api_example",
                {softmax(gelu(matmul(h, In({96, 128}, DType::kBF16)) + In({128}, DType::kBF16)))}});
   std::vector<Tensor> updates;

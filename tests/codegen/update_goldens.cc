@@ -16,7 +16,10 @@ int main() {
     if (entry.path().extension() == ".cu") std::filesystem::remove(entry.path());  // stale names
   }
   for (const tessel::testing::CorpusCase& c : tessel::testing::Corpus()) {
-    if (c.name != "chain" && c.name != "normalizations" && c.name != "api_example") continue;
+    if (c.name != "chain" && c.name != "normalizations" && c.name != "api_example" &&
+        c.name != "sibling_gemms" && c.name != "dual_gemms") {
+      continue;
+    }
     for (const tessel::KernelInfo& k : tessel::inspect(c.outputs)) {
       // Without the shared prelude: the golden pins the kernel's own text.
       std::ofstream(dir + k.name + ".cu") << k.source.substr(tessel::codegen::Prelude().size());

@@ -2,6 +2,8 @@
 // tests name each reason a merge is refused.
 #include "fusion/planner.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "core/graph_text.h"
 #include "core/realize.h"
@@ -285,6 +287,86 @@ TEST(PlannerRefusalTest, ShapeIsNotTheIterationSpace) {
   Planned p = PlanOf({m + Input({2, 4, 8})});
   EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;
   EXPECT_TRUE(Contains(p.text, "its shape [2,4,8] is not the kernel's iteration space")) << p.text;
+}
+
+FusionOptions GemmGroups() {
+  FusionOptions options;
+  options.gemm_groups = true;
+  return options;
+}
+
+TEST(PlannerTest, SiblingGemmsShareOneKernel) {
+  // q, k and v of one x, each with its own epilogue: one GEMM kernel, x read once.
+  const DType b16 = DType::kBF16;
+  Tensor x = Input({64, 128}, b16), r = Input({64, 32}, b16);
+  Tensor q = matmul(x, Input({128, 64}, b16)), k = gelu(matmul(x, Input({128, 32}, b16)));
+  Tensor v = matmul(x, transpose(Input({32, 128}, b16))) + r;
+  Planned p = PlanOf({q, k, v}, GemmGroups());
+  ASSERT_EQ(p.plan.kernels.size(), 2u) << p.text;  // v's B is stored the other way round
+  const FusedKernel& g = p.plan.kernels[0];
+  EXPECT_EQ(g.gemm_parts.size(), 2u) << p.text;
+  EXPECT_EQ(g.outputs.size(), 2u) << p.text;
+  EXPECT_EQ(std::count(g.inputs.begin(), g.inputs.end(), &x.node()), 1) << p.text;
+  EXPECT_TRUE(Contains(p.text, "reads the same A as 1 other GEMM of this kernel: one launch"))
+      << p.text;
+  EXPECT_TRUE(Contains(p.text, "its B is stored the other way round")) << p.text;
+  Tensor v2 = matmul(x, Input({128, 32}, b16)) + r;
+  Planned three = PlanOf({q, k, v2}, GemmGroups());
+  ASSERT_EQ(three.plan.kernels.size(), 1u) << three.text;
+  EXPECT_EQ(three.plan.kernels[0].gemm_parts.size(), 3u) << three.text;
+  EXPECT_EQ(three.plan.kernels[0].gemm_parts[0], three.plan.kernels[0].matmul);
+  // Off (the default options, as on targets without wgmma): one kernel a GEMM.
+  EXPECT_EQ(PlanOf({q, k, v2}).plan.kernels.size(), 3u);
+}
+
+TEST(PlannerTest, SwiGluIsOneDualGemm) {
+  // silu(x wg) * (x wu): one kernel computing both products, neither written; with the down
+  // projection, two kernels.
+  const DType b16 = DType::kBF16;
+  Tensor x = Input({64, 128}, b16), wg = Input({128, 256}, b16), wu = Input({128, 256}, b16);
+  Tensor h = silu(matmul(x, wg)) * matmul(x, wu);
+  Planned p = PlanOf({h}, GemmGroups());
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  const FusedKernel& k = p.plan.kernels[0];
+  EXPECT_TRUE(k.gemm_dual) << p.text;
+  EXPECT_EQ(k.gemm_parts.size(), 2u) << p.text;
+  EXPECT_EQ(k.outputs, (std::vector<const Node*>{&h.node()})) << p.text;
+  EXPECT_TRUE(Contains(p.text, "one dual GEMM computes both for each output tile")) << p.text;
+  Planned mlp = PlanOf({matmul(h, Input({256, 128}, b16))}, GemmGroups());
+  EXPECT_EQ(mlp.plan.kernels.size(), 2u) << mlp.text;
+  // The gate also an output: written from the dual kernel's epilogue.
+  Tensor gate = matmul(x, wg);
+  Planned both = PlanOf({silu(gate) * matmul(x, wu), gate}, GemmGroups());
+  ASSERT_EQ(both.plan.kernels.size(), 1u) << both.text;
+  EXPECT_EQ(both.plan.kernels[0].outputs.size(), 2u) << both.text;
+}
+
+TEST(PlannerRefusalTest, DependentGemmsAreNotGrouped) {
+  // Both read x; the second's epilogue reads the first's result transposed (written, then
+  // read at other positions). Met at the same positions, they are a dual GEMM.
+  const DType b16 = DType::kBF16;
+  Tensor x = Input({64, 64}, b16);
+  Tensor h = matmul(x, Input({64, 64}, b16));
+  Planned p = PlanOf({matmul(x, Input({64, 64}, b16)) + transpose(h)}, GemmGroups());
+  EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  EXPECT_TRUE(Contains(p.text, "one reads what the other computes")) << p.text;
+  Planned met = PlanOf({matmul(x, Input({64, 64}, b16)) + h}, GemmGroups());
+  ASSERT_EQ(met.plan.kernels.size(), 1u) << met.text;
+  EXPECT_TRUE(met.plan.kernels[0].gemm_dual) << met.text;
+}
+
+TEST(PlannerRefusalTest, SiblingsNeedTensorCoreOperandsAsStored) {
+  const DType b16 = DType::kBF16;
+  Tensor x = Input({64, 64}, b16);
+  Planned rows =
+      PlanOf({matmul(x, Input({64, 64}, b16)), matmul(x, Input({64, 45}, b16))}, GemmGroups());
+  EXPECT_EQ(rows.plan.kernels.size(), 2u) << rows.text;
+  EXPECT_TRUE(Contains(rows.text, "B's rows of 45 bf16 values are not 16-byte multiples"))
+      << rows.text;
+  Tensor f = Input({64, 64});
+  Planned f32 = PlanOf({matmul(f, Input({64, 64})), matmul(f, Input({64, 64}))}, GemmGroups());
+  EXPECT_EQ(f32.plan.kernels.size(), 2u) << f32.text;
+  EXPECT_TRUE(Contains(f32.text, "its operands are f32 and f32")) << f32.text;
 }
 
 TEST(PlannerTest, PlansAreDeterministic) {

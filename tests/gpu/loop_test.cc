@@ -75,6 +75,23 @@ TEST_F(GpuTest, BatchSizesShareKernelsPerBucket) {
   }
 }
 
+// The same loop over q/k/v projections of one x (sibling GEMMs, one Hopper kernel): every
+// batch size right, the kernel taking the batch as its rows argument.
+TEST_F(GpuTest, SiblingProjectionsTakeTheBatch) {
+  auto qkv = [](int64_t b, Device d) {
+    const Tensor x = Data({b, 128}, 20 + b, DType::kBF16, d);
+    return std::vector<Tensor>{matmul(x, Data({128, 256}, 21, DType::kBF16, d)),
+                               matmul(x, Data({128, 64}, 22, DType::kBF16, d)),
+                               gelu(matmul(x, Data({128, 64}, 23, DType::kBF16, d)))};
+  };
+  const int64_t before = GetStats().plans_built;
+  for (int64_t b = 1; b <= 40; ++b) {
+    SCOPED_TRACE(::testing::Message() << "batch " << b);
+    Compare([&](Device d) { return qkv(b, d); }, 3.2e-2, 1e-2);
+  }
+  EXPECT_LE(GetStats().plans_built - before, 8);
+}
+
 // A loop whose plan of several launches repeats with the same buffers (its input updated in
 // place, its results folded into accumulators in place) is captured as a CUDA graph and
 // replayed: each step's new values (a new order each step) come out as the CPU computes them.

@@ -182,12 +182,13 @@ class Generator {
   void Step() {
     using StepFn = void (Generator::*)();
     static const std::vector<StepFn> steps = {
-        &Generator::Unary,    &Generator::Binary, &Generator::WithScalar, &Generator::Compare,
-        &Generator::Cast,     &Generator::Reduce, &Generator::Normalize,  &Generator::View,
-        &Generator::Concat,   &Generator::Matmul, &Generator::Create,     &Generator::RealizeMid,
-        &Generator::Index,    &Generator::Scan,   &Generator::Sort,       &Generator::Scatter,
-        &Generator::Attention};
-    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2});
+        &Generator::Unary,     &Generator::Binary,    &Generator::WithScalar,
+        &Generator::Compare,   &Generator::Cast,      &Generator::Reduce,
+        &Generator::Normalize, &Generator::View,      &Generator::Concat,
+        &Generator::Matmul,    &Generator::Create,    &Generator::RealizeMid,
+        &Generator::Index,     &Generator::Scan,      &Generator::Sort,
+        &Generator::Scatter,   &Generator::Attention, &Generator::Projections};
+    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 5});
     try {
       (this->*steps[which])();
     } catch (const InternalError&) {
@@ -575,6 +576,47 @@ class Generator {
     }
     set_matmul_precision(before);
     Add(y);
+  }
+
+  // GEMMs of one A as models write them: projections of one x to several widths (q, k and
+  // v), each with an epilogue of its own, or a gate and an up projection met elementwise
+  // (SwiGLU, GEGLU, a sum). On sm_90a each set is one kernel (fusion/gemm_groups.cc).
+  void Projections() {
+    static const std::vector<int64_t> widths = {8, 16, 24, 40, 45, 64, 72, 128, 136, 200, 264};
+    const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
+    const int64_t m = rng_.Pick(std::vector<int64_t>{1, 3, 17, 64, 65, 100, 200, 300});
+    const int64_t k = rng_.Pick(std::vector<int64_t>{8, 16, 40, 64, 72, 128, 136});
+    if (m * k * 3 * 264 > o_.max_matmul_flops) return;
+    const Tensor x = NewInput(t, Shape{m, k});
+    const bool transposed = rng_.Chance(0.3);  // the weights stored [n, k]
+    auto project = [&](int64_t n) { return matmul(Use(x), Operand(t, {}, k, n, transposed)); };
+    if (rng_.Chance(0.4)) {
+      const int64_t n = rng_.Pick(widths);
+      const Tensor gate = project(n), up = project(n);
+      using Fn = Tensor (*)(const Tensor&);
+      static const std::vector<Fn> acts = {&silu, &gelu, &sigmoid, &relu};
+      Add(rng_.Chance(0.8) ? rng_.Pick(acts)(gate) * up : gate + up);
+      if (rng_.Chance(0.2)) Add(gate);
+      return;
+    }
+    for (int64_t i = 0, count = rng_.Between(2, 3); i < count; ++i) {
+      Tensor y = project(rng_.Pick(widths));
+      const int64_t n = y.shape()[1];
+      switch (rng_.Below(4)) {
+        case 1:
+          y = y + NewInput(t, Shape{n});
+          break;
+        case 2:
+          y = gelu(y);
+          break;
+        case 3:
+          y = y * 0.5 + NewInput(t, Shape{m, n});
+          break;
+        default:
+          break;
+      }
+      Add(y);
+    }
   }
 
   // A [batch..., rows, cols] operand, stored transposed when `transposed`.

@@ -1,0 +1,264 @@
+// Phase 3b of the planner: GEMMs of the same A in one kernel (codegen/gemm_sm90_codegen.cc).
+// - Dual: two matmuls of the same A and output shape whose results meet elementwise (SwiGLU's
+//   silu(x wg) * (x wu)) become one group computing both products for each output tile; the
+//   epilogue combines them and neither is written.
+// - Siblings: other matmuls of the same A (the q, k and v projections of one x) become one
+//   group whose tile walk covers every sibling's output columns, reading each band of A rows
+//   once for all of them, each sibling with its own B and epilogue.
+// The phase runs after the writes are chosen, so that it sees operands as the kernels read
+// them (views read through); the planner chooses the writes again after a dual merge.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "fusion/planner_state.h"
+
+namespace tessel::fusion_internal {
+namespace {
+
+// A matmul operand as its kernel reads it: the buffer below the unwritten views that the
+// kernel reads through (codegen's OperandOf), and whether those swap its last two axes.
+struct StoredOperand {
+  const Node* buffer;
+  bool transposed = false;
+};
+
+StoredOperand StoredOf(const PlannerState& s, const Node* operand) {
+  StoredOperand o{operand};
+  while (s.InProgram(o.buffer) && !s.written[s.Index(o.buffer)] && IsMatmulOperandView(*o.buffer)) {
+    o.transposed ^= SwapsLastTwoAxes(*o.buffer);
+    o.buffer = o.buffer->inputs()[0].get();
+  }
+  return o;
+}
+
+// Why the GEMM group `g` cannot be a sibling part, or "": the Hopper kernel takes it as it
+// takes one GEMM without staging (16-bit operands whose rows are 16-byte multiples, rank 2),
+// and its epilogue computes nothing in f64 (whose sin and cos NVRTC cannot compile into that
+// kernel: codegen's CallsWithStack).
+std::string PartRefusal(const PlannerState& s, int g) {
+  const Node* mm = s.groups[g].matmuls[0];
+  const DType t = mm->input(0).dtype();
+  if (!IsHalfFloat(t) || mm->input(1).dtype() != t) {
+    return absl::StrCat("its operands are ", DTypeName(t), " and ", DTypeName(mm->input(1).dtype()),
+                        " (sibling GEMMs take bf16 or f16)");
+  }
+  if (mm->shape().rank() != 2) return "it is batched (sibling GEMMs are 2-D)";
+  for (int i = 0; i < 2; ++i) {
+    const Node* buffer = StoredOf(s, mm->inputs()[i].get()).buffer;
+    const Shape& shape = buffer->shape();
+    if (shape.rank() != 2) return absl::StrCat(i == 0 ? "A" : "B", " is a batched buffer");
+    if (shape[1] * DTypeSize(t) % 16 != 0) {
+      return absl::StrCat(i == 0 ? "A" : "B", "'s rows of ", shape[1], " ", DTypeName(t),
+                          " values are not 16-byte multiples (staged alone)");
+    }
+  }
+  for (const Node* n : s.groups[g].members) {
+    for (const NodePtr& in : n->inputs()) {
+      if (in->dtype() == DType::kF64) return "its epilogue computes in f64";
+    }
+  }
+  return "";
+}
+
+// An estimate of one launch of GEMMs over the same m rows and k (an H100: 132 SMs, 650
+// TFLOP/s dense 16-bit, 3 TB/s, 4 us a launch), in microseconds: its tile waves on a nominal
+// 128-wide tile or its bytes, whichever take longer. A is read once for all of `ns` where
+// `shared_a`, else once a GEMM.
+double LaunchMicros(int64_t m, int64_t k, const std::vector<int64_t>& ns, bool shared_a) {
+  constexpr double kSms = 132, kFlopsPerUs = 650e6, kBytesPerUs = 3e6, kLaunchUs = 4;
+  const int64_t bm = m <= 64 ? 64 : 128, bn = 128;
+  double tiles = 0, bytes = (shared_a ? 1 : ns.size()) * m * k * 2.0;
+  for (int64_t n : ns) {
+    tiles += std::ceil(static_cast<double>(m) / bm) * std::ceil(static_cast<double>(n) / bn);
+    bytes += (k + m) * n * 2.0;
+  }
+  const double tile_us = 2.0 * bm * bn * k / (kFlopsPerUs / kSms);
+  return kLaunchUs + std::max(std::ceil(tiles / kSms) * tile_us, bytes / kBytesPerUs);
+}
+
+class GemmGrouper {
+ public:
+  explicit GemmGrouper(PlannerState& s) : s_(s) {}
+
+  // Returns whether any groups merged.
+  bool Run() {
+    FindDuals();
+    // GEMM groups by the node they read as A, in program order.
+    absl::flat_hash_map<const Node*, std::vector<int>> by_a;
+    std::vector<const Node*> order;
+    for (size_t g = 0; g < s_.groups.size(); ++g) {
+      const Group& group = s_.groups[g];
+      if (!group.is_gemm || group.merged || group.matmuls.size() != 1) continue;
+      const Node* a = group.matmuls[0]->inputs()[0].get();
+      if (!by_a.contains(a)) order.push_back(a);
+      by_a[a].push_back(static_cast<int>(g));
+    }
+    for (const Node* a : order) {
+      if (by_a[a].size() > 1) GroupSiblings(by_a[a]);
+    }
+    return merged_;
+  }
+
+ private:
+  // A GEMM group u whose epilogue reads, at its own positions, a member of an earlier GEMM
+  // group g of the same A: the two become one dual GEMM group.
+  void FindDuals() {
+    for (size_t u = 0; u < s_.groups.size(); ++u) {
+      if (!IsSingleGemm(u)) continue;
+      const Node* up = s_.groups[u].matmuls[0];
+      std::optional<int> meets;
+      for (const Node* n : s_.groups[u].members) {
+        for (const NodePtr& in : n->inputs()) {
+          if (!s_.IsMember(in.get())) continue;
+          const int g = s_.group_of[s_.Index(in.get())];
+          if (g != static_cast<int>(u) && IsSingleGemm(g) &&
+              s_.groups[g].matmuls[0]->inputs()[0] == up->inputs()[0]) {
+            meets = meets.value_or(g);
+          }
+        }
+      }
+      if (!meets) continue;
+      std::string why = PartRefusal(s_, *meets);
+      if (why.empty()) why = PartRefusal(s_, static_cast<int>(u));
+      if (why.empty()) why = DualRefusal(*meets, static_cast<int>(u));
+      if (!why.empty()) {
+        s_.refusals.push_back({up, *meets, absl::StrCat("no dual GEMM: ", why)});
+        continue;
+      }
+      Merge(*meets, static_cast<int>(u));
+      s_.groups[*meets].dual = true;
+    }
+  }
+
+  bool IsSingleGemm(int g) const {
+    const Group& group = s_.groups[g];
+    return group.is_gemm && !group.merged && group.matmuls.size() == 1;
+  }
+
+  // Why GEMM group u, whose epilogue reads GEMM group g's values, cannot compute both as a
+  // dual GEMM, or "".
+  std::string DualRefusal(int g, int u) const {
+    const Node* first = s_.groups[g].matmuls[0];
+    const Node* second = s_.groups[u].matmuls[0];
+    if (first->shape() != second->shape()) return "their output shapes differ";
+    if (first->dtype() != second->dtype() || first->input(1).dtype() != second->input(1).dtype()) {
+      return "their dtypes differ";
+    }
+    if (StoredOf(s_, first->inputs()[1].get()).transposed !=
+        StoredOf(s_, second->inputs()[1].get()).transposed) {
+      return "one B is stored the other way round (K- against N-major)";
+    }
+    for (const Node* n : s_.groups[u].members) {
+      for (const NodePtr& in : n->inputs()) {
+        if (s_.InProgram(in.get()) && !s_.IsMember(in.get()) &&
+            s_.floating_deps[s_.Index(in.get())].contains(g)) {
+          return "its epilogue reads the other product at other positions (through a view)";
+        }
+      }
+    }
+    for (int d : s_.groups[u].deps) {
+      if (d != g && s_.GroupReaches(d, g)) return "another kernel reads one and feeds the other";
+    }
+    return "";
+  }
+
+  // Greedy, in program order: each GEMM joins the first open group it may join.
+  void GroupSiblings(const std::vector<int>& candidates) {
+    std::vector<int> open;
+    for (int g : candidates) {
+      const std::string refusal = PartRefusal(s_, g);
+      if (!refusal.empty()) {  // one note, against a sibling it would have joined
+        const int other = candidates[0] != g ? candidates[0] : candidates[1];
+        s_.refusals.push_back({s_.groups[g].matmuls[0], other, refusal});
+        continue;
+      }
+      bool joined = false;
+      for (int into : open) {
+        const std::string why = PairRefusal(into, g);
+        if (why.empty()) {
+          Merge(into, g);
+          joined = true;
+          break;
+        }
+        s_.refusals.push_back({s_.groups[g].matmuls[0], into, why});
+      }
+      if (!joined) open.push_back(g);
+    }
+  }
+
+  // Why GEMM group g may not join the sibling group `into`, or "".
+  std::string PairRefusal(int into, int g) const {
+    const Group& group = s_.groups[into];
+    const Node* mm = s_.groups[g].matmuls[0];
+    const Node* first = group.matmuls[0];
+    if (mm->dtype() != first->dtype() || mm->input(1).dtype() != first->input(1).dtype()) {
+      return "its dtypes differ from the siblings'";
+    }
+    if (StoredOf(s_, mm->inputs()[1].get()).transposed !=
+        StoredOf(s_, first->inputs()[1].get()).transposed) {
+      return "its B is stored the other way round (K- against N-major) from the siblings'";
+    }
+    if (s_.GroupReaches(into, g) || s_.GroupReaches(g, into)) {
+      return "one reads what the other computes";
+    }
+    if (static_cast<int>(group.matmuls.size()) >= s_.options.max_gemm_parts) {
+      return absl::StrCat("the kernel serves ", group.matmuls.size(), " GEMMs already");
+    }
+    double apart = 0;
+    std::vector<int64_t> ns;
+    const int64_t m = first->shape()[0], k = first->input(0).shape()[1];
+    for (const Node* x : group.matmuls) ns.push_back(x->shape()[1]);
+    ns.push_back(mm->shape()[1]);
+    for (int64_t n : ns) apart += LaunchMicros(m, k, {n}, false);
+    const double together = LaunchMicros(m, k, ns, true);
+    if (together > apart) {
+      return absl::StrFormat("one launch (about %.0f us) would take longer than %d (%.0f us)",
+                             together, ns.size(), apart);
+    }
+    return "";
+  }
+
+  // Moves GEMM group `from` into `into`.
+  void Merge(int into, int from) {
+    merged_ = true;
+    Group& to = s_.groups[into];
+    Group& gone = s_.groups[from];
+    for (const Node* n : gone.members) s_.group_of[s_.Index(n)] = into;
+    to.members.insert(to.members.end(), gone.members.begin(), gone.members.end());
+    std::sort(to.members.begin(), to.members.end(),
+              [&](const Node* x, const Node* y) { return s_.Index(x) < s_.Index(y); });
+    to.matmuls.insert(to.matmuls.end(), gone.matmuls.begin(), gone.matmuls.end());
+    to.deps.insert(gone.deps.begin(), gone.deps.end());
+    to.deps.erase(into);
+    to.deps.erase(from);
+    gone.members.clear();
+    gone.matmuls.clear();
+    gone.deps.clear();
+    gone.merged = true;
+    for (Group& g : s_.groups) {
+      if (g.deps.erase(from) > 0) g.deps.insert(into);
+    }
+    for (auto& deps : s_.floating_deps) {
+      if (deps.erase(from) > 0) deps.insert(into);
+    }
+    for (Refusal& r : s_.refusals) {
+      if (r.group == from) r.group = into;
+    }
+    to.deps.erase(into);
+  }
+
+  PlannerState& s_;
+  bool merged_ = false;
+};
+
+}  // namespace
+
+bool GroupGemms(PlannerState& s) {
+  return s.options.fuse && s.options.gemm_groups && GemmGrouper(s).Run();
+}
+
+}  // namespace tessel::fusion_internal

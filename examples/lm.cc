@@ -3,11 +3,14 @@
 // self-attention (tril + masked_fill + softmax, one flash-attention kernel on the GPU), a GELU
 // MLP, layer norms, a tied output projection, the cross-entropy loss of a prompt (in f32), and
 // greedy generation of a few tokens (with the top-5 candidates of the first step). Prints the
-// tokens, the loss and the time.
+// tokens, the loss and the time. The `swiglu` variant writes the q, k and v projections as
+// three matmuls of one x (one kernel of sibling GEMMs on sm_90a; the same weights, so the
+// same logits) and the MLP as SwiGLU, silu(x wg) * (x wu) (one dual GEMM there).
 //
 //   bazel run //examples:lm                   # on the GPU when there is one, else the CPU
 //   bazel run //examples:lm -- cpu            # on the CPU backend
 //   bazel run //examples:lm -- cuda           # on the GPU
+//   bazel run //examples:lm -- cuda swiglu    # the variant
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -31,7 +34,10 @@ constexpr DType kType = DType::kBF16;  // weights and activations
 
 struct Block {
   Tensor ln1_w, ln1_b, qkv, proj, ln2_w, ln2_b, up, down;
+  Tensor q, k, v, gate;  // the swiglu variant: qkv's thirds, and the MLP's gate
 };
+
+bool g_swiglu = false;  // the variant (see the top)
 
 struct Model {
   Tensor tokens, positions, ln_w, ln_b;  // tokens: [vocab, width], also the output projection
@@ -53,10 +59,19 @@ Model RandomModel(Device d) {
     m.blocks.push_back(
         {ones({kWidth}, kType, d), zeros({kWidth}, kType, d), Weight({kWidth, 3 * kWidth}, s, d),
          Weight({kWidth, kWidth}, s + 1, d), ones({kWidth}, kType, d), zeros({kWidth}, kType, d),
-         Weight({kWidth, 4 * kWidth}, s + 2, d), Weight({4 * kWidth, kWidth}, s + 3, d)});
+         Weight({kWidth, 4 * kWidth}, s + 2, d), Weight({4 * kWidth, kWidth}, s + 3, d), {}, {}, {},
+         {}});
   }
   std::vector<Tensor> all = {m.tokens, m.positions};
-  for (const Block& b : m.blocks) all.insert(all.end(), {b.qkv, b.proj, b.up, b.down});
+  for (Block& b : m.blocks) {
+    all.insert(all.end(), {b.qkv, b.proj, b.up, b.down});
+    if (!g_swiglu) continue;
+    b.q = slice(b.qkv, 1, 0, kWidth) + 0.0;  // copies: weights stored on their own
+    b.k = slice(b.qkv, 1, kWidth, 2 * kWidth) + 0.0;
+    b.v = slice(b.qkv, 1, 2 * kWidth, 3 * kWidth) + 0.0;
+    b.gate = Weight({kWidth, 4 * kWidth}, 100 + all.size(), d);
+    all.insert(all.end(), {b.q, b.k, b.v, b.gate});
+  }
   realize(all);  // the weights once, not in every forward pass
   return m;
 }
@@ -67,7 +82,9 @@ Tensor Heads(const Tensor& x, int64_t t) {
 }
 
 Tensor Attention(const Block& b, const Tensor& x, int64_t t) {
-  const std::vector<Tensor> qkv = split(matmul(x, b.qkv), {kWidth, kWidth, kWidth}, 1);
+  const std::vector<Tensor> qkv =
+      g_swiglu ? std::vector<Tensor>{matmul(x, b.q), matmul(x, b.k), matmul(x, b.v)}
+               : split(matmul(x, b.qkv), {kWidth, kWidth, kWidth}, 1);
   const Tensor q = Heads(qkv[0], t), k = Heads(qkv[1], t), v = Heads(qkv[2], t);
   Tensor scores = matmul(q, transpose(k)) * (1.0 / std::sqrt(static_cast<double>(kHeadWidth)));
   const Tensor future = eq(tril(ones({t, t}, DType::kBool, x.device())), false);
@@ -83,7 +100,9 @@ Tensor Forward(const Model& m, const Tensor& ids) {
       embedding(m.tokens, ids) + embedding(m.positions, arange(t, DType::kI64, ids.device()));
   for (const Block& b : m.blocks) {
     x = x + Attention(b, layer_norm(x, b.ln1_w, b.ln1_b), t);
-    x = x + matmul(gelu(matmul(layer_norm(x, b.ln2_w, b.ln2_b), b.up)), b.down);
+    const Tensor h = layer_norm(x, b.ln2_w, b.ln2_b);
+    x = x + matmul(g_swiglu ? silu(matmul(h, b.gate)) * matmul(h, b.up) : gelu(matmul(h, b.up)),
+                   b.down);
   }
   return matmul(layer_norm(x, m.ln_w, m.ln_b), transpose(m.tokens));  // tied projection
 }
@@ -130,15 +149,22 @@ Generation Generate(Device device) {
 
 }  // namespace
 
-// The device: the GPU when there is one (TESSEL_DEVICE=cpu|cuda overrides it), or argv[1].
+// The device: the GPU when there is one (TESSEL_DEVICE=cpu|cuda overrides it), or argv[1];
+// `swiglu` (anywhere) picks the variant.
 int main(int argc, char** argv) {
   try {
-    const Device device = argc > 1 ? (std::string(argv[1]) == "cuda" ? Device::kCUDA : Device::kCPU)
-                                   : default_device();
+    std::vector<std::string> args(argv + 1, argv + argc);
+    const auto variant = std::remove(args.begin(), args.end(), "swiglu");
+    g_swiglu = variant != args.end();
+    args.erase(variant, args.end());
+    const Device device = !args.empty()
+                              ? (args[0] == "cuda" ? Device::kCUDA : Device::kCPU)
+                              : default_device();
     const Generation g = Generate(device);
     std::cout << absl::StrFormat(
-        "tessel language-model demo on %s: %d layers, width %d, %d heads, vocabulary %d\n",
-        DeviceName(device), kLayers, kWidth, kHeads, kVocab);
+        "tessel language-model demo on %s: %d layers, width %d, %d heads, vocabulary %d%s\n",
+        DeviceName(device), kLayers, kWidth, kHeads, kVocab,
+        g_swiglu ? "; q, k, v apart and a SwiGLU MLP" : "");
     std::cout << "prompt:    "
               << absl::StrJoin(g.tokens.begin(), g.tokens.begin() + kPrompt.size(), " ")
               << "\nloss:      " << absl::StrFormat("%.4f", g.loss)

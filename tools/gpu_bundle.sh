@@ -81,6 +81,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   TESSEL_LOG=1 TESSEL_DUMP="$out/dump" "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
   ls "$out/dump" | tee "$out/dump.list"
   "$here/lm" cuda 2>&1 | tee "$out/lm.log" | tail -8
+  "$here/lm" cuda swiglu 2>&1 | tee "$out/lm_swiglu.log" | tail -8  # sibling and dual GEMMs
 fi
 if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; then
   for f in "$here"/repro/*.cu; do  # repro export: plain nvcc builds and runs them

@@ -176,9 +176,11 @@ GemmTile ChooseGemmTile(int64_t m, const std::vector<int64_t>& ns, int64_t batch
   }
   // Whole waves: where the last wave of 256-wide tiles would leave many SMs idle, 128-wide
   // ones may finish sooner though each does less per byte staged (counted at 90%: a guess,
-  // checked on q/k/v at M = 1024: 192 tiles of 256 are 1.45 waves, 384 of 128 are 2.9).
+  // checked on q/k/v at M = 1024: 192 tiles of 256 are 1.45 waves, 384 of 128 are 2.9; the
+  // 11% it gained there is not yet measured on single GEMMs, which keep their tiles).
   const auto waves = [&](int bn) { return CeilDiv(tiles(bn), kSms); };
-  if (tile.bn == 256 && tile.bm == 128 && waves(128) * 128 < 0.9 * waves(256) * 256) {
+  if (ns.size() > 1 && tile.bn == 256 && tile.bm == 128 &&
+      waves(128) * 128 < 0.9 * waves(256) * 256) {
     tile.bn = 128;
   }
   tile.stages = std::min(

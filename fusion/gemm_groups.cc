@@ -12,9 +12,11 @@
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "fusion/planner_state.h"
+#include "ops/cuda_expr.h"
 
 namespace tessel::fusion_internal {
 namespace {
@@ -35,10 +37,29 @@ StoredOperand StoredOf(const PlannerState& s, const Node* operand) {
   return o;
 }
 
+// Whether group g's kernel may evaluate an op whose CUDA code keeps a stack frame (f64 sin
+// and cos: codegen's CallsWithStack; NVRTC cannot compile those into the Hopper kernel): a
+// member, or a floating value a member reads, which the kernel inlines unless it is written
+// (whatever the writes decide: a merge can unwrite a value two groups read).
+bool CallsWithStack(const PlannerState& s, int g) {
+  std::vector<const Node*> stack = s.groups[g].members;
+  absl::flat_hash_set<const Node*> seen(stack.begin(), stack.end());
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!n->inputs().empty() && CudaExprCallsWithStack(n->op(), n->input(0).dtype())) return true;
+    for (const NodePtr& in : n->inputs()) {
+      if (s.InProgram(in.get()) && !s.IsMember(in.get()) && seen.insert(in.get()).second) {
+        stack.push_back(in.get());
+      }
+    }
+  }
+  return false;
+}
+
 // Why the GEMM group `g` cannot be a sibling part, or "": the Hopper kernel takes it as it
 // takes one GEMM without staging (16-bit operands whose rows are 16-byte multiples, rank 2),
-// and its epilogue computes nothing in f64 (whose sin and cos NVRTC cannot compile into that
-// kernel: codegen's CallsWithStack).
+// and calls nothing with a stack frame (CallsWithStack).
 std::string PartRefusal(const PlannerState& s, int g) {
   const Node* mm = s.groups[g].matmuls[0];
   const DType t = mm->input(0).dtype();
@@ -56,10 +77,8 @@ std::string PartRefusal(const PlannerState& s, int g) {
                           " values are not 16-byte multiples (staged alone)");
     }
   }
-  for (const Node* n : s.groups[g].members) {
-    for (const NodePtr& in : n->inputs()) {
-      if (in->dtype() == DType::kF64) return "its epilogue computes in f64";
-    }
+  if (CallsWithStack(s, g)) {
+    return "its epilogue calls f64 sin or cos (a stack frame, which the Hopper kernel cannot hold)";
   }
   return "";
 }
@@ -112,6 +131,7 @@ class GemmGrouper {
       const Node* up = s_.groups[u].matmuls[0];
       std::optional<int> meets;
       for (const Node* n : s_.groups[u].members) {
+        if (n == up) continue;  // an operand is no meeting (DualRefusal)
         for (const NodePtr& in : n->inputs()) {
           if (!s_.IsMember(in.get())) continue;
           const int g = s_.group_of[s_.Index(in.get())];
@@ -154,8 +174,13 @@ class GemmGrouper {
     }
     for (const Node* n : s_.groups[u].members) {
       for (const NodePtr& in : n->inputs()) {
-        if (s_.InProgram(in.get()) && !s_.IsMember(in.get()) &&
-            s_.floating_deps[s_.Index(in.get())].contains(g)) {
+        const bool through_view = s_.InProgram(in.get()) && !s_.IsMember(in.get()) &&
+                                  s_.floating_deps[s_.Index(in.get())].contains(g);
+        const bool direct = s_.IsMember(in.get()) && s_.group_of[s_.Index(in.get())] == g;
+        if (n == second && (through_view || direct)) {
+          return "its operand is the other's result (a chain, not a pair)";
+        }
+        if (through_view) {
           return "its epilogue reads the other product at other positions (through a view)";
         }
       }

@@ -355,6 +355,30 @@ TEST(PlannerRefusalTest, DependentGemmsAreNotGrouped) {
   EXPECT_TRUE(met.plan.kernels[0].gemm_dual) << met.text;
 }
 
+TEST(PlannerRefusalTest, AChainOfTheSameAIsNoPair) {
+  // Two hops of graph propagation: z reads y as its B. Neither dual nor siblings.
+  const DType b16 = DType::kBF16;
+  Tensor a = Input({64, 64}, b16);
+  Tensor y = matmul(a, Input({64, 32}, b16));
+  Planned p = PlanOf({matmul(a, y), matmul(a, relu(y))}, GemmGroups());
+  ASSERT_EQ(p.plan.kernels.size(), 2u) << p.text;  // y (and relu(y)), then both readers
+  for (const FusedKernel& k : p.plan.kernels) EXPECT_FALSE(k.gemm_dual) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].outputs[0], &y.node()) << p.text;
+  EXPECT_EQ(p.plan.kernels[1].gemm_parts.size(), 2u) << p.text;  // siblings of a
+}
+
+TEST(PlannerRefusalTest, SiblingsCallNothingWithAStackFrame) {
+  // A rotary table in f64 (cos), inlined into both epilogues: NVRTC cannot compile its
+  // stack frame into the Hopper kernel, so the GEMMs stay apart (on the mma.sync kernel).
+  const DType b16 = DType::kBF16;
+  Tensor x = Input({64, 64}, b16);
+  Tensor c = cast(cos(Input({64, 64}, DType::kF64)), b16);
+  Planned p = PlanOf({matmul(x, Input({64, 64}, b16)) * c, matmul(x, Input({64, 64}, b16)) * c},
+                     GemmGroups());
+  EXPECT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  EXPECT_TRUE(Contains(p.text, "its epilogue calls f64 sin or cos")) << p.text;
+}
+
 TEST(PlannerRefusalTest, SiblingsNeedTensorCoreOperandsAsStored) {
   const DType b16 = DType::kBF16;
   Tensor x = Input({64, 64}, b16);

@@ -3,11 +3,13 @@
 # need (Google Benchmark) into dist/ for the device machine (see shared/device.md), together
 # with dist/run.sh, which runs them there and writes logs and JSON under $OUT.
 #   tools/gpu_bundle.sh            then, on the GPU machine:
-#   bash dist/run.sh [tests|repro|bench|ab|loops|gemm|attention|profile|profile-kernel|sanitize|
+#   bash dist/run.sh [tests|repro|bench|ab|loops|gemm|groups|attention|profile|profile-kernel|sanitize|
 #                     fuzz|fuzz-worker|fuzz-sanitize|all]
 #   (ab: BENCH_FILTER's benchmarks as they are, then with AB_ENV, e.g. TESSEL_CUDA_GRAPHS=0;
 #   gemm: the GEMM tests, the HGMMA check and the GEMM benchmarks, also of the mma.sync
-#   kernel; attention: the attention tests and benchmarks, and PyTorch's SDPA on the same
+#   kernel; groups: the GEMM groups' tests, swiglu demo and benchmarks (groups on and off)
+#   next to PyTorch (tools/gemm_group_baseline.py); attention: the attention tests and
+#   benchmarks, and PyTorch's SDPA on the same
 #   shapes (tools/sdpa_baseline.py); profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
 #   benchmark; profile-kernel: Nsight Compute on the kernel PROFILE_KERNEL (a regex) of the
 #   gpu_bench benchmark PROFILE_FILTER; sanitize: memcheck, racecheck and synccheck; fuzz: the
@@ -101,6 +103,18 @@ if [ "$what" = gemm ]; then
   "$here/gemm_bench" --benchmark_out="$out/gemm_bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$out/gemm_bench.log" | grep -E "^BM_|Run on|rror"
   TESSEL_ARCH=sm_90 "$here/gemm_bench" --benchmark_filter='BM_Tessel/(8192/8192/8192|4096/4096/4096)/0' \
     --benchmark_out="$out/gemm_bench_mma_sync.json" 2>&1 | tee "$out/gemm_bench_mma_sync.log" | grep -E "^BM_"
+fi
+if [ "$what" = groups ]; then
+  # GEMM groups (fusion/gemm_groups.cc): their GPU tests, the swiglu demo, and the benchmarks
+  # with the groups on and off (TESSEL_GEMM_GROUPS) in one call, next to PyTorch.
+  "$here/gemm_test" --gtest_filter='*Sibling*:*Dual*:*Grouped*' 2>&1 | tee "$out/gemm_groups_test.log" | tail -8
+  "$here/loop_test" --gtest_filter='*Sibling*' 2>&1 | tee "$out/loop_groups_test.log" | tail -3
+  "$here/lm" cuda swiglu 2>&1 | tee "$out/lm_swiglu.log" | tail -8
+  for g in 1 0; do
+    TESSEL_GEMM_GROUPS=$g "$here/gemm_group_bench" --benchmark_filter="${BENCH_FILTER:-.}" \
+      --benchmark_out="$out/gemm_group_bench_$g.json" 2>&1 | tee "$out/gemm_group_bench_$g.log" | grep -E "^BM_|rror"
+  done
+  python3 "$here/gemm_group_baseline.py" 2>&1 | tee "$out/gemm_group_torch.log"
 fi
 if [ "$what" = attention ]; then
   "$here/attention_test" 2>&1 | tee "$out/attention_test.log" | tail -20

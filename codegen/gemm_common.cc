@@ -64,24 +64,29 @@ struct EpilogueCone {
 EpilogueCone ConeOf(const KernelSource& ks, const Node* matmul, const Node* partner) {
   absl::flat_hash_map<const Node*, bool> reads;  // memo: whether a node reads the matmul
   absl::flat_hash_set<const Node*> kernel_inputs(ks.inputs.begin(), ks.inputs.end());
-  EpilogueCone cone;
-  std::vector<const Node*> inputs;
   auto walk = [&](auto& self, const Node* n) -> bool {
     if (n == matmul || n == partner) return true;
-    if (kernel_inputs.contains(n)) {
-      inputs.push_back(n);
-      return false;
-    }
+    if (kernel_inputs.contains(n)) return false;
     if (auto it = reads.find(n); it != reads.end()) return it->second;
     bool r = false;
     for (const NodePtr& in : n->inputs()) r = self(self, in.get()) || r;
     return reads[n] = r;
   };
+  EpilogueCone cone;
   for (const Node* out : ks.outputs) {
-    inputs.clear();
-    if (!walk(walk, out)) continue;
-    cone.outputs.push_back(out);
-    cone.inputs.insert(inputs.begin(), inputs.end());
+    if (walk(walk, out)) cone.outputs.push_back(out);
+  }
+  // The inputs those outputs read (not through the matmuls: their operands are no epilogue's).
+  std::vector<const Node*> stack = cone.outputs;
+  absl::flat_hash_set<const Node*> seen(stack.begin(), stack.end());
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (kernel_inputs.contains(n)) cone.inputs.insert(n);
+    if (kernel_inputs.contains(n) || n == matmul || n == partner) continue;
+    for (const NodePtr& in : n->inputs()) {
+      if (seen.insert(in.get()).second) stack.push_back(in.get());
+    }
   }
   return cone;
 }

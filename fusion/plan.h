@@ -64,6 +64,7 @@ struct FusedKernel {
   // and the softmax's input f(scores) (fusion/attention.h).
   const Node* matmul = nullptr;
   const Node* scores = nullptr;
+  const Node* logits = nullptr;
   // Gemm: its matmuls, `matmul` first: one, or sibling GEMMs that read the same A
   // (FusionOptions::gemm_groups), each a part of the kernel's output tiles with its own
   // epilogue (the kernel's outputs that read it).
@@ -72,7 +73,6 @@ struct FusedKernel {
   // elementwise (silu(x wg) * (x wu)): a dual GEMM computes both for each output tile and one
   // epilogue reads both, so that neither is written.
   bool gemm_dual = false;
-  const Node* logits = nullptr;
 
   // Why the kernel ends where it does: one line per boundary, with node numbers filled in by
   // PrintPlan ("{n}" is replaced with the text-form name of `notes_nodes[i]`).

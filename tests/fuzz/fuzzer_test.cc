@@ -122,8 +122,12 @@ TEST(FuzzerTest, SixteenBitResultsMoveByTheirBinadesUlp) {
       const double ulp = i == 0 ? 0x1p-7 : 0x1p-10;
       for (float v : p->outputs[i].to_vector<float>()) {
         EXPECT_GE(std::fabs(v - 1.0), ulp) << v;
-        if (kind == NoiseOptions::kUp) EXPECT_GT(v, 1.0f);
-        if (kind == NoiseOptions::kDown) EXPECT_LT(v, 1.0f);
+        if (kind == NoiseOptions::kUp) {
+          EXPECT_GT(v, 1.0f);
+        }
+        if (kind == NoiseOptions::kDown) {
+          EXPECT_LT(v, 1.0f);
+        }
       }
     }
   }

@@ -112,10 +112,12 @@ std::string MapOfPart(size_t first, size_t count) {
   return absl::StrCat("[&](int part) { return ", choice, "; }");
 }
 
-// The epilogue warps' lambda: each part's outputs from the matmul's 16-bit values.
-void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, std::vector<GemmProblem> parts,
-                       bool dual, const GemmTile& tile, bool strided) {
+// The epilogue warps' lambda: each part's outputs from the matmul's 16-bit values (and a
+// dual GEMM's second matmul, `partner`, from its own).
+void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<GemmProblem>& parts,
+                       const Node* partner, const GemmTile& tile, bool strided) {
   const GemmProblem& p = parts[0];
+  const bool dual = partner != nullptr;
   const int lanes = tile.bn / 8;
   w.Line("// The epilogue warps: outputs (row, col + ", strided ? "8 k" : "64 (k / 8) + k % 8",
          "), k < ", lanes, ", from the matmul's 16-bit values in pairs, mm[k / 2]",
@@ -125,8 +127,6 @@ void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, std::vector<GemmPr
          dual ? absl::StrCat("const unsigned (&mm2)[", lanes / 2, "], ") : "",
          "int part, int batch, int row, int col) {");
   CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
-  const Node* partner = dual ? parts[1].matmul : nullptr;
-  if (dual) parts.resize(1);
   const bool siblings = parts.size() > 1;
   std::optional<CodeWriter::Scope> cases;
   if (siblings) {
@@ -239,15 +239,16 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   for (const GemmProblem& part : parts) {
     ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? 64 : tile.bn, false, splits));
   }
-  for (const GemmProblem& part : parts) {
-    if (!tma_store) break;
-    TensorMapSpec out;
-    out.rows_dim1 = p.rows_argument;
-    out.arg = static_cast<int>(ks.inputs.size() + OutputSlot(ks, part.matmul));
-    out.dtype = part.matmul->dtype();
-    out.dims = {part.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
-    out.strides = {part.n * 2, p.m * part.n * 2};
-    ks.tensor_maps.push_back(out);
+  if (tma_store) {
+    for (const GemmProblem& part : parts) {
+      TensorMapSpec out;
+      out.rows_dim1 = p.rows_argument;
+      out.arg = static_cast<int>(ks.inputs.size() + OutputSlot(ks, part.matmul));
+      out.dtype = part.matmul->dtype();
+      out.dims = {part.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
+      out.strides = {part.n * 2, p.m * part.n * 2};
+      ks.tensor_maps.push_back(out);
+    }
   }
   CodeWriter w;
   BeginSource(w, kernel, rows);
@@ -289,7 +290,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
           "tessel_gemm_sm90<gemm_config>(tmap0, b_map, out_map, tessel_gemm_sm90_no_epilogue{}, ",
           p.m_expr, ");");
     } else {
-      EmitWarpEpilogues(w, ks, parts, dual, tile, strided);
+      EmitWarpEpilogues(w, ks, walk, dual ? parts[1].matmul : nullptr, tile, strided);
     }
   }
   Launch launch;

@@ -32,10 +32,10 @@ Inspected Generate(const std::vector<const Node*>& roots) {
   if (!roots.empty()) program.device_index = roots[0]->device_index();
   std::optional<backend::DynamicChoice> choice = backend::PeekDynamicRows(program);
   if (!choice.has_value()) return in;
-  std::optional<std::vector<codegen::KernelSource>> with_rows =
-      codegen::GeneratePlanWithRows(in.generated.plan, runtime::DeviceTarget(), choice->dynamic);
+  std::optional<codegen::GeneratedPlan> with_rows =
+      codegen::PlanAndGenerateWithRows(program, runtime::DeviceTarget(), choice->dynamic);
   if (!with_rows.has_value()) return in;  // realize would specialize the program
-  in.generated.kernels = *std::move(with_rows);
+  in.generated = *std::move(with_rows);
   in.rows =
       absl::StrCat("the batch (dim 0 of ", choice->dynamic.nodes.size(), " values, now ",
                    choice->rows, ") is the kernels' rows argument; these kernels serve batches ",

@@ -151,12 +151,11 @@ absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
 absl::StatusOr<std::optional<ReadyPlan>> PrepareDynamicPlan(
     const Program& program, const absl::flat_hash_map<const Node*, int>& position,
     runtime::DeviceContext& device, ModuleCache& modules, const codegen::DynamicRows& rows) {
-  const FusionPlan plan = PlanFusion(program, DefaultFusionOptions(device.target()));
-  std::optional<std::vector<codegen::KernelSource>> sources =
-      codegen::GeneratePlanWithRows(plan, device.target(), rows);
-  if (!sources.has_value()) return std::nullopt;
+  std::optional<codegen::GeneratedPlan> g =
+      codegen::PlanAndGenerateWithRows(program, device.target(), rows);
+  if (!g.has_value()) return std::nullopt;
   TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
-                          Load(program, plan, *sources, position, device, modules));
+                          Load(program, g->plan, g->kernels, position, device, modules));
   return std::optional<ReadyPlan>(std::move(ready));
 }
 

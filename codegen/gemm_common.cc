@@ -124,6 +124,7 @@ bool TensorCoreOperands(const GemmProblem& p) {
 }
 
 bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
+  if (kernel.gemm_form == GemmForm::kGrouped) return false;  // each problem's rows in the source
   for (const GemmProblem& p : AnalyzeGemmParts(kernel)) {
     if (!rows.Has(p.matmul) || p.matmul->shape().rank() != 2 || !rows.Has(p.a.buffer) ||
         p.a.transposed || rows.Has(p.b.buffer)) {

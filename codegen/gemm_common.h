@@ -55,9 +55,9 @@ std::vector<GemmProblem> AnalyzeGemmParts(const FusedKernel& kernel,
 // unwritten (IsMatmulOperandView: transposes, reshapes of the batch axes).
 GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand);
 
-// Whether the GEMM kernel can take its output's rows as the rows argument: a 2-D output with
-// dynamic rows, A read as stored ([rows, k]) and B static; every other dynamic value of the
-// kernel is then an epilogue value of the output's rows (2-D).
+// Whether the GEMM kernel can take its output's rows as the rows argument (not a grouped
+// one): a 2-D output with dynamic rows, A read as stored ([rows, k]) and B static; every other
+// dynamic value of the kernel is then an epilogue value of the output's rows (2-D).
 bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
 
 // Sets the launch's grid for `tiles_n` x CeilDiv(m, tile_m) x batch tiles, as a function of
@@ -87,10 +87,13 @@ struct GemmTile {
 // TF32 kernels keep no staging tiles: more stages fit; `parts`: copies of each operand a
 // stage holds (2 for three TF32 products).
 GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, int parts = 1);
-// ... for sibling GEMMs of `ns` columns each, every one starting a tile column of its own;
-// `dual`: two B's a stage and two products a tile (FusedKernel::gemm_dual).
-GemmTile ChooseGemmTile(int64_t m, const std::vector<int64_t>& ns, int64_t batch, bool tf32,
-                        int parts, bool dual);
+// ... for the outputs of several GEMMs (siblings, grouped), each starting tiles of its own;
+// `dual`: two B's a stage and two products a tile (GemmForm::kDual).
+struct GemmExtent {
+  int64_t m = 0, n = 0;
+};
+GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
+                        bool dual);
 
 Shape BatchOf(const Shape& s);
 
@@ -112,7 +115,7 @@ struct EpilogueSite {
   // Instead of matmul_value: an array of 32-bit words holding the 16-bit matmul's lanes in
   // pairs. The epilogue then keeps 16-bit values paired (ExprEmitter::PairHalves).
   std::string matmul_words;
-  // A dual GEMM's second matmul (FusedKernel::gemm_dual), bound to the words `partner_words`
+  // A dual GEMM's second matmul (GemmForm::kDual), bound to the words `partner_words`
   // at the same positions.
   const Node* partner = nullptr;
   std::string partner_words;

@@ -59,7 +59,7 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
 // (the fragment layout tessel_gemm_sm90 documents).
 void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
                           const GemmTile& tile) {
-  w.Line("tessel_gemm_sm90<gemm_config>(tmap0, b_map, tessel_gemm_sm90_no_store{}, [&](const ",
+  w.Line("tessel_gemm_sm90<gemm_config>(a_map, b_map, tessel_gemm_sm90_no_store{}, [&](const ",
          "float (&acc)[", tile.bn / 2, "], int part, int batch, int row0, int col0) {");
   CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
   w.Line("const int t = threadIdx.x % 128;");
@@ -77,16 +77,20 @@ void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProbl
 }
 
 // The config's walk over the parts' tile columns: TILES_N, and part(tn), which finds the
-// part of tile column tn and makes tn local to it.
-void EmitPartWalk(CodeWriter& w, const std::vector<int64_t>& tiles_n) {
+// part of tile column tn and makes tn local to it. Returns TILES_N.
+int64_t EmitPartWalk(CodeWriter& w, const std::vector<GemmProblem>& walk, const GemmTile& tile) {
+  std::vector<int64_t> tiles_n;
   int64_t all = 0;
-  for (int64_t t : tiles_n) all += t;
+  for (const GemmProblem& part : walk) {
+    tiles_n.push_back(CeilDiv(part.n, tile.bn));
+    all += tiles_n.back();
+  }
   w.Line("static constexpr int TILES_N = ", all, ";",
          tiles_n.size() > 1 ? absl::StrCat("  // ", absl::StrJoin(tiles_n, " + "), " for the parts")
                             : "");
   if (tiles_n.size() == 1) {
     w.Line("static __device__ int part(int&) { return 0; }");
-    return;
+    return all;
   }
   auto body = w.Block("static __device__ int part(int& tn)");
   int64_t first = 0;
@@ -100,6 +104,48 @@ void EmitPartWalk(CodeWriter& w, const std::vector<int64_t>& tiles_n) {
     first = end;
   }
   w.Line("return tn -= ", first, ", ", tiles_n.size() - 1, ";");
+  return all;
+}
+
+// A grouped GEMM's walk: TILES, work(t) (the problem of tile t, the longest K first so that
+// the persistent walk's last tiles are short ones, then a band walk inside it) and
+// k_steps(part). Returns TILES.
+int64_t EmitProblemWalk(CodeWriter& w, const std::vector<GemmProblem>& parts,
+                        const GemmTile& tile) {
+  std::vector<size_t> order(parts.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return parts[a].k > parts[b].k; });
+  int64_t all = 0;
+  for (const GemmProblem& part : parts) {
+    all += CeilDiv(part.m, tile.bm) * CeilDiv(part.n, tile.bn);
+  }
+  w.Line("static constexpr int TILES = ", all, ";");
+  {
+    auto body = w.Block("static __device__ tessel_gemm_sm90_work work(int t)");
+    w.Line("tessel_gemm_sm90_work w{0, 0, 0, 0};");
+    int64_t first = 0;
+    for (size_t i : order) {
+      const int64_t tiles_m = CeilDiv(parts[i].m, tile.bm), tiles_n = CeilDiv(parts[i].n, tile.bn);
+      const int64_t end = first + tiles_m * tiles_n;
+      std::optional<CodeWriter::Scope> problem;
+      if (i != order.back()) {
+        w.Line("if (t < ", end, ") {");
+        problem.emplace(&w, "}");
+      }
+      w.Line("w.part = ", i, ";");
+      w.Line("tessel_gemm_sm90_band<gemm_config>(t - ", first, ", ", tiles_m, ", ", tiles_n,
+             ", w.tm, w.tn);");
+      w.Line("return w;");
+      first = end;
+    }
+  }
+  auto body = w.Block("static __device__ int k_steps(int part)");
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    w.Line("if (part == ", i, ") return ", CeilDiv(parts[i].k, tile.bk), ";");
+  }
+  w.Line("return ", CeilDiv(parts.back().k, tile.bk), ";");
+  return all;
 }
 
 // A lambda giving part i's tensor map, tmap<first + i>.
@@ -115,18 +161,19 @@ std::string MapOfPart(size_t first, size_t count) {
 // The epilogue warps' lambda: each part's outputs from the matmul's 16-bit values (and a
 // dual GEMM's second matmul, `partner`, from its own).
 void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<GemmProblem>& parts,
-                       const Node* partner, const GemmTile& tile, bool strided) {
+                       const Node* partner, const GemmTile& tile, bool strided,
+                       const std::string& m_arg) {
   const GemmProblem& p = parts[0];
   const bool dual = partner != nullptr;
   const int lanes = tile.bn / 8;
   w.Line("// The epilogue warps: outputs (row, col + ", strided ? "8 k" : "64 (k / 8) + k % 8",
          "), k < ", lanes, ", from the matmul's 16-bit values in pairs, mm[k / 2]",
          dual ? " (the second matmul's: mm2)." : ".");
-  w.Line("tessel_gemm_sm90<gemm_config>(tmap0, b_map, tessel_gemm_sm90_no_store{}, [&](const ",
+  w.Line("tessel_gemm_sm90<gemm_config>(a_map, b_map, tessel_gemm_sm90_no_store{}, [&](const ",
          "unsigned (&mm)[", lanes / 2, "], ",
          dual ? absl::StrCat("const unsigned (&mm2)[", lanes / 2, "], ") : "",
          "int part, int batch, int row, int col) {");
-  CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
+  CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", m_arg, ");"));
   const bool siblings = parts.size() > 1;
   std::optional<CodeWriter::Scope> cases;
   if (siblings) {
@@ -143,7 +190,7 @@ void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<
     site.matmul_words = "mm";
     site.partner = partner;
     site.partner_words = "mm2";
-    site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
+    site.rows_inside = !p.rows_argument && parts[i].m % tile.bm == 0;
     site.cols_inside = parts[i].n % tile.bn == 0;
     site.lane_column = strided ? "8 * k" : "k % 8 + 64 * (k / 8)";
     site.run = strided ? 1 : 8;
@@ -153,20 +200,24 @@ void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<
 
 }  // namespace
 
-GemmTile ChooseGemmTile(int64_t m, const std::vector<int64_t>& ns, int64_t batch, bool tf32,
-                        int parts, bool dual) {
+GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
+                        bool dual) {
   GemmTile tile;
   // At most 64 rows: one consumer warpgroup, and stages half the size, so that more of B is
   // in flight where streaming B is the whole cost.
-  if (m <= 64) tile.bm = 64;
+  int64_t most_rows = 0, narrowest = outputs[0].n;
+  for (const GemmExtent& o : outputs) {
+    most_rows = std::max(most_rows, o.m);
+    narrowest = std::min(narrowest, o.n);
+  }
+  if (most_rows <= 64) tile.bm = 64;
   // The widest tile that still gives every SM a tile and is not more than twice as wide as
   // the narrowest output (sibling GEMMs: each starts a tile column of its own); 64 when none.
   // (Two parts of each operand, or two B's, a stage: at most 128 wide, so that three stages
   // fit, and a dual GEMM's two accumulators take the registers of one 256 wide.)
-  const int64_t narrowest = *std::min_element(ns.begin(), ns.end());
   auto tiles = [&](int bn) {
     int64_t all = 0;
-    for (int64_t n : ns) all += CeilDiv(m, tile.bm) * CeilDiv(n, bn) * batch;
+    for (const GemmExtent& o : outputs) all += CeilDiv(o.m, tile.bm) * CeilDiv(o.n, bn) * batch;
     return all;
   };
   for (int bn : {256, 128, 64}) {
@@ -179,7 +230,7 @@ GemmTile ChooseGemmTile(int64_t m, const std::vector<int64_t>& ns, int64_t batch
   // checked on q/k/v at M = 1024: 192 tiles of 256 are 1.45 waves, 384 of 128 are 2.9; the
   // 11% it gained there is not yet measured on single GEMMs, which keep their tiles).
   const auto waves = [&](int bn) { return CeilDiv(tiles(bn), kSms); };
-  if (ns.size() > 1 && tile.bn == 256 && tile.bm == 128 &&
+  if (outputs.size() > 1 && tile.bn == 256 && tile.bm == 128 &&
       waves(128) * 128 < 0.9 * waves(256) * 256) {
     tile.bn = 128;
   }
@@ -189,7 +240,7 @@ GemmTile ChooseGemmTile(int64_t m, const std::vector<int64_t>& ns, int64_t batch
 }
 
 GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32, int parts) {
-  return ChooseGemmTile(m, std::vector<int64_t>{n}, batch, tf32, parts, false);
+  return ChooseGemmTile({GemmExtent{m, n}}, batch, tf32, parts, false);
 }
 
 bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
@@ -201,13 +252,15 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   KernelSource ks = NewKernelSource(kernel);
   std::vector<GemmProblem> parts = AnalyzeGemmParts(kernel, rows);
   for (GemmProblem& part : parts) PlanOperandStaging(part, WgmmaStagingNeed(part));
-  const GemmProblem& p = parts[0];  // A, m, k and the batch are every part's
-  const bool dual = kernel.gemm_dual;
+  const GemmProblem& p = parts[0];  // siblings and dual: A, m, k and the batch are every part's
+  const bool dual = kernel.gemm_form == GemmForm::kDual;
+  const bool grouped = kernel.gemm_form == GemmForm::kGrouped;
   for (const GemmProblem& part : parts) {
-    TESSEL_CHECK(
-        parts.size() == 1 || (!part.a.staged && !part.b.staged && !part.tf32 &&
-                              part.b.transposed == p.b.transposed && (!dual || part.n == p.n)),
-        "grouped GEMMs read 16-bit operands as stored (fusion/gemm_groups.cc)");
+    TESSEL_CHECK(parts.size() == 1 ||
+                     (!part.a.staged && !part.b.staged && !part.tf32 &&
+                      part.a.transposed == p.a.transposed && part.b.transposed == p.b.transposed &&
+                      (!grouped || !part.rows_argument) && (!dual || part.n == p.n)),
+                 "grouped GEMMs read 16-bit operands as stored (fusion/gemm_groups.cc)");
   }
   // The parts the tile walk covers: a dual GEMM's two share their tiles.
   const std::vector<GemmProblem> walk(parts.begin(), dual ? parts.begin() + 1 : parts.end());
@@ -221,21 +274,25 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   // the kernel 247 us against the aligned 181 us before; Nsight Compute: stores stalled).
   bool tma_store = !tf32 && !dual && ks.outputs.size() == parts.size();
   bool strided = false;
-  std::vector<int64_t> ns;
+  std::vector<GemmExtent> extents;
   for (const GemmProblem& part : walk) {
     tma_store = tma_store && part.n % 8 == 0 &&
                 std::find(ks.outputs.begin(), ks.outputs.end(), part.matmul) != ks.outputs.end();
     strided = strided || part.n % 8 != 0;
-    ns.push_back(part.n);
+    extents.push_back({part.m, part.n});
   }
   // Three TF32 products (kHigh): each operand's TF32 part and remainder, both staged.
   const int splits = p.stage_splits_tf32 ? 2 : 1;
-  const GemmTile tile = ChooseGemmTile(p.m, ns, p.batch.numel(), tf32, splits, dual);
+  const GemmTile tile = ChooseGemmTile(extents, p.batch.numel(), tf32, splits, dual);
   const int64_t smem = 1024 + tile.stages * StageBytes(tile, splits, dual) +
                        StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 4);
   const bool a_mn = ReadsMnMajor(p.a, true), b_mn = ReadsMnMajor(p.b, false);
-  // tmap0: A; then each part's B; then each part's output (TMA stores).
-  ks.tensor_maps.push_back(OperandMap(ks, p.a, a_mn ? 64 : tile.bm, p.rows_argument, splits));
+  // The maps: A (each part's, grouped), each part's B, each part's output (TMA stores).
+  const size_t a_maps = grouped ? parts.size() : 1;
+  for (size_t i = 0; i < a_maps; ++i) {
+    ks.tensor_maps.push_back(
+        OperandMap(ks, parts[i].a, a_mn ? 64 : tile.bm, p.rows_argument, splits));
+  }
   for (const GemmProblem& part : parts) {
     ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? 64 : tile.bn, false, splits));
   }
@@ -245,8 +302,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
       out.rows_dim1 = p.rows_argument;
       out.arg = static_cast<int>(ks.inputs.size() + OutputSlot(ks, part.matmul));
       out.dtype = part.matmul->dtype();
-      out.dims = {part.n, p.m, std::max<int64_t>(p.batch.numel(), 1)};
-      out.strides = {part.n * 2, p.m * part.n * 2};
+      out.dims = {part.n, part.m, std::max<int64_t>(p.batch.numel(), 1)};
+      out.strides = {part.n * 2, part.m * part.n * 2};
       ks.tensor_maps.push_back(out);
     }
   }
@@ -255,16 +312,15 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
   EmitOperandStaging(w, p, &ks);
-  const bool siblings = walk.size() > 1;
   for (size_t i = 0; i < parts.size(); ++i) {
-    const std::string which = dual       ? (i == 0 ? "dual, first: " : "dual, second: ")
-                              : siblings ? absl::StrCat("part ", i, ": ")
-                                         : "";
-    w.Line("// ", which, "[", p.m_expr, " x ", p.k, "] x [", p.k, " x ", parts[i].n, "], batch of ",
-           p.batch.numel(), "; A ", a_mn ? "MN" : "K", "-major, B ", b_mn ? "MN" : "K", "-major");
+    const std::string which = dual               ? (i == 0 ? "dual, first: " : "dual, second: ")
+                              : parts.size() > 1 ? absl::StrCat("part ", i, ": ")
+                                                 : "";
+    w.Line("// ", which, "[", parts[i].m_expr, " x ", parts[i].k, "] x [", parts[i].k, " x ",
+           parts[i].n, "], batch of ", p.batch.numel(), "; A ", a_mn ? "MN" : "K", "-major, B ",
+           b_mn ? "MN" : "K", "-major");
   }
-  std::vector<int64_t> tiles_n;  // tile columns of each part
-  for (int64_t n : ns) tiles_n.push_back(CeilDiv(n, tile.bn));
+  int64_t tiles = 0;  // grouped: every tile; else tile columns (TILES_N)
   {
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
@@ -275,29 +331,36 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
     w.Line("static constexpr bool TF32 = ", tf32 ? "true" : "false",
            ", SPLIT = ", splits > 1 ? "true" : "false",
            ", TMA_STORE = ", tma_store ? "true" : "false",
-           ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false", ";");
-    EmitPartWalk(w, tiles_n);
+           ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
+           ", GROUPED = ", grouped ? "true" : "false", ";");
+    tiles = grouped ? EmitProblemWalk(w, walk, tile) : EmitPartWalk(w, walk, tile);
   }
   w.Blank();
   {
     auto body = KernelBlock(w, "384, 1", kNamePlaceholder, ks);
-    w.Line("const auto b_map = ", MapOfPart(1, parts.size()), ";");
-    if (tma_store) w.Line("const auto out_map = ", MapOfPart(1 + parts.size(), parts.size()), ";");
+    w.Line("const auto a_map = ", MapOfPart(0, a_maps), ";");
+    w.Line("const auto b_map = ", MapOfPart(a_maps, parts.size()), ";");
+    if (tma_store) {
+      w.Line("const auto out_map = ", MapOfPart(a_maps + parts.size(), parts.size()), ";");
+    }
+    const std::string m_arg = grouped ? "0" : p.m_expr;  // (grouped: the config's)
     if (tf32) {
       EmitConsumerEpilogue(w, ks, p, tile);
     } else if (tma_store) {
       w.Line(
-          "tessel_gemm_sm90<gemm_config>(tmap0, b_map, out_map, tessel_gemm_sm90_no_epilogue{}, ",
-          p.m_expr, ");");
+          "tessel_gemm_sm90<gemm_config>(a_map, b_map, out_map, tessel_gemm_sm90_no_epilogue{}, ",
+          m_arg, ");");
     } else {
-      EmitWarpEpilogues(w, ks, walk, dual ? parts[1].matmul : nullptr, tile, strided);
+      EmitWarpEpilogues(w, ks, walk, dual ? parts[1].matmul : nullptr, tile, strided, m_arg);
     }
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
-  int64_t all_tiles_n = 0;
-  for (int64_t t : tiles_n) all_tiles_n += t;  // (a dual GEMM's two share theirs)
-  SetGemmGrid(p, tile.bm, all_tiles_n, &launch);
+  if (grouped) {
+    launch.grid = {tiles, 1, 1};
+  } else {
+    SetGemmGrid(p, tile.bm, tiles, &launch);
+  }
   launch.block = 384;
   launch.shared_bytes = smem;
   launch.persistent_per_sm = 1;

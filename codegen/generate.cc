@@ -103,6 +103,22 @@ std::optional<std::vector<KernelSource>> GeneratePlanWithRows(const FusionPlan& 
   return sources;
 }
 
+std::optional<GeneratedPlan> PlanAndGenerateWithRows(const Program& program, const Target& target,
+                                                     const DynamicRows& rows) {
+  FusionOptions options = DefaultFusionOptions(target);
+  while (true) {
+    GeneratedPlan g;
+    g.plan = PlanFusion(program, options);
+    std::optional<std::vector<KernelSource>> sources = GeneratePlanWithRows(g.plan, target, rows);
+    if (sources.has_value()) {
+      g.kernels = *std::move(sources);
+      return g;
+    }
+    if (!options.gemm_groups) return std::nullopt;
+    options.gemm_groups = false;
+  }
+}
+
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target) {
   GeneratedPlan g;
   g.plan = PlanFusion(CollectProgram(outputs), DefaultFusionOptions(target));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codegen/kernel_source.h"
+#include "core/backend.h"
 #include "core/target.h"
 #include "fusion/access.h"
 #include "fusion/plan.h"
@@ -32,6 +33,11 @@ struct GeneratedPlan {
   std::vector<KernelSource> kernels;
 };
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target);
+// ... with `rows` the kernels' rows argument, or nullopt where a kernel cannot take them. A
+// plan whose grouped GEMMs cannot (their extents are in the source) is planned again without
+// GEMM groups: taking the batch, which saves a compile per batch size, comes first.
+std::optional<GeneratedPlan> PlanAndGenerateWithRows(const Program& program, const Target& target,
+                                                     const DynamicRows& rows);
 
 // `rows`: null, or dynamic rows the kernel takes (PointwiseTakesRows, GemmTakesRows).
 KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows = nullptr);

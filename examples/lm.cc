@@ -56,11 +56,18 @@ Model RandomModel(Device d) {
   m.ln_b = zeros({kWidth}, kType, d);
   for (int64_t l = 0; l < kLayers; ++l) {
     const uint64_t s = 10 * (l + 1);
-    m.blocks.push_back(
-        {ones({kWidth}, kType, d), zeros({kWidth}, kType, d), Weight({kWidth, 3 * kWidth}, s, d),
-         Weight({kWidth, kWidth}, s + 1, d), ones({kWidth}, kType, d), zeros({kWidth}, kType, d),
-         Weight({kWidth, 4 * kWidth}, s + 2, d), Weight({4 * kWidth, kWidth}, s + 3, d), {}, {}, {},
-         {}});
+    m.blocks.push_back({ones({kWidth}, kType, d),
+                        zeros({kWidth}, kType, d),
+                        Weight({kWidth, 3 * kWidth}, s, d),
+                        Weight({kWidth, kWidth}, s + 1, d),
+                        ones({kWidth}, kType, d),
+                        zeros({kWidth}, kType, d),
+                        Weight({kWidth, 4 * kWidth}, s + 2, d),
+                        Weight({4 * kWidth, kWidth}, s + 3, d),
+                        {},
+                        {},
+                        {},
+                        {}});
   }
   std::vector<Tensor> all = {m.tokens, m.positions};
   for (Block& b : m.blocks) {
@@ -157,9 +164,8 @@ int main(int argc, char** argv) {
     const auto variant = std::remove(args.begin(), args.end(), "swiglu");
     g_swiglu = variant != args.end();
     args.erase(variant, args.end());
-    const Device device = !args.empty()
-                              ? (args[0] == "cuda" ? Device::kCUDA : Device::kCPU)
-                              : default_device();
+    const Device device =
+        !args.empty() ? (args[0] == "cuda" ? Device::kCUDA : Device::kCPU) : default_device();
     const Generation g = Generate(device);
     std::cout << absl::StrFormat(
         "tessel language-model demo on %s: %d layers, width %d, %d heads, vocabulary %d%s\n",

@@ -5,6 +5,9 @@
 // - Siblings: other matmuls of the same A (the q, k and v projections of one x) become one
 //   group whose tile walk covers every sibling's output columns, reading each band of A rows
 //   once for all of them, each sibling with its own B and epilogue.
+// - Grouped: independent matmuls left (the experts of a mixture of experts, any M, N, K)
+//   become one group whose persistent walk covers every problem's tiles: one launch, and
+//   the small problems' tiles fill the SMs the others leave idle.
 // The phase runs after the writes are chosen, so that it sees operands as the kernels read
 // them (views read through); the planner chooses the writes again after a dual merge.
 #include <algorithm>
@@ -83,24 +86,38 @@ std::string PartRefusal(const PlannerState& s, int g) {
   return "";
 }
 
-// An estimate of one launch of GEMMs over the same m rows and k (an H100: 132 SMs, 650
-// TFLOP/s dense 16-bit, 3 TB/s, 4 us a launch), in microseconds: its tile waves on a nominal
-// 128-wide tile or its bytes, whichever take longer. A is read once for all of `ns` where
-// `shared_a`, else once a GEMM.
-double LaunchMicros(int64_t m, int64_t k, const std::vector<int64_t>& ns, bool shared_a) {
+// A 2-D GEMM's extents.
+struct Problem {
+  int64_t m, n, k;
+};
+
+Problem ProblemOf(const Node* matmul) {
+  return {matmul->shape()[0], matmul->shape()[1], matmul->input(0).shape()[1]};
+}
+
+// An estimate of one launch of GEMMs (an H100: 132 SMs, 650 TFLOP/s dense 16-bit, 3 TB/s,
+// 4 us a launch), in microseconds: its waves of nominal 128-wide tiles or its bytes,
+// whichever take longer. A is read once for all where `shared_a`, else once a GEMM.
+double LaunchMicros(const std::vector<Problem>& problems, bool shared_a) {
   constexpr double kSms = 132, kFlopsPerUs = 650e6, kBytesPerUs = 3e6, kLaunchUs = 4;
-  const int64_t bm = m <= 64 ? 64 : 128, bn = 128;
-  double tiles = 0, bytes = (shared_a ? 1 : ns.size()) * m * k * 2.0;
-  for (int64_t n : ns) {
-    tiles += std::ceil(static_cast<double>(m) / bm) * std::ceil(static_cast<double>(n) / bn);
-    bytes += (k + m) * n * 2.0;
+  int64_t bm = 64, bn = 128;
+  for (const Problem& p : problems) bm = p.m <= 64 ? bm : 128;
+  double tiles = 0, tile_us = 0, bytes = 0;
+  for (const Problem& p : problems) {
+    const double t =
+        std::ceil(static_cast<double>(p.m) / bm) * std::ceil(static_cast<double>(p.n) / bn);
+    tiles += t;
+    tile_us += t * 2.0 * bm * bn * p.k / (kFlopsPerUs / kSms);
+    bytes += (shared_a && &p != &problems[0] ? 0 : p.m * p.k * 2.0) + (p.k + p.m) * p.n * 2.0;
   }
-  const double tile_us = 2.0 * bm * bn * k / (kFlopsPerUs / kSms);
-  return kLaunchUs + std::max(std::ceil(tiles / kSms) * tile_us, bytes / kBytesPerUs);
+  // Whole waves of the average tile.
+  return kLaunchUs + std::max(std::ceil(tiles / kSms) * tile_us / tiles, bytes / kBytesPerUs);
 }
 
 class GemmGrouper {
  public:
+  static constexpr size_t kOpenGroups = 4;
+
   explicit GemmGrouper(PlannerState& s) : s_(s) {}
 
   // Returns whether any groups merged.
@@ -117,8 +134,15 @@ class GemmGrouper {
       by_a[a].push_back(static_cast<int>(g));
     }
     for (const Node* a : order) {
-      if (by_a[a].size() > 1) GroupSiblings(by_a[a]);
+      if (by_a[a].size() > 1) GroupGreedily(by_a[a], GemmForm::kSiblings);
     }
+    // The GEMMs left, each a legal part: grouped. (The others have their reasons noted
+    // where a sibling was refused; a GEMM alone is the common case and needs none.)
+    std::vector<int> rest;
+    for (size_t g = 0; g < s_.groups.size(); ++g) {
+      if (IsSingleGemm(g) && PartRefusal(s_, g).empty()) rest.push_back(static_cast<int>(g));
+    }
+    if (rest.size() > 1) GroupGreedily(rest, GemmForm::kGrouped);
     return merged_;
   }
 
@@ -150,7 +174,7 @@ class GemmGrouper {
         continue;
       }
       Merge(*meets, static_cast<int>(u));
-      s_.groups[*meets].dual = true;
+      s_.groups[*meets].gemm_form = GemmForm::kDual;
     }
   }
 
@@ -191,8 +215,10 @@ class GemmGrouper {
     return "";
   }
 
-  // Greedy, in program order: each GEMM joins the first open group it may join.
-  void GroupSiblings(const std::vector<int>& candidates) {
+  // Greedy, in program order: each GEMM joins the first open group it may join. Siblings
+  // note every refusal; grouped GEMMs only those of shape and cost (that dependent GEMMs run
+  // apart goes without saying).
+  void GroupGreedily(const std::vector<int>& candidates, GemmForm form) {
     std::vector<int> open;
     for (int g : candidates) {
       const std::string refusal = PartRefusal(s_, g);
@@ -203,46 +229,56 @@ class GemmGrouper {
       }
       bool joined = false;
       for (int into : open) {
-        const std::string why = PairRefusal(into, g);
+        const bool dependent = s_.GroupReaches(into, g) || s_.GroupReaches(g, into);
+        const std::string why =
+            dependent ? "one reads what the other computes" : PairRefusal(into, g, form);
         if (why.empty()) {
           Merge(into, g);
+          s_.groups[into].gemm_form = form;
           joined = true;
           break;
         }
-        s_.refusals.push_back({s_.groups[g].matmuls[0], into, why});
+        if (form == GemmForm::kSiblings || !dependent) {
+          s_.refusals.push_back({s_.groups[g].matmuls[0], into, why});
+        }
       }
       if (!joined) open.push_back(g);
+      // GEMMs near each other in the program only: a bounded search (a program of hundreds of
+      // GEMMs plans in linear time), and no merge that keeps an early GEMM waiting, and its
+      // buffers alive, for a much later one.
+      if (open.size() > kOpenGroups) open.erase(open.begin());
     }
   }
 
-  // Why GEMM group g may not join the sibling group `into`, or "".
-  std::string PairRefusal(int into, int g) const {
+  // Why independent GEMM group g may not join group `into` of `form`, or "".
+  std::string PairRefusal(int into, int g, GemmForm form) const {
     const Group& group = s_.groups[into];
     const Node* mm = s_.groups[g].matmuls[0];
     const Node* first = group.matmuls[0];
     if (mm->dtype() != first->dtype() || mm->input(1).dtype() != first->input(1).dtype()) {
-      return "its dtypes differ from the siblings'";
+      return "its dtypes differ from the kernel's other GEMMs'";
     }
-    if (StoredOf(s_, mm->inputs()[1].get()).transposed !=
-        StoredOf(s_, first->inputs()[1].get()).transposed) {
-      return "its B is stored the other way round (K- against N-major) from the siblings'";
-    }
-    if (s_.GroupReaches(into, g) || s_.GroupReaches(g, into)) {
-      return "one reads what the other computes";
+    for (int i : {0, 1}) {
+      if (StoredOf(s_, mm->inputs()[i].get()).transposed !=
+          StoredOf(s_, first->inputs()[i].get()).transposed) {
+        return absl::StrCat("its ", i == 0 ? "A" : "B",
+                            " is stored the other way round (K- against M- or N-major) from the "
+                            "kernel's other GEMMs'");
+      }
     }
     if (static_cast<int>(group.matmuls.size()) >= s_.options.max_gemm_parts) {
       return absl::StrCat("the kernel serves ", group.matmuls.size(), " GEMMs already");
     }
+    const bool shared_a = form == GemmForm::kSiblings;
+    std::vector<Problem> problems;
     double apart = 0;
-    std::vector<int64_t> ns;
-    const int64_t m = first->shape()[0], k = first->input(0).shape()[1];
-    for (const Node* x : group.matmuls) ns.push_back(x->shape()[1]);
-    ns.push_back(mm->shape()[1]);
-    for (int64_t n : ns) apart += LaunchMicros(m, k, {n}, false);
-    const double together = LaunchMicros(m, k, ns, true);
+    for (const Node* x : group.matmuls) problems.push_back(ProblemOf(x));
+    problems.push_back(ProblemOf(mm));
+    for (const Problem& p : problems) apart += LaunchMicros({p}, false);
+    const double together = LaunchMicros(problems, shared_a);
     if (together > apart) {
       return absl::StrFormat("one launch (about %.0f us) would take longer than %d (%.0f us)",
-                             together, ns.size(), apart);
+                             together, problems.size(), apart);
     }
     return "";
   }

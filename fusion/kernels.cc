@@ -205,14 +205,20 @@ class KernelBuilder {
       kernel.kind = KernelKind::kGemm;
       kernel.matmul = group.matmuls[0];
       kernel.gemm_parts = group.matmuls;
-      kernel.gemm_dual = group.dual;
-      if (group.dual) {
+      kernel.gemm_form = group.gemm_form;
+      if (group.gemm_form == GemmForm::kDual) {
         kernel.notes.push_back(
             "{n} reads the same A as the GEMM it meets in the epilogue: one dual GEMM computes "
             "both for each output tile, neither written");
         kernel.notes_nodes.push_back(group.matmuls[1]);
       }
-      for (size_t i = 1; i < group.matmuls.size() && !group.dual; ++i) {
+      for (size_t i = 1; i < group.matmuls.size() && group.gemm_form == GemmForm::kGrouped; ++i) {
+        kernel.notes.push_back(absl::StrCat("{n} runs in one launch with ",
+                                            group.matmuls.size() - 1, " independent GEMM",
+                                            group.matmuls.size() > 2 ? "s" : ""));
+        kernel.notes_nodes.push_back(group.matmuls[i]);
+      }
+      for (size_t i = 1; i < group.matmuls.size() && group.gemm_form == GemmForm::kSiblings; ++i) {
         kernel.notes.push_back(absl::StrCat("{n} reads the same A as ", group.matmuls.size() - 1,
                                             " other GEMM", group.matmuls.size() > 2 ? "s" : "",
                                             " of this kernel: one launch reads A once"));

@@ -38,6 +38,20 @@ struct OnlineSum {
   const Node* shift = nullptr;
 };
 
+// How the matmuls of a GEMM kernel share it (FusionOptions::gemm_groups).
+enum class GemmForm {
+  kSingle,
+  // Matmuls of the same A, each a part of the kernel's output tiles with its own B and
+  // epilogue (the kernel's outputs that read it).
+  kSiblings,
+  // Two matmuls of the same A and output shape whose results meet elementwise
+  // (silu(x wg) * (x wu)): both are computed for each output tile and one epilogue reads
+  // both, so that neither is written.
+  kDual,
+  // Independent matmuls (any A, M, N and K; mixture-of-experts), each a part of the tiles.
+  kGrouped,
+};
+
 struct FusedKernel {
   KernelKind kind = KernelKind::kPointwise;
   // Every node computed here (inlined values included), producers first.
@@ -65,14 +79,9 @@ struct FusedKernel {
   const Node* matmul = nullptr;
   const Node* scores = nullptr;
   const Node* logits = nullptr;
-  // Gemm: its matmuls, `matmul` first: one, or sibling GEMMs that read the same A
-  // (FusionOptions::gemm_groups), each a part of the kernel's output tiles with its own
-  // epilogue (the kernel's outputs that read it).
+  // Gemm: its matmuls (`matmul` first) and how they share the kernel (gemm_form).
   std::vector<const Node*> gemm_parts;
-  // ... or, where set, two matmuls of the same A and output shape whose results meet
-  // elementwise (silu(x wg) * (x wu)): a dual GEMM computes both for each output tile and one
-  // epilogue reads both, so that neither is written.
-  bool gemm_dual = false;
+  GemmForm gemm_form = GemmForm::kSingle;
 
   // Why the kernel ends where it does: one line per boundary, with node numbers filled in by
   // PrintPlan ("{n}" is replaced with the text-form name of `notes_nodes[i]`).

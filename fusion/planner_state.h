@@ -36,7 +36,7 @@ struct Group {
   std::vector<const Node*> members;    // producers first
   absl::flat_hash_set<int> deps;       // groups whose members this group reads
   std::vector<const Node*> matmuls;    // GEMM groups: the parts (gemm_groups.h)
-  bool dual = false;                   // matmuls: a dual GEMM's two (FusedKernel::gemm_dual)
+  GemmForm gemm_form = GemmForm::kSingle;  // how `matmuls` share the group
   bool merged = false;                 // moved into another group: holds nothing
   AttentionChain attention;            // alone_kind kAttention
 };

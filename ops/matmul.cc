@@ -73,4 +73,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return MatmulOfMatrices(a, b);
 }
 
+std::vector<Tensor> grouped_matmul(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) {
+    ThrowOpError("grouped_matmul", "takes lists of equal length, got ", a.size(), " and ", b.size(),
+                 " operands");
+  }
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(matmul(a[i], b[i]));
+  return out;
+}
+
 }  // namespace tessel

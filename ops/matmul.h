@@ -4,11 +4,19 @@
 #ifndef TESSEL_OPS_MATMUL_H_
 #define TESSEL_OPS_MATMUL_H_
 
+#include <vector>
+
 #include "core/tensor.h"
 
 namespace tessel {
 
 Tensor matmul(const Tensor& a, const Tensor& b);
+
+// matmul(a[i], b[i]) for each i (the experts of a mixture of experts, adapters): independent
+// products of any sizes. Realized together, the GPU planner runs them as one grouped launch
+// where it can (16-bit, 2-D); it finds such groups among plain matmuls too, so this is a
+// convenience. The lists must be as long as each other.
+std::vector<Tensor> grouped_matmul(const std::vector<Tensor>& a, const std::vector<Tensor>& b);
 
 // How f32 matmuls recorded from now on may use tensor cores. kHighest (the default): computed
 // in f32. kTF32: both operands read as TF32 (their 10 leading mantissa bits, truncated, as

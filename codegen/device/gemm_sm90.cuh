@@ -34,6 +34,11 @@
 // of one walk over their concatenated tile columns, so that a band of tile rows reads its A
 // rows once for every part; the epilogue and the TMA store take the tile's part.
 //
+// GROUPED (independent GEMMs, each its own A, B, M, N and K: the experts of a mixture of
+// experts): one persistent walk over every problem's tiles, C::work(t) giving tile t's
+// problem (part) and coordinates, C::k_steps(part) its K steps; a_maps(part), b_maps(part)
+// and out_maps(part) its maps.
+//
 // DUAL (two GEMMs of the same A and output shape whose results meet elementwise, as SwiGLU's
 // silu(x wg) * (x wu)): each stage holds A and both B blocks (b_maps(0), b_maps(1)), each
 // consumer keeps both accumulators (`rest` holds the second), stages both into its staging
@@ -41,7 +46,8 @@
 // is written to memory.
 //
 // C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
-// part(int& tn)` (the part of tile column tn, which it makes local to the part), K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
+// part(int& tn)` (the part of tile column tn, which it makes local to the part), GROUPED (and
+// then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
 // with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
 // MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL,
 // TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic shared bytes the host
@@ -87,28 +93,59 @@ struct tessel_gemm_sm90_layout {
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
 };
 
-// One output tile: its part (sibling GEMM), batch entry, tile row, and tile column within
-// the part.
+// One output tile: its part (sibling or grouped GEMM), batch entry, tile row, and tile
+// column within the part.
 struct tessel_gemm_sm90_work {
   int part, batch, tm, tn;
 };
 
-// Tile t of the persistent walk: bands of GROUP_M tile rows are walked column by column, so
-// the CTAs running at once share A rows and B columns in L2.
-// `tiles_m`: tile rows of the output.
+// Tile t of a tiles_m x tiles_n grid: bands of GROUP_M tile rows are walked column by
+// column, so the CTAs running at once share A rows and B columns in L2.
 template <class C>
-__device__ __forceinline__ tessel_gemm_sm90_work tessel_gemm_sm90_tile(int t, int tiles_m) {
-  tessel_gemm_sm90_work w;
-  w.batch = t / (tiles_m * C::TILES_N);
-  t -= w.batch * (tiles_m * C::TILES_N);
-  const int band = t / (C::GROUP_M * C::TILES_N);
+__device__ __forceinline__ void tessel_gemm_sm90_band(int t, int tiles_m, int tiles_n, int& tm,
+                                                      int& tn) {
+  const int band = t / (C::GROUP_M * tiles_n);
   const int first = band * C::GROUP_M;
   const int rows = min(tiles_m - first, C::GROUP_M);
-  t -= band * C::GROUP_M * C::TILES_N;
-  w.tm = first + t % rows;
-  w.tn = t / rows;
-  w.part = C::part(w.tn);
-  return w;
+  t -= band * C::GROUP_M * tiles_n;
+  tm = first + t % rows;
+  tn = t / rows;
+}
+
+// Tile t of the persistent walk (`tiles_m`: tile rows of the output): batch entry by batch
+// entry, each a band walk over the parts' concatenated tile columns; GROUPED: C::work.
+template <class C>
+__device__ __forceinline__ tessel_gemm_sm90_work tessel_gemm_sm90_tile(int t, int tiles_m) {
+  if constexpr (C::GROUPED) {
+    return C::work(t);
+  } else {
+    tessel_gemm_sm90_work w;
+    w.batch = t / (tiles_m * C::TILES_N);
+    tessel_gemm_sm90_band<C>(t - w.batch * (tiles_m * C::TILES_N), tiles_m, C::TILES_N, w.tm,
+                             w.tn);
+    w.part = C::part(w.tn);
+    return w;
+  }
+}
+
+// Every tile of the walk.
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_tiles(int tiles_m) {
+  if constexpr (C::GROUPED) {
+    return C::TILES;
+  } else {
+    return tiles_m * C::TILES_N * C::BATCH;
+  }
+}
+
+// K steps of a part's tiles.
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
+  if constexpr (C::GROUPED) {
+    return C::k_steps(part);
+  } else {
+    return tessel_gemm_sm90_layout<C>::kKSteps;
+  }
 }
 
 // Issues one stage's TMA loads: A's BM x BK block and B's BK x BN block of k-step `kt`.
@@ -302,21 +339,22 @@ struct tessel_gemm_sm90_no_store {
   __device__ const tessel_tensor_map* operator()(int) const { return nullptr; }
 };
 
-// `b_maps(part)`: the part's B map.
-template <class C, class BMaps>
+// `a_maps(part)`, `b_maps(part)`: the part's A and B maps.
+template <class C, class AMaps, class BMaps>
 __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
                                                           unsigned long long* full,
-                                                          unsigned long long* empty,
-                                                          const tessel_tensor_map& a_map,
+                                                          unsigned long long* empty, AMaps& a_maps,
                                                           BMaps& b_maps, int tiles_m, int tiles) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
+    const tessel_tensor_map& a_map = *a_maps(w.part);
     const tessel_tensor_map& b_map = *b_maps(w.part);
     const tessel_tensor_map& b2_map = *b_maps(C::DUAL ? 1 : w.part);
-    for (int kt = 0; kt < L::kKSteps; ++kt) {
+    const int k_steps = tessel_gemm_sm90_k_steps<C>(w.part);
+    for (int kt = 0; kt < k_steps; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
       tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, b2_map,
                                w.batch, w.tm, w.tn, kt);
@@ -330,12 +368,12 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
     float (&acc)[C::BN / 2], float (&part)[C::BN / 2], float (&rest)[C::BN / 2],
-    unsigned char* ring, unsigned long long* full, unsigned long long* empty, int c, int& stage,
-    unsigned& phase) {
+    unsigned char* ring, unsigned long long* full, unsigned long long* empty, int c, int k_steps,
+    int& stage, unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
   const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;
-  for (int kt = 0; kt < L::kKSteps; ++kt) {
+  for (int kt = 0; kt < k_steps; ++kt) {
     tessel_mbar_wait(&full[stage], phase);
     tessel_wgmma_fence();
     if constexpr (C::SPLIT) {
@@ -366,18 +404,19 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
 // `epilogue(mm, part, batch, row, col)` runs in the epilogue warps for every run of BN / 8
 // outputs of a tile row of part `part` (columns local to the part): the matmul's 16-bit
 // values at (row, col + 64 (k / 8) + k % 8) (STRIDED: (row, col + 8 k)) in pairs, lane k in
-// the low (even k) or high half of mm[k / 2]. `b_maps(part)` gives each part's B map. With
-// TMA_STORE, `out_maps(part)` addresses each part's output and the epilogue is not called.
+// the low (even k) or high half of mm[k / 2]. `a_maps(part)` and `b_maps(part)` give each
+// part's A and B maps. With TMA_STORE, `out_maps(part)` addresses each part's output and the
+// epilogue is not called.
 // With DUAL, `epilogue(mm, mm2, part, batch, row, col)`: mm2 holds the second product's values.
 // With TF32, `epilogue(acc, part, batch, row0, col0)` runs in each consumer for its 64 x BN
 // block at (row0, col0): thread t's acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 +
 // 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1), t = threadIdx.x % 128.
-template <class C, class BMaps, class OutMaps, class Epilogue>
-__device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map, BMaps b_maps,
-                                                 OutMaps out_maps, Epilogue epilogue, int m) {
+template <class C, class AMaps, class BMaps, class OutMaps, class Epilogue>
+__device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, OutMaps out_maps,
+                                                 Epilogue epilogue, int m) {
   using L = tessel_gemm_sm90_layout<C>;
-  const int tiles_m = (m + C::BM - 1) / C::BM;
-  const int tiles = tiles_m * C::TILES_N * C::BATCH;
+  const int tiles_m = (m + C::BM - 1) / C::BM;  // (GROUPED: unused)
+  const int tiles = tessel_gemm_sm90_tiles<C>(tiles_m);
   extern __shared__ unsigned char tessel_smem_raw[];
   unsigned char* ring = (unsigned char*)(((unsigned long long)tessel_smem_raw + 1023) & ~1023ull);
   unsigned char* staging_base = ring + C::STAGES * L::kStageBytes;
@@ -402,7 +441,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
-      tessel_gemm_sm90_producer<C>(ring, full, empty, a_map, b_maps, tiles_m, tiles);
+      tessel_gemm_sm90_producer<C>(ring, full, empty, a_maps, b_maps, tiles_m, tiles);
     } else if constexpr (!L::kEpilogueWarps) {
       // No epilogue warps: the producer's warpgroup has nothing else to do.
     } else if (threadIdx.x >= 32) {
@@ -432,7 +471,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(const tessel_tensor_map& a_map,
   for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
     const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
     const int row0 = w.tm * C::BM + 64 * c, col0 = w.tn * C::BN;
-    tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, stage, phase);
+    tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c,
+                                 tessel_gemm_sm90_k_steps<C>(w.part), stage, phase);
     if constexpr (C::SPLIT) {
       // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
       // infinity; the parts' product then is that infinity (or the NaN f32 gives too).

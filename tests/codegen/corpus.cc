@@ -133,6 +133,20 @@ std::vector<CorpusCase> Corpus() {
           matmul(z, transpose(In({200, 64}, b16))) + matmul(z, transpose(In({200, 64}, b16))),
           silu(matmul(w, In({64, 1024}, b16))) * matmul(w, In({64, 1024}, b16))}});
   }
+  {
+    // Grouped GEMMs (independent, any sizes): experts of 1 to 50 rows stored by TMA; problems
+    // of different K and N with their own epilogues, one with B read transposed apart.
+    const DType b16 = DType::kBF16;
+    std::vector<Tensor> a, w;
+    for (int64_t m : {1, 50, 7, 33}) {
+      a.push_back(In({m, 128}, b16));
+      w.push_back(In({128, 264}, b16));
+    }
+    std::vector<Tensor> outs = grouped_matmul(a, w);
+    outs.push_back(gelu(matmul(In({300, 64}, b16), In({64, 136}, b16)) + In({136}, b16)));
+    outs.push_back(matmul(In({129, 200}, b16), In({200, 72}, b16)) * 2.0);
+    c.push_back({"grouped_gemms", outs});
+  }
   c.push_back({"api_example",
                {softmax(gelu(matmul(h, In({96, 128}, DType::kBF16)) + In({128}, DType::kBF16)))}});
   std::vector<Tensor> updates;

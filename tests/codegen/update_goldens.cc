@@ -17,7 +17,8 @@ int main() {
   }
   for (const tessel::testing::CorpusCase& c : tessel::testing::Corpus()) {
     if (c.name != "chain" && c.name != "normalizations" && c.name != "api_example" &&
-        c.name != "sibling_gemms" && c.name != "dual_gemms") {
+        c.name != "sibling_gemms" && c.name != "dual_gemms" &&
+        c.name != "grouped_gemms") {
       continue;
     }
     for (const tessel::KernelInfo& k : tessel::inspect(c.outputs)) {

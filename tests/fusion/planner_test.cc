@@ -328,7 +328,7 @@ TEST(PlannerTest, SwiGluIsOneDualGemm) {
   Planned p = PlanOf({h}, GemmGroups());
   ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
   const FusedKernel& k = p.plan.kernels[0];
-  EXPECT_TRUE(k.gemm_dual) << p.text;
+  EXPECT_EQ(k.gemm_form, GemmForm::kDual) << p.text;
   EXPECT_EQ(k.gemm_parts.size(), 2u) << p.text;
   EXPECT_EQ(k.outputs, (std::vector<const Node*>{&h.node()})) << p.text;
   EXPECT_TRUE(Contains(p.text, "one dual GEMM computes both for each output tile")) << p.text;
@@ -339,6 +339,26 @@ TEST(PlannerTest, SwiGluIsOneDualGemm) {
   Planned both = PlanOf({silu(gate) * matmul(x, wu), gate}, GemmGroups());
   ASSERT_EQ(both.plan.kernels.size(), 1u) << both.text;
   EXPECT_EQ(both.plan.kernels[0].outputs.size(), 2u) << both.text;
+}
+
+TEST(PlannerTest, IndependentGemmsAreOneGroupedKernel) {
+  // Experts of different row counts (one row included), each with its own epilogue; an f32
+  // one runs apart; a GEMM that reads another's result waits for it.
+  const DType b16 = DType::kBF16;
+  std::vector<Tensor> outs;
+  for (int64_t m : {1, 50, 7, 33}) {
+    outs.push_back(gelu(matmul(Input({m, 64}, b16), Input({64, 136}, b16))));
+  }
+  outs.push_back(matmul(Input({8, 64}), Input({64, 64})));
+  Planned p = PlanOf(outs, GemmGroups());
+  ASSERT_EQ(p.plan.kernels.size(), 2u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].gemm_form, GemmForm::kGrouped) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].gemm_parts.size(), 4u) << p.text;
+  EXPECT_TRUE(Contains(p.text, "runs in one launch with 3 independent GEMMs")) << p.text;
+  Tensor h = matmul(Input({64, 64}, b16), Input({64, 64}, b16));
+  Planned chain = PlanOf({matmul(h, Input({64, 64}, b16))}, GemmGroups());
+  EXPECT_EQ(chain.plan.kernels.size(), 2u) << chain.text;
+  EXPECT_FALSE(Contains(chain.text, "not fused")) << chain.text;  // nothing to explain
 }
 
 TEST(PlannerRefusalTest, DependentGemmsAreNotGrouped) {
@@ -352,7 +372,7 @@ TEST(PlannerRefusalTest, DependentGemmsAreNotGrouped) {
   EXPECT_TRUE(Contains(p.text, "one reads what the other computes")) << p.text;
   Planned met = PlanOf({matmul(x, Input({64, 64}, b16)) + h}, GemmGroups());
   ASSERT_EQ(met.plan.kernels.size(), 1u) << met.text;
-  EXPECT_TRUE(met.plan.kernels[0].gemm_dual) << met.text;
+  EXPECT_EQ(met.plan.kernels[0].gemm_form, GemmForm::kDual) << met.text;
 }
 
 TEST(PlannerRefusalTest, AChainOfTheSameAIsNoPair) {
@@ -362,7 +382,7 @@ TEST(PlannerRefusalTest, AChainOfTheSameAIsNoPair) {
   Tensor y = matmul(a, Input({64, 32}, b16));
   Planned p = PlanOf({matmul(a, y), matmul(a, relu(y))}, GemmGroups());
   ASSERT_EQ(p.plan.kernels.size(), 2u) << p.text;  // y (and relu(y)), then both readers
-  for (const FusedKernel& k : p.plan.kernels) EXPECT_FALSE(k.gemm_dual) << p.text;
+  for (const FusedKernel& k : p.plan.kernels) EXPECT_NE(k.gemm_form, GemmForm::kDual) << p.text;
   EXPECT_EQ(p.plan.kernels[0].outputs[0], &y.node()) << p.text;
   EXPECT_EQ(p.plan.kernels[1].gemm_parts.size(), 2u) << p.text;  // siblings of a
 }

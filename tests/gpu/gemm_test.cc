@@ -57,6 +57,19 @@ bool UsesTensorCores(const std::vector<Tensor>& outputs) {
 
 bool OnTensorCoreGpu() { return runtime::DeviceTarget().major >= 8; }
 
+using Build = std::function<std::vector<Tensor>(Device)>;
+
+// Each program against the CPU; on sm_90a also one kernel (GEMMs grouped by the planner).
+void CompareAsOneKernel(const std::vector<Build>& builds, double atol = 1e-2) {
+  const Target t = runtime::DeviceTarget();
+  for (const Build& build : builds) {
+    if (t.major == 9 && t.arch_specific) {
+      EXPECT_EQ(inspect(build(Device::kCUDA)).size(), 1u) << explain(build(Device::kCUDA));
+    }
+    Compare(build, -1, atol);
+  }
+}
+
 struct Case {
   int64_t m, k, n;
 };
@@ -361,7 +374,6 @@ TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
 // several tiles, widths that end inside a tile, plain parts (stored by TMA) and B read
 // transposed with an odd width (lanes one column apart).
 TEST_F(GemmTest, SiblingGemmsShareOneLaunch) {
-  const bool hopper = runtime::DeviceTarget().major == 9 && runtime::DeviceTarget().arch_specific;
   for (DType dt : {DType::kBF16, DType::kF16}) {
     for (int64_t m : {1, 64, 77, 300}) {
       SCOPED_TRACE(::testing::Message() << "m " << m << " " << DTypeName(dt));
@@ -383,14 +395,7 @@ TEST_F(GemmTest, SiblingGemmsShareOneLaunch) {
         return std::vector<Tensor>{matmul(x, transpose(Data({45, 72}, 12, dt, d))) + 1.0,
                                    matmul(x, transpose(Data({200, 72}, 13, dt, d)))};
       };
-      for (const auto& build : {std::function<std::vector<Tensor>(Device)>(epilogues),
-                                std::function<std::vector<Tensor>(Device)>(plain),
-                                std::function<std::vector<Tensor>(Device)>(transposed)}) {
-        if (hopper) {
-          EXPECT_EQ(inspect(build(Device::kCUDA)).size(), 1u) << explain(build(Device::kCUDA));
-        }
-        Compare(build);
-      }
+      CompareAsOneKernel({epilogues, plain, transposed});
     }
   }
 }
@@ -399,7 +404,6 @@ TEST_F(GemmTest, SiblingGemmsShareOneLaunch) {
 // GEGLU against the CPU over one row, rows of one consumer and ragged ones, 64- and
 // 128-wide tiles (4096 rows), the gate also an output, B read transposed.
 TEST_F(GemmTest, DualGemmsNeverWriteTheirProducts) {
-  const bool hopper = runtime::DeviceTarget().major == 9 && runtime::DeviceTarget().arch_specific;
   for (DType dt : {DType::kBF16, DType::kF16}) {
     for (int64_t m : {1, 63, 300, 4096}) {
       SCOPED_TRACE(::testing::Message() << "m " << m << " " << DTypeName(dt));
@@ -418,17 +422,37 @@ TEST_F(GemmTest, DualGemmsNeverWriteTheirProducts) {
         return std::vector<Tensor>{matmul(x, transpose(Data({45, 72}, 8, dt, d))) -
                                    matmul(x, transpose(Data({45, 72}, 9, dt, d)))};
       };
-      for (const auto& build : {std::function<std::vector<Tensor>(Device)>(swiglu),
-                                std::function<std::vector<Tensor>(Device)>(geglu),
-                                std::function<std::vector<Tensor>(Device)>(transposed)}) {
-        if (hopper) {
-          EXPECT_EQ(inspect(build(Device::kCUDA)).size(), 1u) << explain(build(Device::kCUDA));
-        }
-        // Each product is rounded to 16 bits before they meet: an ulp of one (0.03 near 4)
-        // where the GPU's sum order tips the rounding may land on a result near 0.
-        Compare(build, -1, 0.05);
-      }
+      // Each product is rounded to 16 bits before they meet: an ulp of one (0.03 near 4)
+      // where the GPU's sum order tips the rounding may land on a result near 0.
+      CompareAsOneKernel({swiglu, geglu, transposed}, 0.05);
     }
+  }
+}
+
+// Grouped GEMMs (independent problems in one persistent launch, fusion/gemm_groups.cc):
+// experts of 1 to 300 rows, each with its own K, N and epilogue, in one kernel; and eight
+// experts of at most 64 rows by grouped_matmul (64-row tiles, stored by TMA).
+TEST_F(GemmTest, GroupedExpertsOneLaunch) {
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    SCOPED_TRACE(DTypeName(dt));
+    auto mixed = [&](Device d) {
+      return std::vector<Tensor>{
+          matmul(Data({1, 136}, 1, dt, d), Data({136, 264}, 2, dt, d)),
+          gelu(matmul(Data({77, 64}, 3, dt, d), Data({64, 128}, 4, dt, d)) + Data({128}, 5, dt, d)),
+          matmul(Data({300, 200}, 6, dt, d), Data({200, 72}, 7, dt, d)) * 0.5 +
+              Data({300, 72}, 8, dt, d),
+          matmul(Data({129, 8}, 9, dt, d), Data({8, 16}, 10, dt, d))};
+    };
+    auto experts = [&](Device d) {
+      std::vector<Tensor> x, w;
+      int seed = 20;
+      for (int64_t m : {1, 50, 7, 33, 12, 2, 45, 64}) {
+        x.push_back(Data({m, 256}, ++seed, dt, d));
+        w.push_back(Data({256, 200}, ++seed, dt, d));
+      }
+      return grouped_matmul(x, w);
+    };
+    CompareAsOneKernel({mixed, experts});
   }
 }
 

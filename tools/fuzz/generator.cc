@@ -188,7 +188,7 @@ class Generator {
         &Generator::Matmul,    &Generator::Create,    &Generator::RealizeMid,
         &Generator::Index,     &Generator::Scan,      &Generator::Sort,
         &Generator::Scatter,   &Generator::Attention, &Generator::Projections};
-    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 5});
+    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6});
     try {
       (this->*steps[which])();
     } catch (const InternalError&) {
@@ -580,13 +580,25 @@ class Generator {
 
   // GEMMs of one A as models write them: projections of one x to several widths (q, k and
   // v), each with an epilogue of its own, or a gate and an up projection met elementwise
-  // (SwiGLU, GEGLU, a sum). On sm_90a each set is one kernel (fusion/gemm_groups.cc).
+  // (SwiGLU, GEGLU, a sum); or independent GEMMs of any sizes (experts, grouped_matmul). On
+  // sm_90a each set is one kernel (fusion/gemm_groups.cc).
   void Projections() {
     static const std::vector<int64_t> widths = {8, 16, 24, 40, 45, 64, 72, 128, 136, 200, 264};
+    static const std::vector<int64_t> rows = {1, 3, 17, 64, 65, 100, 200, 300};
+    static const std::vector<int64_t> depths = {8, 16, 40, 64, 72, 128, 136};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
-    const int64_t m = rng_.Pick(std::vector<int64_t>{1, 3, 17, 64, 65, 100, 200, 300});
-    const int64_t k = rng_.Pick(std::vector<int64_t>{8, 16, 40, 64, 72, 128, 136});
+    const int64_t m = rng_.Pick(rows), k = rng_.Pick(depths);
     if (m * k * 3 * 264 > o_.max_matmul_flops) return;
+    if (rng_.Chance(0.35)) {
+      std::vector<Tensor> a, b;
+      for (int64_t i = 0, count = rng_.Between(2, 4); i < count; ++i) {
+        const int64_t ki = rng_.Pick(depths);
+        a.push_back(Use(NewInput(t, Shape{rng_.Pick(rows), ki})));
+        b.push_back(Use(NewInput(t, Shape{ki, rng_.Pick(widths)})));
+      }
+      for (const Tensor& y : grouped_matmul(a, b)) Add(rng_.Chance(0.3) ? gelu(y) : y);
+      return;
+    }
     const Tensor x = NewInput(t, Shape{m, k});
     const bool transposed = rng_.Chance(0.3);  // the weights stored [n, k]
     auto project = [&](int64_t n) { return matmul(Use(x), Operand(t, {}, k, n, transposed)); };

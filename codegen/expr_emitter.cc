@@ -303,7 +303,9 @@ void ExprEmitter::ReportBadIndices(const Node* node, const IndexExpr& idx, const
                    bad, ", ", LinearOffset(idx, node->shape()), ", ", at.At(), ");");
   const std::string guard = idx.Guard();
   const std::string guarded = guard.empty() ? report : absl::StrCat("if (", guard, ") ", report);
-  if (idx.PerLane()) {
+  // The index value can vary by lane where its position does not (an input loaded per lane
+  // for another output of the kernel).
+  if (idx.PerLane() || at.per_lane) {
     w_->Line("#pragma unroll");
     w_->Line("for (int k = 0; k < ", lanes_, "; ++k) ", guarded);
   } else {

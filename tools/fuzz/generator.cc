@@ -586,8 +586,12 @@ class Generator {
     static const std::vector<int64_t> widths = {8, 16, 24, 40, 45, 64, 72, 128, 136, 200, 264};
     static const std::vector<int64_t> rows = {1, 3, 17, 64, 65, 100, 200, 300};
     static const std::vector<int64_t> depths = {8, 16, 40, 64, 72, 128, 136};
+    static const std::vector<int64_t> deep_rows = {1, 3, 17, 33}, deep = {1024, 1088};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
-    const int64_t m = rng_.Pick(rows), k = rng_.Pick(depths);
+    // Sometimes a decode batch's few rows over a deep K (the stage ring wraps many times in
+    // a tile).
+    const bool decode = rng_.Chance(0.2);
+    const int64_t m = rng_.Pick(decode ? deep_rows : rows), k = rng_.Pick(decode ? deep : depths);
     if (m * k * 3 * 264 > o_.max_matmul_flops) return;
     if (rng_.Chance(0.35)) {
       std::vector<Tensor> a, b;

@@ -106,17 +106,20 @@ std::optional<std::vector<KernelSource>> GeneratePlanWithRows(const FusionPlan& 
 std::optional<GeneratedPlan> PlanAndGenerateWithRows(const Program& program, const Target& target,
                                                      const DynamicRows& rows) {
   FusionOptions options = DefaultFusionOptions(target);
-  while (true) {
+  auto plan = [&]() -> std::optional<GeneratedPlan> {
     GeneratedPlan g;
     g.plan = PlanFusion(program, options);
     std::optional<std::vector<KernelSource>> sources = GeneratePlanWithRows(g.plan, target, rows);
-    if (sources.has_value()) {
-      g.kernels = *std::move(sources);
-      return g;
-    }
-    if (!options.gemm_groups) return std::nullopt;
+    if (!sources.has_value()) return std::nullopt;
+    g.kernels = *std::move(sources);
+    return g;
+  };
+  std::optional<GeneratedPlan> g = plan();
+  if (!g.has_value() && options.gemm_groups) {
     options.gemm_groups = false;
+    g = plan();
   }
+  return g;
 }
 
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target) {

@@ -127,9 +127,8 @@ class GemmGrouper {
     absl::flat_hash_map<const Node*, std::vector<int>> by_a;
     std::vector<const Node*> order;
     for (size_t g = 0; g < s_.groups.size(); ++g) {
-      const Group& group = s_.groups[g];
-      if (!group.is_gemm || group.merged || group.matmuls.size() != 1) continue;
-      const Node* a = group.matmuls[0]->inputs()[0].get();
+      if (!IsSingleGemm(g)) continue;
+      const Node* a = s_.groups[g].matmuls[0]->inputs()[0].get();
       if (!by_a.contains(a)) order.push_back(a);
       by_a[a].push_back(static_cast<int>(g));
     }
@@ -309,7 +308,6 @@ class GemmGrouper {
     for (Refusal& r : s_.refusals) {
       if (r.group == from) r.group = into;
     }
-    to.deps.erase(into);
   }
 
   PlannerState& s_;

@@ -47,12 +47,13 @@
 //
 // C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
 // part(int& tn)` (the part of tile column tn, which it makes local to the part), GROUPED (and
-// then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN (256/128/64), BK (64; 32
-// with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN (operand stored
-// MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL,
-// TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic shared bytes the host
-// reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch
-// coordinate for an output batch entry (broadcast batches map many entries to one).
+// then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN
+// (256/128/64), BK (64; 32 with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN
+// (operand stored MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16),
+// TF32, SPLIT, DUAL, TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic
+// shared bytes the host reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`:
+// each operand's batch coordinate for an output batch entry (broadcast batches map many
+// entries to one).
 #pragma once
 #include "tessel/ptx.cuh"
 #include "tessel/gemm_sm90_output.cuh"

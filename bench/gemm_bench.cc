@@ -4,9 +4,11 @@
 // same shape).
 //
 //   tools/gpu_bundle.sh, then on the GPU machine: dist/gemm_bench
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/cublas_lt.h"
@@ -100,6 +102,41 @@ void BM_Tessel(benchmark::State& state) {
                                          : "tessel GEMM + bias+GELU+residual, fused");
 }
 
+// Decode-shaped GEMMs as a model runs them: each call reads another weight (copies rotated
+// through 256 MB, five times the L2), so that no call finds its weight in L2 left by the
+// previous one, unlike BM_Cublas/BM_Tessel's repeated weight. who: 0 cuBLASLt, 1 tessel.
+std::map<Mnk, double> g_cublas_cold_tflops;
+void BM_ColdWeights(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const Mnk mnk{m, n, k};
+  const int64_t copies = std::max<int64_t>(2, (int64_t{256} << 20) / (k * n * 2));
+  Tensor x = randn({m, k}, 1, DType::kBF16, Device::kCUDA);
+  Tensor out = zeros({m, n}, DType::kBF16, Device::kCUDA);
+  std::vector<Tensor> w;
+  for (int64_t i = 0; i < copies; ++i)
+    w.push_back(randn({k, n}, 2 + i, DType::kBF16, Device::kCUDA));
+  realize({x, out});
+  realize(w);
+  int64_t call = 0;
+  if (state.range(3) == 0) {
+    auto lt = bench::LtGemm::Create(m, n, k, bench::LtEpilogue::kNone, 0);
+    if (!lt.ok()) return state.SkipWithError(std::string(lt.status().message()).c_str());
+    Measure(state, mnk, false,
+            [&] { (void)lt->Run(Pointer(x), Pointer(w[call++ % copies]), Pointer(out)); });
+    g_cublas_cold_tflops[mnk] = state.counters["TFLOP/s"];
+    state.SetLabel("cuBLASLt GEMM, weights not in L2");
+    return;
+  }
+  Measure(state, mnk, false, [&] { realize({matmul(x, w[call++ % copies])}); });
+  if (auto it = g_cublas_cold_tflops.find(mnk); it != g_cublas_cold_tflops.end()) {
+    state.counters["%cublas"] = 100 * state.counters["TFLOP/s"] / it->second;
+  }
+  // The weight-read roofline: GB/s of the weight alone.
+  state.counters["weight_GB/s"] = state.counters["TFLOP/s"] * 1e3 / m;
+  state.SetLabel("tessel GEMM, weights not in L2");
+}
+
 // f32 GEMMs: cuBLASLt on TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) and exact (SGEMM) first, then
 // tessel under MatmulPrecision::kTF32 (against the first), kHighest and kHigh (three TF32
 // products; both against SGEMM).
@@ -172,7 +209,7 @@ void BM_Batched(benchmark::State& state) {
 void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> epilogues) {
   const Mnk shapes[] = {{8192, 8192, 8192},  {4096, 4096, 4096}, {8192, 11008, 4096},
                         {4096, 14336, 4096}, {16, 8192, 8192},   {128, 8192, 8192},
-                        {16, 4096, 4096}};
+                        {16, 4096, 4096},    {1, 4096, 4096},    {32, 4096, 4096}};
   for (const auto& [m, n, k] : shapes) {
     for (int64_t e : epilogues) b->Args({m, n, k, e});
   }
@@ -212,6 +249,13 @@ BENCHMARK(BM_Batched)
     ->ArgsProduct({{4096}, {64}, {64}, {64}, {0}, {0, 1}})
     ->ArgsProduct({{128}, {1024}, {1024}, {128}, {0}, {0, 1}})
     ->ArgsProduct({{32}, {256}, {4096}, {4096}, {1}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+BENCHMARK(BM_ColdWeights)
+    ->ArgsProduct({{1, 16, 32, 64}, {4096}, {4096}, {0, 1}})
+    ->ArgsProduct({{16}, {14336}, {4096}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -4,6 +4,7 @@
 #ifndef TESSEL_CODEGEN_GEMM_COMMON_H_
 #define TESSEL_CODEGEN_GEMM_COMMON_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,6 +83,7 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 // tiles walked in bands of `group_m` tile rows.
 struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
+  bool swap = false;  // the operands trade places in the tensor cores (few rows: see below)
 };
 // The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
 // TF32 kernels keep no staging tiles: more stages fit; `parts`: copies of each operand a
@@ -94,6 +96,10 @@ struct GemmExtent {
 };
 GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
                         bool dual);
+// Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the
+// rows in wgmma's N (16 or 32 a tile) and 64 or 128 columns of B in its M, so that no
+// padding rows are multiplied. nullopt where some output has more than 32 rows.
+std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch);
 
 Shape BatchOf(const Shape& s);
 

@@ -24,7 +24,7 @@ namespace {
 constexpr int kSharedLimit = 227 * 1024;  // per block on sm_90
 constexpr int kSms = 132;                 // H100 SXM; only shapes the tile choice
 
-// The consumers' staging tiles (one per 64 rows): the tile's matmul values in 16 bits (both
+// The consumers' staging tiles (one each): the tile's matmul values in 16 bits (both
 // products' for a dual GEMM). TF32 kernels have none (the consumers run the epilogue from
 // their accumulators).
 int StagingBytes(const GemmTile& tile, bool tf32, bool dual) {
@@ -165,7 +165,7 @@ void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<
                        const std::string& m_arg) {
   const GemmProblem& p = parts[0];
   const bool dual = partner != nullptr;
-  const int lanes = tile.bn / 8;
+  const int lanes = (tile.swap ? 64 : tile.bn) / 8;  // a staging tile's row
   w.Line("// The epilogue warps: outputs (row, col + ", strided ? "8 k" : "64 (k / 8) + k % 8",
          "), k < ", lanes, ", from the matmul's 16-bit values in pairs, mm[k / 2]",
          dual ? " (the second matmul's: mm2)." : ".");
@@ -239,6 +239,24 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
   return tile;
 }
 
+std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch) {
+  GemmTile tile;
+  tile.swap = true;
+  tile.bm = 16;
+  for (const GemmExtent& o : outputs) {
+    if (o.m > 32) return std::nullopt;
+    if (o.m > 16) tile.bm = 32;
+  }
+  // Two consumers (128 columns) where that still gives every SM a tile; else one, so that
+  // twice the blocks stream B (16 x 4096 x 4096: 64 tiles of 64 columns).
+  int64_t tiles = 0;
+  for (const GemmExtent& o : outputs) tiles += CeilDiv(o.m, tile.bm) * CeilDiv(o.n, 128) * batch;
+  tile.bn = tiles >= kSms ? 128 : 64;
+  tile.stages = std::min(
+      16, (kSharedLimit - 2048 - StagingBytes(tile, false, false)) / StageBytes(tile, 1, false));
+  return tile;
+}
+
 GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32, int parts) {
   return ChooseGemmTile({GemmExtent{m, n}}, batch, tf32, parts, false);
 }
@@ -283,10 +301,13 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   }
   // Three TF32 products (kHigh): each operand's TF32 part and remainder, both staged.
   const int splits = p.stage_splits_tf32 ? 2 : 1;
-  const GemmTile tile = ChooseGemmTile(extents, p.batch.numel(), tf32, splits, dual);
+  const bool a_mn = ReadsMnMajor(p.a, true), b_mn = ReadsMnMajor(p.b, false);
+  std::optional<GemmTile> swapped;
+  if (!tf32 && !dual && !grouped && !a_mn) swapped = ChooseSwappedTile(extents, p.batch.numel());
+  const GemmTile tile =
+      swapped ? *swapped : ChooseGemmTile(extents, p.batch.numel(), tf32, splits, dual);
   const int64_t smem = 1024 + tile.stages * StageBytes(tile, splits, dual) +
                        StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 4);
-  const bool a_mn = ReadsMnMajor(p.a, true), b_mn = ReadsMnMajor(p.b, false);
   // The maps: A (each part's, grouped), each part's B, each part's output (TMA stores).
   const size_t a_maps = grouped ? parts.size() : 1;
   for (size_t i = 0; i < a_maps; ++i) {
@@ -304,6 +325,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
       out.dtype = part.matmul->dtype();
       out.dims = {part.n, part.m, std::max<int64_t>(p.batch.numel(), 1)};
       out.strides = {part.n * 2, part.m * part.n * 2};
+      out.box = {64, tile.swap ? tile.bm : 64};  // a consumer's staging tile
       ks.tensor_maps.push_back(out);
     }
   }
@@ -328,11 +350,11 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
     w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn,
            ", BK = ", tf32 ? tile.bk / 2 : tile.bk, ", STAGES = ", tile.stages,
            ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
-    w.Line("static constexpr bool TF32 = ", tf32 ? "true" : "false",
-           ", SPLIT = ", splits > 1 ? "true" : "false",
-           ", TMA_STORE = ", tma_store ? "true" : "false",
-           ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
-           ", GROUPED = ", grouped ? "true" : "false", ";");
+    w.Line(
+        "static constexpr bool TF32 = ", tf32 ? "true" : "false",
+        ", SPLIT = ", splits > 1 ? "true" : "false", ", TMA_STORE = ", tma_store ? "true" : "false",
+        ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
+        ", GROUPED = ", grouped ? "true" : "false", ", SWAP = ", tile.swap ? "true" : "false", ";");
     tiles = grouped ? EmitProblemWalk(w, walk, tile) : EmitPartWalk(w, walk, tile);
   }
   w.Blank();

@@ -39,6 +39,12 @@
 // problem (part) and coordinates, C::k_steps(part) its K steps; a_maps(part), b_maps(part)
 // and out_maps(part) its maps.
 //
+// SWAP (few rows: M <= 32, the case of decoding a handful of tokens): the operands trade
+// places in the tensor cores, as A^T B^T. A tile is BM = 16 or 32 rows (wgmma's N) by BN = 64
+// per consumer of B's columns (wgmma's M, 64 per consumer), so that wgmma multiplies no
+// padding rows and a stage is nearly all B, the stream that costs; each consumer's
+// accumulators hold its 64 columns x BM rows, transposed into a BM x 64 staging tile.
+//
 // DUAL (two GEMMs of the same A and output shape whose results meet elementwise, as SwiGLU's
 // silu(x wg) * (x wu)): each stage holds A and both B blocks (b_maps(0), b_maps(1)), each
 // consumer keeps both accumulators (`rest` holds the second), stages both into its staging
@@ -48,7 +54,7 @@
 // C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
 // part(int& tn)` (the part of tile column tn, which it makes local to the part), GROUPED (and
 // then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN
-// (256/128/64), BK (64; 32 with TF32: 128-byte rows either way), STAGES, GROUP_M, A_MN / B_MN
+// (256/128/64), BK (64; 32 with TF32: 128-byte rows either way), STAGES, GROUP_M, SWAP, A_MN / B_MN
 // (operand stored MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16),
 // TF32, SPLIT, DUAL, TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic
 // shared bytes the host reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`:
@@ -66,18 +72,26 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kABytes = kParts * kAPart;  // one stage of A
   static constexpr int kBBytes = (C::DUAL ? 2 : 1) * kParts * kBPart;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kConsumers = C::BM / 64;  // warpgroups of m64 wgmmas
-  // Warps 1-3 run the epilogue from staging tiles (one consumer's rows, 16-bit).
+  // Warpgroups of m64 wgmmas: one per 64 rows of the tile (SWAP: per 64 columns).
+  static constexpr int kConsumers = C::SWAP ? C::BN / 64 : C::BM / 64;
+  // Each consumer thread's accumulators: BN / 2 (SWAP: BM / 2).
+  static constexpr int kAccs = C::SWAP ? C::BM / 2 : C::BN / 2;
+  // Warps 1-3 run the epilogue from staging tiles (one consumer's block, 16-bit).
   static constexpr bool kEpilogueWarps = !C::TMA_STORE && !C::TF32;
-  static constexpr int kStagingBytes = C::TF32 ? 0 : (C::DUAL ? 2 : 1) * 64 * C::BN * 2;
+  using Staging = tessel_gemm_sm90_staging_shape<C>;
+  static constexpr int kStagingBytes =
+      C::TF32 ? 0 : (C::DUAL ? 2 : 1) * Staging::kRows * Staging::kBoxes * 64 * 2;
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
   // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
   // drained per consumer).
   static constexpr int kSmemBytes =
       1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
-  static_assert((C::BM == 128 || C::BM == 64) && C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
+  static_assert((C::SWAP ? (C::BN == 128 || C::BN == 64) : (C::BM == 128 || C::BM == 64)) &&
+                    C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
                 "one or two consumer warpgroups of m64, 128-byte rows");
+  static_assert(!C::SWAP || ((C::BM == 16 || C::BM == 32) && !C::A_MN && !C::TF32 && !C::DUAL),
+                "swapped tiles: 16 or 32 K-major rows of 16-bit A, one product");
   static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
                 "TF32 operands are K-major; the consumers store");
   static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
@@ -144,6 +158,16 @@ __device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
   }
 }
 
+// The origin of consumer c's block of tile w: its 64 rows (SWAP: its 64 columns).
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_row0(const tessel_gemm_sm90_work& w, int c) {
+  return w.tm * C::BM + (C::SWAP ? 0 : 64 * c);
+}
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work& w, int c) {
+  return w.tn * C::BN + (C::SWAP ? 64 * c : 0);
+}
+
 // Issues one stage's TMA loads: A's BM x BK block and B's BK x BN block of k-step `kt`.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_load_b(unsigned char* b, unsigned long long* full,
@@ -207,15 +231,27 @@ __device__ __forceinline__ void tessel_gemm_sm90_load_b(unsigned char* b, unsign
 // lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
 // parts' product of this stage, and `rest` (from `first_rest`) the remainder products; with
 // DUAL, `rest` the product with the second B (from `first`).
+// SWAP: consumer c's 64 columns of B are wgmma's A and the tile's BM rows of A its B.
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_mma(float (&acc)[C::BN / 2],
-                                                     float (&rest)[C::BN / 2],
-                                                     const unsigned char* stage, int c, bool first,
-                                                     bool first_rest) {
+__device__ __forceinline__ void tessel_gemm_sm90_mma(
+    float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
+    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], const unsigned char* stage, int c,
+    bool first, bool first_rest) {
   using L = tessel_gemm_sm90_layout<C>;
+  constexpr unsigned kStep = 16 * 128, kBlock = 64 * L::kRowBytes;
+  if constexpr (C::SWAP) {
+    const unsigned rows = tessel_smem(stage), cols = rows + L::kABytes + c * kBlock;
+#pragma unroll
+    for (int kk = 0; kk < L::kRowBytes / 32; ++kk) {
+      const unsigned long long b =
+          tessel_wgmma_desc(cols + kk * (C::B_MN ? kStep : 32), C::B_MN ? kBlock : 16, 1024);
+      const unsigned long long a = tessel_wgmma_desc(rows + kk * 32, 16, 1024);
+      tessel_wgmma<C::F16, C::B_MN ? 1 : 0, 0>(acc, b, a, (first && kk == 0) ? 0 : 1);
+    }
+    return;
+  }
   const unsigned a0 = tessel_smem(stage) + c * 64 * L::kRowBytes;
   const unsigned b0 = tessel_smem(stage) + L::kABytes;
-  constexpr unsigned kStep = 16 * 128, kBlock = 64 * L::kRowBytes;
 #pragma unroll
   for (int kk = 0; kk < L::kRowBytes / 32; ++kk) {
     const unsigned long long a =
@@ -270,7 +306,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
 // With SPLIT, `part` takes each stage's parts' product, added to `acc` once it has retired.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
-    float (&acc)[C::BN / 2], float (&part)[C::BN / 2], float (&rest)[C::BN / 2],
+    float (&acc)[tessel_gemm_sm90_layout<C>::kAccs], float (&part)[tessel_gemm_sm90_layout<C>::kAccs],
+    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs],
     unsigned char* ring, unsigned long long* full, unsigned long long* empty, int c, int k_steps,
     int& stage, unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
@@ -285,7 +322,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
       tessel_wgmma_wait<0>();
       if (signals) tessel_mbar_arrive(&empty[stage]);
 #pragma unroll
-      for (int i = 0; i < C::BN / 2; ++i) acc[i] = kt == 0 ? part[i] : acc[i] + part[i];
+      for (int i = 0; i < L::kAccs; ++i) acc[i] = kt == 0 ? part[i] : acc[i] + part[i];
     } else {
       tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, kt == 0, false);
       tessel_wgmma_commit();
@@ -354,8 +391,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
         for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
-              staging_base + c * L::kStagingBytes, threadIdx.x - 32, w, w.tm * C::BM + 64 * c,
-              w.tn * C::BN, epilogue);
+              staging_base + c * L::kStagingBytes, threadIdx.x - 32, w,
+              tessel_gemm_sm90_row0<C>(w, c), tessel_gemm_sm90_col0<C>(w, c), epilogue);
           tessel_mbar_arrive(&drained[c]);
         }
       }
@@ -370,17 +407,17 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   int stage = 0;
   unsigned phase = 0;
   // part, rest: SPLIT's parts' product of a stage and remainder products (else unused)
-  float acc[C::BN / 2], part[C::BN / 2], rest[C::BN / 2];
+  float acc[L::kAccs], part[L::kAccs], rest[L::kAccs];
   for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
     const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
-    const int row0 = w.tm * C::BM + 64 * c, col0 = w.tn * C::BN;
+    const int row0 = tessel_gemm_sm90_row0<C>(w, c), col0 = tessel_gemm_sm90_col0<C>(w, c);
     tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c,
                                  tessel_gemm_sm90_k_steps<C>(w.part), stage, phase);
     if constexpr (C::SPLIT) {
       // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
       // infinity; the parts' product then is that infinity (or the NaN f32 gives too).
 #pragma unroll
-      for (int i = 0; i < C::BN / 2; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
+      for (int i = 0; i < L::kAccs; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
     }
     if constexpr (C::TF32) {
       epilogue(acc, w.part, w.batch, row0, col0);
@@ -393,7 +430,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       if (signals) {
         const tessel_tensor_map* out_map = out_maps(w.part);
 #pragma unroll
-        for (int i = 0; i < C::BN / 64; ++i) {
+        for (int i = 0; i < L::Staging::kBoxes; ++i) {
           tessel_tma_store_3d(out_map, staging + i * 8192, col0 + i * 64, row0, w.batch);
         }
         tessel_bulk_commit();

@@ -10,6 +10,13 @@ struct tessel_gemm_sm90_work {
   int part, batch, tm, tn;
 };
 
+// A staging tile's rows and its boxes of 64 columns: a consumer's 64 rows x BN (SWAP: the
+// tile's BM rows x the consumer's 64 columns).
+template <class C>
+struct tessel_gemm_sm90_staging_shape {
+  static constexpr int kRows = C::SWAP ? C::BM : 64, kBoxes = C::SWAP ? 1 : C::BN / 64;
+};
+
 // The byte offset of the 16-byte chunk holding columns col..col+7 (col % 8 == 0) of `row` in
 // a consumer's staging tile: BN / 64 boxes of 64 x 64 16-bit values with 128-byte rows, the
 // chunk index XOR row % 8. That is the TMA store's 128-byte swizzle, and it puts a warp's
@@ -19,35 +26,41 @@ __device__ __forceinline__ int tessel_gemm_sm90_chunk(int row, int col) {
 }
 
 // A consumer's accumulators, rounded to the matmul's 16-bit type, into its staging tile.
-// Thread t of the warpgroup holds acc[i] of its 64 x BN block at row
+// Thread t of the warpgroup holds acc[i] of its 64 x N block at row
 // 16 (t / 32) + (t % 32) / 4 + 8 ((i >> 1) & 1) and column 8 (i >> 2) + 2 (t % 4) + (i & 1):
 // per warp, pairs p = 4q..4q+3 are the 8x8 matrices (rows 0-7 | 8-15) x (columns 16q.. |
-// 16q+8..), one stmatrix. Lane l addresses row l % 8 of matrix l / 8.
-template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[C::BN / 2],
+// 16q+8..), one stmatrix. Lane l addresses row l % 8 of matrix l / 8. SWAP: the block is the
+// output's transpose (64 columns x BM rows), so each matrix is stored transposed, matrix m
+// landing at output rows 16q + 8 (m >> 1).. and columns 16 (t / 32) + 8 (m & 1)...
+template <class C, int N>
+__device__ __forceinline__ void tessel_gemm_sm90_stage(const float (&acc)[N],
                                                        unsigned char* staging) {
   const int t = threadIdx.x % 128, l = t % 32, m = l / 8;
-  const int row = 16 * (t / 32) + 8 * (m & 1) + l % 8;
   const unsigned base = tessel_smem(staging);
 #pragma unroll
-  for (int q = 0; q < C::BN / 16; ++q) {
-    const int col = 16 * q + 8 * (m >> 1);
+  for (int q = 0; q < N / 8; ++q) {
     unsigned r[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const float lo = acc[8 * q + 2 * j], hi = acc[8 * q + 2 * j + 1];
       r[j] = C::F16 ? tessel_pack_f16(lo, hi) : tessel_pack_bf16(lo, hi);
     }
-    tessel_stmatrix_x4(base + tessel_gemm_sm90_chunk(row, col), r[0], r[1], r[2], r[3]);
+    if constexpr (C::SWAP) {
+      const int row = 16 * q + 8 * (m >> 1) + l % 8, col = 16 * (t / 32) + 8 * (m & 1);
+      tessel_stmatrix_x4_trans(base + tessel_gemm_sm90_chunk(row, col), r[0], r[1], r[2], r[3]);
+    } else {
+      const int row = 16 * (t / 32) + 8 * (m & 1) + l % 8, col = 16 * q + 8 * (m >> 1);
+      tessel_stmatrix_x4(base + tessel_gemm_sm90_chunk(row, col), r[0], r[1], r[2], r[3]);
+    }
   }
 }
 
 // Row r, slot s of a staging tile at `base` in pairs of 16-bit values (the layout
 // tessel_gemm_sm90_epilogue describes).
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_staged(unsigned base, int r, int s,
-                                                        unsigned (&mm)[C::BN / 16]) {
-  constexpr int kBoxes = C::BN / 64;
+__device__ __forceinline__ void tessel_gemm_sm90_staged(
+    unsigned base, int r, int s, unsigned (&mm)[4 * tessel_gemm_sm90_staging_shape<C>::kBoxes]) {
+  constexpr int kBoxes = tessel_gemm_sm90_staging_shape<C>::kBoxes;
   if constexpr (C::STRIDED) {
 #pragma unroll
     for (int k = 0; k < 8 * kBoxes; k += 2) {
@@ -65,9 +78,9 @@ __device__ __forceinline__ void tessel_gemm_sm90_staged(unsigned base, int r, in
 }
 
 // One consumer's staging tile through the epilogue, by kThreads threads (e: this thread's
-// index among them). A thread takes 8 columns of one row in each 64-column box (lane k:
-// column 8 s + 64 (k / 8) + k % 8 for slot s), so its global loads of a row are BN / 64
-// independent vectors in flight together, and a warp's vector touches 4 rows x 128
+// index among them), its origin at (row0, col0). A thread takes 8 columns of one row in each
+// 64-column box (lane k: column 8 s + 64 (k / 8) + k % 8 for slot s), so its global loads of
+// a row are one vector per box in flight together, and a warp's vector touches 4 rows x 128
 // contiguous bytes. With C::STRIDED (rows that take no vectors), lane k of slot s is column
 // s + 8 k: a warp's scalar access touches 4 rows x 8 adjacent columns.
 template <class C, int kThreads, class Epilogue>
@@ -75,9 +88,9 @@ __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* s
                                                           const tessel_gemm_sm90_work& w,
                                                           int row0, int col0,
                                                           Epilogue& epilogue) {
-  constexpr int kBoxes = C::BN / 64;
+  constexpr int kBoxes = tessel_gemm_sm90_staging_shape<C>::kBoxes;
   const unsigned base = tessel_smem(staging);
-  for (int i = e; i < 64 * 8; i += kThreads) {
+  for (int i = e; i < tessel_gemm_sm90_staging_shape<C>::kRows * 8; i += kThreads) {
     const int r = i / 8, s = i % 8;
     // mm2: DUAL's second product, staged after the first
     unsigned mm[4 * kBoxes], mm2[4 * kBoxes];

@@ -36,6 +36,14 @@ __device__ __forceinline__ void tessel_stmatrix_x4(unsigned address, unsigned r0
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3));
 }
+// The same with each 8x8 matrix stored transposed: lane 8 m + r addresses row r of matrix m as
+// stored, which receives column r of the fragment.
+__device__ __forceinline__ void tessel_stmatrix_x4_trans(unsigned address, unsigned r0,
+                                                         unsigned r1, unsigned r2, unsigned r3) {
+  asm volatile(
+      "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
+      "r"(r0), "r"(r1), "r"(r2), "r"(r3));
+}
 // ---- cp.async, ldmatrix, mma.sync (sm_80) ---------------------------------------------------
 // (The 16-byte copy itself, tessel_copy_16_async, is in the prelude: the portable GEMM uses it
 // too, without this header.)
@@ -264,6 +272,15 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc(unsigned smem_ad
       "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
       "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 
+#define TESSEL_WGMMA_REGS_16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+#define TESSEL_WGMMA_OUTS_16                                                                      \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15])
+#define TESSEL_WGMMA_REGS_8 "%0, %1, %2, %3, %4, %5, %6, %7"
+#define TESSEL_WGMMA_OUTS_8 \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+
 // Operand numbers after the R accumulators: A, B (descriptors), ACC (flag), TA, TB.
 #define TESSEL_WGMMA_ASM(N, TYPE, R, A, B, ACC, TA, TB)                                            \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #ACC                                           \
@@ -287,6 +304,9 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc(unsigned smem_ad
 TESSEL_DEFINE_WGMMA(256, 128, 128, 129, 130, 131, 132)
 TESSEL_DEFINE_WGMMA(128, 64, 64, 65, 66, 67, 68)
 TESSEL_DEFINE_WGMMA(64, 32, 32, 33, 34, 35, 36)
+// (n32 and n16: the GEMM's few-row tiles, whose rows are wgmma's N; gemm_sm90.cuh's SWAP.)
+TESSEL_DEFINE_WGMMA(32, 16, 16, 17, 18, 19, 20)
+TESSEL_DEFINE_WGMMA(16, 8, 8, 9, 10, 11, 12)
 
 // The same on TF32 operands (f32 in shared memory, read as TF32: both K-major, the only
 // layout wgmma takes for 32-bit operands), k8 per instruction.

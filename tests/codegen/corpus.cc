@@ -119,6 +119,25 @@ std::vector<CorpusCase> Corpus() {
           matmul(z, transpose(In({96, 64}, b16))), matmul(z, transpose(In({45, 64}, b16)))}});
   }
   {
+    // Few rows (decoding): the Hopper kernel's swapped tiles, one program each (together they
+    // would be one grouped GEMM). 16 rows stored by TMA (one and two consumers); one row with
+    // bias and GELU in the epilogue warps; 20 rows (32-row tiles) in f16 with B read
+    // transposed and a ragged width (STRIDED); q/k/v siblings of 8 rows; a batch of 3 x 5 rows
+    // against a shared weight.
+    const DType b16 = DType::kBF16, f16 = DType::kF16;
+    Tensor x = In({8, 256}, b16);
+    c.push_back({"swapped_gemm", {matmul(In({16, 512}, b16), In({512, 4096}, b16))}});
+    c.push_back({"swapped_gemm_wide", {matmul(In({16, 128}, b16), In({128, 32768}, b16))}});
+    c.push_back({"swapped_epilogue",
+                 {gelu(matmul(In({1, 256}, b16), In({256, 200}, b16)) + In({200}, b16))}});
+    c.push_back(
+        {"swapped_strided", {matmul(In({20, 64}, f16), transpose(In({45, 64}, f16))) * 0.5}});
+    c.push_back({"swapped_siblings",
+                 {matmul(x, In({256, 512}, b16)), matmul(x, In({256, 128}, b16)),
+                  matmul(x, In({256, 128}, b16))}});
+    c.push_back({"swapped_batch", {matmul(In({3, 5, 64}, b16), In({64, 96}, b16))}});
+  }
+  {
     // Dual GEMMs (the same A, the products met elementwise): SwiGLU over ragged rows and
     // columns; GEGLU in f16 with the gate also an output, 64 rows (one consumer); a sum of two
     // products with B read transposed.

@@ -369,6 +369,48 @@ TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
   EXPECT_EQ(with_inf(Device::kCPU), (std::vector<float>{inf, inf, -1.0f, -5.0f}));
 }
 
+// Few rows (gemm_sm90.cuh's SWAP: rows in wgmma's N, 16- or 32-row tiles) against the CPU:
+// one row to 32 across both tile heights, widths of one and two consumers and ragged ones,
+// ragged K, B either layout, f16, an epilogue in the epilogue warps, a batch against a shared
+// weight, and siblings.
+TEST_F(GemmTest, FewRowsTradePlacesInTheTensorCores) {
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    for (int64_t m : {1, 2, 7, 16, 17, 31, 32}) {
+      SCOPED_TRACE(::testing::Message() << "m " << m << " " << DTypeName(dt));
+      auto plain = [&](Device d) {
+        return std::vector<Tensor>{matmul(Data({m, 200}, 1, dt, d), Data({200, 4096}, 2, dt, d))};
+      };
+      auto wide = [&](Device d) {
+        return std::vector<Tensor>{matmul(Data({m, 64}, 3, dt, d), Data({64, 20000}, 4, dt, d))};
+      };
+      auto transposed = [&](Device d) {
+        return std::vector<Tensor>{
+            matmul(Data({m, 136}, 5, dt, d), transpose(Data({1000, 136}, 6, dt, d))) * 0.5};
+      };
+      auto epilogue = [&](Device d) {
+        return std::vector<Tensor>{
+            gelu(matmul(Data({m, 128}, 7, dt, d), Data({128, 264}, 8, dt, d)) +
+                 Data({264}, 9, dt, d)) +
+            Data({m, 264}, 10, dt, d)};
+      };
+      auto odd_width = [&](Device d) {
+        return std::vector<Tensor>{
+            matmul(Data({m, 72}, 11, dt, d), transpose(Data({45, 72}, 12, dt, d))) + 1.0};
+      };
+      auto batch = [&](Device d) {
+        return std::vector<Tensor>{matmul(Data({3, m, 64}, 13, dt, d), Data({64, 96}, 14, dt, d))};
+      };
+      auto siblings = [&](Device d) {
+        const Tensor x = Data({m, 256}, 15, dt, d);
+        return std::vector<Tensor>{matmul(x, Data({256, 512}, 16, dt, d)),
+                                   matmul(x, Data({256, 128}, 17, dt, d)),
+                                   gelu(matmul(x, Data({256, 128}, 18, dt, d)))};
+      };
+      CompareAsOneKernel({plain, wide, transposed, epilogue, odd_width, batch, siblings});
+    }
+  }
+}
+
 // Sibling GEMMs (matmuls of the same A, fusion/gemm_groups.cc) run as one Hopper kernel:
 // each part's output and epilogue against the CPU, over one row, rows that fill no tile and
 // several tiles, widths that end inside a tile, plain parts (stored by TMA) and B read

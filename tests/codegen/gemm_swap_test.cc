@@ -1,0 +1,78 @@
+// Few-row GEMMs on sm_90a (codegen/gemm_sm90_codegen.cc, ChooseSwappedTile): rows up to 32
+// trade places with B's columns in the tensor cores (SWAP), with 16- or 32-row tiles, a grid
+// of every tile and TMA stores of a consumer's rows; more rows, A read transposed, TF32 and
+// dual GEMMs keep the usual tiles. (NVRTC compiles the corpus's swapped_gemms in
+// codegen_test; gemm_test runs them against the CPU.)
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "codegen/gemm_common.h"
+#include "codegen/generate.h"
+#include "gtest/gtest.h"
+#include "tessel.h"
+
+namespace tessel {
+namespace {
+
+const Target kHopper{9, 0, true};
+
+Tensor In(Shape shape, DType dtype = DType::kBF16) {
+  return Tensor(MakeInputNode(dtype, Device::kCPU, shape, nullptr));
+}
+
+codegen::KernelSource OnlyKernel(const std::vector<Tensor>& outputs) {
+  std::vector<const Node*> roots;
+  for (const Tensor& t : outputs) roots.push_back(&t.node());
+  codegen::GeneratedPlan g = codegen::PlanAndGenerate(roots, kHopper);
+  EXPECT_EQ(g.kernels.size(), 1u);
+  return g.kernels.at(0);
+}
+
+bool Swaps(const codegen::KernelSource& k) { return absl::StrContains(k.source, "SWAP = true"); }
+
+TEST(GemmSwapTest, TileRowsFollowTheLongestOutput) {
+  EXPECT_EQ(codegen::ChooseSwappedTile({{1, 4096}}, 1)->bm, 16);
+  EXPECT_EQ(codegen::ChooseSwappedTile({{16, 4096}}, 1)->bm, 16);
+  EXPECT_EQ(codegen::ChooseSwappedTile({{8, 4096}, {17, 1024}}, 1)->bm, 32);
+  EXPECT_FALSE(codegen::ChooseSwappedTile({{33, 4096}}, 1).has_value());
+  // Two consumers only where 128-wide tiles still give every SM one.
+  EXPECT_EQ(codegen::ChooseSwappedTile({{16, 4096}}, 1)->bn, 64);
+  EXPECT_EQ(codegen::ChooseSwappedTile({{16, 32768}}, 1)->bn, 128);
+  EXPECT_EQ(codegen::ChooseSwappedTile({{16, 4096}}, 8)->bn, 128);
+  const codegen::GemmTile tile = *codegen::ChooseSwappedTile({{16, 4096}}, 1);
+  EXPECT_GE(tile.stages, 8);  // a stage is nearly all B: deep rings for the stream
+}
+
+TEST(GemmSwapTest, DecodeProjectionSwapsAndCoversEveryTile) {
+  const codegen::KernelSource k = OnlyKernel({matmul(In({16, 512}), In({512, 4096}))});
+  EXPECT_TRUE(Swaps(k)) << k.source;
+  EXPECT_EQ(k.launches.at(0).grid[0], 4096 / 64);
+  ASSERT_EQ(k.tensor_maps.size(), 3u);     // A, B, the output stored by TMA
+  EXPECT_EQ(k.tensor_maps[0].box[1], 16);  // A's 16 rows a stage
+  EXPECT_EQ(k.tensor_maps[2].box[1], 16);  // the output box: a consumer's 16 x 64
+  EXPECT_LE(k.launches.at(0).shared_bytes, 227 * 1024);
+}
+
+TEST(GemmSwapTest, EpiloguesSiblingsAndBatchesSwapToo) {
+  EXPECT_TRUE(Swaps(OnlyKernel({gelu(matmul(In({1, 256}), In({256, 200})) + In({200}))})));
+  EXPECT_TRUE(
+      Swaps(OnlyKernel({matmul(In({20, 64}, DType::kF16), transpose(In({45, 64}, DType::kF16)))})));
+  const Tensor x = In({8, 256});
+  EXPECT_TRUE(Swaps(OnlyKernel({matmul(x, In({256, 512})), matmul(x, In({256, 128}))})));
+  EXPECT_TRUE(Swaps(OnlyKernel({matmul(In({3, 5, 64}), In({64, 96}))})));
+}
+
+TEST(GemmSwapTest, OtherGemmsKeepTheirTiles) {
+  EXPECT_FALSE(Swaps(OnlyKernel({matmul(In({33, 512}), In({512, 4096}))})));
+  EXPECT_FALSE(Swaps(OnlyKernel({matmul(transpose(In({512, 16})), In({512, 4096}))})));
+  const Tensor x = In({16, 128});
+  EXPECT_FALSE(Swaps(OnlyKernel({silu(matmul(x, In({128, 1024}))) * matmul(x, In({128, 1024}))})));
+  set_matmul_precision(MatmulPrecision::kTF32);
+  EXPECT_FALSE(
+      Swaps(OnlyKernel({matmul(In({16, 512}, DType::kF32), In({512, 4096}, DType::kF32))})));
+  set_matmul_precision(MatmulPrecision::kHighest);
+}
+
+}  // namespace
+}  // namespace tessel

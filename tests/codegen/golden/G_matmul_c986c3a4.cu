@@ -1,0 +1,30 @@
+
+typedef int index_t;
+
+#include "tessel/gemm_sm90.cuh"
+
+// part 0: [8 x 256] x [256 x 512], batch of 1; A K-major, B MN-major
+// part 1: [8 x 256] x [256 x 128], batch of 1; A K-major, B MN-major
+// part 2: [8 x 256] x [256 x 128], batch of 1; A K-major, B MN-major
+struct gemm_config {
+  static constexpr int N = 512, K = 256, BATCH = 1;
+  static constexpr int LDA = 256, LDB = 512;  // operand rows as the mainloop reads them, in elements
+  static constexpr bool A_MN = false, B_MN = true, F16 = false;
+  static __device__ int a_batch(int batch) { return batch; }
+  static __device__ int b_batch(int batch) { return batch; }
+  static constexpr int BM = 16, BN = 64, BK = 64, STAGES = 16, GROUP_M = 8, SMEM = 167200;
+  static constexpr bool TF32 = false, SPLIT = false, TMA_STORE = true, STRIDED = false, DUAL = false, GROUPED = false, SWAP = true;
+  static constexpr int TILES_N = 12;  // 8 + 2 + 2 for the parts
+  static __device__ int part(int& tn) {
+    if (tn < 8) return 0;
+    if (tn < 10) return tn -= 8, 1;
+    return tn -= 10, 2;
+  }
+};
+
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_c986c3a4(const bf16_t* __restrict__ in0, const bf16_t* __restrict__ in1, const bf16_t* __restrict__ in2, const bf16_t* __restrict__ in3, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5, const __grid_constant__ tessel_tensor_map tmap6) {
+  const auto a_map = [&](int) { return &tmap0; };
+  const auto b_map = [&](int part) { return part == 0 ? &tmap1 : part == 1 ? &tmap2 : &tmap3; };
+  const auto out_map = [&](int part) { return part == 0 ? &tmap4 : part == 1 ? &tmap5 : &tmap6; };
+  tessel_gemm_sm90<gemm_config>(a_map, b_map, out_map, tessel_gemm_sm90_no_epilogue{}, 8);
+}

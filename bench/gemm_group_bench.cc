@@ -139,14 +139,16 @@ void BM_SwiGlu(benchmark::State& state) {
 
 // Eight independent GEMMs x_e [M_e, 2048] w_e [2048, 1408] with different row counts (the
 // experts of a mixture-of-experts layer): who 0 a cuBLASLt loop over the experts, 1 tessel's
-// eight matmuls realized together (against 0). `large` picks M_e in 512..4096, else 1..50.
+// eight matmuls realized together (against 0). Sizes: 0 M_e in 1..50, 1 in 512..4096, 2 in
+// 1..16 (a decode step's tokens routed to the experts: every problem on swapped tiles).
 void BM_Experts(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
-  const bool large = state.range(0) != 0;
+  const int64_t sizes = state.range(0);
   const int64_t who = state.range(1), k = 2048, n = 1408;
   const std::vector<int64_t> rows =
-      large ? std::vector<int64_t>{512, 4096, 1024, 2048, 768, 3072, 1536, 640}
-            : std::vector<int64_t>{1, 50, 7, 33, 12, 2, 45, 20};
+      sizes == 1   ? std::vector<int64_t>{512, 4096, 1024, 2048, 768, 3072, 1536, 640}
+      : sizes == 2 ? std::vector<int64_t>{1, 3, 8, 2, 16, 5, 1, 12}
+                   : std::vector<int64_t>{1, 50, 7, 33, 12, 2, 45, 20};
   std::vector<Tensor> x, w, out, all;
   double flops = 0;
   for (size_t e = 0; e < rows.size(); ++e) {
@@ -158,7 +160,7 @@ void BM_Experts(benchmark::State& state) {
   }
   realize(all);
   const double weights = 2.0 * k * n * static_cast<double>(rows.size());
-  const std::string key = large ? "experts_large" : "experts_small";
+  const std::string key = absl::StrCat("experts_", sizes);
   if (who == 0) {
     std::vector<bench::LtGemm> lts;
     for (int64_t m : rows) {
@@ -183,18 +185,22 @@ void BM_Experts(benchmark::State& state) {
 }
 
 BENCHMARK(BM_CopyBandwidth)->UseManualTime()->Unit(benchmark::kMillisecond);
+// Row counts in this order: after a program's first row count, the next ones of the same
+// program run on kernels that take the rows as an argument, sized for their bucket (M = 16
+// after 8192 runs the kernel for 16..31 rows). `--benchmark_filter=/16/` measures 16 rows on
+// their own kernel (bench/RESULTS.md says which a figure is).
 BENCHMARK(BM_Qkv)
-    ->ArgsProduct({{64, 1024, 8192}, {0, 1, 2}})
+    ->ArgsProduct({{64, 1024, 8192, 16}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);
 BENCHMARK(BM_SwiGlu)
-    ->ArgsProduct({{64, 1024, 8192}, {0, 1}})
+    ->ArgsProduct({{64, 1024, 8192, 16}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);
 BENCHMARK(BM_Experts)
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

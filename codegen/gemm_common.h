@@ -98,8 +98,10 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
                         bool dual);
 // Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the
 // rows in wgmma's N (16 or 32 a tile) and 64 or 128 columns of B in its M, so that no
-// padding rows are multiplied. nullopt where some output has more than 32 rows.
-std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch);
+// padding rows are multiplied. nullopt where some output has more than 32 rows. `dual`: two
+// B's a stage.
+std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch,
+                                          bool dual = false);
 
 Shape BatchOf(const Shape& s);
 

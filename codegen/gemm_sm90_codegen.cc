@@ -239,7 +239,8 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
   return tile;
 }
 
-std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch) {
+std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch,
+                                          bool dual) {
   GemmTile tile;
   tile.swap = true;
   tile.bm = 16;
@@ -253,7 +254,7 @@ std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs
   for (const GemmExtent& o : outputs) tiles += CeilDiv(o.m, tile.bm) * CeilDiv(o.n, 128) * batch;
   tile.bn = tiles >= kSms ? 128 : 64;
   tile.stages = std::min(
-      16, (kSharedLimit - 2048 - StagingBytes(tile, false, false)) / StageBytes(tile, 1, false));
+      16, (kSharedLimit - 2048 - StagingBytes(tile, false, dual)) / StageBytes(tile, 1, dual));
   return tile;
 }
 
@@ -303,11 +304,13 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   const int splits = p.stage_splits_tf32 ? 2 : 1;
   const bool a_mn = ReadsMnMajor(p.a, true), b_mn = ReadsMnMajor(p.b, false);
   std::optional<GemmTile> swapped;
-  if (!tf32 && !dual && !grouped && !a_mn) swapped = ChooseSwappedTile(extents, p.batch.numel());
+  if (!tf32 && !a_mn) swapped = ChooseSwappedTile(extents, p.batch.numel(), dual);
   const GemmTile tile =
       swapped ? *swapped : ChooseGemmTile(extents, p.batch.numel(), tf32, splits, dual);
   const int64_t smem = 1024 + tile.stages * StageBytes(tile, splits, dual) +
                        StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 4);
+  ks.schedule = absl::StrCat("wgmma", tile.swap ? " with the operands swapped (rows as its N)" : "",
+                             ", tiles of ", tile.bm, " x ", tile.bn, ", ", tile.stages, " stages");
   // The maps: A (each part's, grouped), each part's B, each part's output (TMA stores).
   const size_t a_maps = grouped ? parts.size() : 1;
   for (size_t i = 0; i < a_maps; ++i) {

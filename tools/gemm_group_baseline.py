@@ -14,7 +14,8 @@ from sdpa_baseline import time_ms  # beside this script, in tools/ and in dist/
 
 K, FFN = 4096, 11008
 QKV = [4096, 1024, 1024]
-EXPERT_ROWS = {0: [1, 50, 7, 33, 12, 2, 45, 20], 1: [512, 4096, 1024, 2048, 768, 3072, 1536, 640]}
+EXPERT_ROWS = {0: [1, 50, 7, 33, 12, 2, 45, 20], 1: [512, 4096, 1024, 2048, 768, 3072, 1536, 640],
+               2: [1, 3, 8, 2, 16, 5, 1, 12]}
 
 
 def bf16(*shape):
@@ -43,24 +44,24 @@ def swiglu(m):
     report(f"BM_SwiGlu/{m}", "torch.compile", 4.0 * m * FFN * K, lambda: step(x, wg, wu))
 
 
-def experts(large):
-    rows, k, n = EXPERT_ROWS[large], 2048, 1408
+def experts(sizes):
+    rows, k, n = EXPERT_ROWS[sizes], 2048, 1408
     a = bf16(sum(rows), k)
     b = bf16(len(rows), n, k).transpose(1, 2)  # [E, k, n], each expert's weight K-major
     offs = torch.tensor(rows, device="cuda", dtype=torch.int32).cumsum(0, dtype=torch.int32)
     flops = 2.0 * sum(rows) * n * k
-    report(f"BM_Experts/{large}", "torch._grouped_mm", flops,
+    report(f"BM_Experts/{sizes}", "torch._grouped_mm", flops,
            lambda: torch._grouped_mm(a, b, offs=offs))
     xs = list(a.split(rows))
-    report(f"BM_Experts/{large}", "torch, a loop over the experts", flops,
+    report(f"BM_Experts/{sizes}", "torch, a loop over the experts", flops,
            lambda: [x @ b[e] for e, x in enumerate(xs)])
 
 
 if __name__ == "__main__":
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
-    for m in (64, 1024, 8192):
+    for m in (16, 64, 1024, 8192):
         qkv(m)
-    for m in (64, 1024, 8192):
+    for m in (16, 64, 1024, 8192):
         swiglu(m)
-    for large in (0, 1):
-        experts(large)
+    for sizes in (0, 1, 2):
+        experts(sizes)

@@ -39,11 +39,12 @@
 // problem (part) and coordinates, C::k_steps(part) its K steps; a_maps(part), b_maps(part)
 // and out_maps(part) its maps.
 //
-// SWAP (few rows: M <= 32, the case of decoding a handful of tokens): the operands trade
-// places in the tensor cores, as A^T B^T. A tile is BM = 16 or 32 rows (wgmma's N) by BN = 64
-// per consumer of B's columns (wgmma's M, 64 per consumer), so that wgmma multiplies no
-// padding rows and a stage is nearly all B, the stream that costs; each consumer's
-// accumulators hold its 64 columns x BM rows, transposed into a BM x 64 staging tile.
+// SWAP (few rows: M <= 32, the case of decoding a handful of tokens; any form above): the
+// operands trade places in the tensor cores, computing the tile's transpose B^T A^T. A tile
+// is BM = 16 or 32 rows (wgmma's N) by 64 of B's columns per consumer (wgmma's M), so that
+// wgmma multiplies no padding rows and a stage is nearly all B, the stream that costs; each
+// consumer's accumulators hold its 64 columns x BM rows, transposed into a BM x 64 staging
+// tile.
 //
 // DUAL (two GEMMs of the same A and output shape whose results meet elementwise, as SwiGLU's
 // silu(x wg) * (x wu)): each stage holds A and both B blocks (b_maps(0), b_maps(1)), each
@@ -54,10 +55,10 @@
 // C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
 // part(int& tn)` (the part of tile column tn, which it makes local to the part), GROUPED (and
 // then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN
-// (256/128/64), BK (64; 32 with TF32: 128-byte rows either way), STAGES, GROUP_M, SWAP, A_MN / B_MN
-// (operand stored MN-major, i.e. read transposed), F16 (f16 operands and matmul, else bf16),
-// TF32, SPLIT, DUAL, TMA_STORE, STRIDED (the epilogue's lanes one column apart), SMEM (dynamic
-// shared bytes the host reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`:
+// (256/128/64; SWAP: BM 16/32, BN 128/64), BK (64; 32 with TF32: 128-byte rows either way),
+// STAGES, GROUP_M, SWAP, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
+// (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL, TMA_STORE, STRIDED (the epilogue's
+// lanes one column apart), SMEM (dynamic shared bytes the host reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`:
 // each operand's batch coordinate for an output batch entry (broadcast batches map many
 // entries to one).
 #pragma once
@@ -79,8 +80,7 @@ struct tessel_gemm_sm90_layout {
   // Warps 1-3 run the epilogue from staging tiles (one consumer's block, 16-bit).
   static constexpr bool kEpilogueWarps = !C::TMA_STORE && !C::TF32;
   using Staging = tessel_gemm_sm90_staging_shape<C>;
-  static constexpr int kStagingBytes =
-      C::TF32 ? 0 : (C::DUAL ? 2 : 1) * Staging::kRows * Staging::kBoxes * 64 * 2;
+  static constexpr int kStagingBytes = C::TF32 ? 0 : (C::DUAL ? 2 : 1) * Staging::kTileBytes;
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
   // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
   // drained per consumer).
@@ -90,8 +90,8 @@ struct tessel_gemm_sm90_layout {
   static_assert((C::SWAP ? (C::BN == 128 || C::BN == 64) : (C::BM == 128 || C::BM == 64)) &&
                     C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
                 "one or two consumer warpgroups of m64, 128-byte rows");
-  static_assert(!C::SWAP || ((C::BM == 16 || C::BM == 32) && !C::A_MN && !C::TF32 && !C::DUAL),
-                "swapped tiles: 16 or 32 K-major rows of 16-bit A, one product");
+  static_assert(!C::SWAP || ((C::BM == 16 || C::BM == 32) && !C::A_MN && !C::TF32),
+                "swapped tiles: 16 or 32 K-major rows of 16-bit A");
   static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
                 "TF32 operands are K-major; the consumers store");
   static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
@@ -231,7 +231,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_load_b(unsigned char* b, unsign
 // lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
 // parts' product of this stage, and `rest` (from `first_rest`) the remainder products; with
 // DUAL, `rest` the product with the second B (from `first`).
-// SWAP: consumer c's 64 columns of B are wgmma's A and the tile's BM rows of A its B.
+// SWAP: consumer c's 64 columns of B (and of the second B, DUAL) are wgmma's A and the
+// tile's BM rows of A its B.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(
     float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
@@ -247,6 +248,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(
           tessel_wgmma_desc(cols + kk * (C::B_MN ? kStep : 32), C::B_MN ? kBlock : 16, 1024);
       const unsigned long long a = tessel_wgmma_desc(rows + kk * 32, 16, 1024);
       tessel_wgmma<C::F16, C::B_MN ? 1 : 0, 0>(acc, b, a, (first && kk == 0) ? 0 : 1);
+      if constexpr (C::DUAL) {
+        const unsigned long long b2 = tessel_wgmma_desc(
+            cols + L::kBPart + kk * (C::B_MN ? kStep : 32), C::B_MN ? kBlock : 16, 1024);
+        tessel_wgmma<C::F16, C::B_MN ? 1 : 0, 0>(rest, b2, a, (first && kk == 0) ? 0 : 1);
+      }
     }
     return;
   }
@@ -306,10 +312,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
 // With SPLIT, `part` takes each stage's parts' product, added to `acc` once it has retired.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
-    float (&acc)[tessel_gemm_sm90_layout<C>::kAccs], float (&part)[tessel_gemm_sm90_layout<C>::kAccs],
-    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs],
-    unsigned char* ring, unsigned long long* full, unsigned long long* empty, int c, int k_steps,
-    int& stage, unsigned& phase) {
+    float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
+    float (&part)[tessel_gemm_sm90_layout<C>::kAccs],
+    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], unsigned char* ring,
+    unsigned long long* full, unsigned long long* empty, int c, int k_steps, int& stage,
+    unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
   const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;
@@ -438,7 +445,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
     } else {
       tessel_mbar_wait(&drained[c], (n & 1) ^ 1);  // the epilogue warps read the last tile
       tessel_gemm_sm90_stage<C>(acc, staging);
-      if constexpr (C::DUAL) tessel_gemm_sm90_stage<C>(rest, staging + 64 * C::BN * 2);
+      if constexpr (C::DUAL) tessel_gemm_sm90_stage<C>(rest, staging + L::Staging::kTileBytes);
       if (t + gridDim.x < tiles) {
         tessel_mbar_arrive(&staged[c]);
       } else {

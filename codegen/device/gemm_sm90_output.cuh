@@ -11,10 +11,12 @@ struct tessel_gemm_sm90_work {
 };
 
 // A staging tile's rows and its boxes of 64 columns: a consumer's 64 rows x BN (SWAP: the
-// tile's BM rows x the consumer's 64 columns).
+// tile's BM rows x the consumer's 64 columns). A dual GEMM stages its second product after
+// the first, kTileBytes on.
 template <class C>
 struct tessel_gemm_sm90_staging_shape {
   static constexpr int kRows = C::SWAP ? C::BM : 64, kBoxes = C::SWAP ? 1 : C::BN / 64;
+  static constexpr int kTileBytes = kRows * kBoxes * 128;
 };
 
 // The byte offset of the 16-byte chunk holding columns col..col+7 (col % 8 == 0) of `row` in
@@ -95,7 +97,9 @@ __device__ __forceinline__ void tessel_gemm_sm90_epilogue(const unsigned char* s
     // mm2: DUAL's second product, staged after the first
     unsigned mm[4 * kBoxes], mm2[4 * kBoxes];
     tessel_gemm_sm90_staged<C>(base, r, s, mm);
-    if constexpr (C::DUAL) tessel_gemm_sm90_staged<C>(base + 64 * C::BN * 2, r, s, mm2);
+    if constexpr (C::DUAL) {
+      tessel_gemm_sm90_staged<C>(base + tessel_gemm_sm90_staging_shape<C>::kTileBytes, r, s, mm2);
+    }
     const int col = col0 + (C::STRIDED ? s : 8 * s);
     if constexpr (C::DUAL) {
       epilogue(mm, mm2, w.part, w.batch, row0 + r, col);

@@ -123,7 +123,7 @@ std::vector<CorpusCase> Corpus() {
     // would be one grouped GEMM). 16 rows stored by TMA (one and two consumers); one row with
     // bias and GELU in the epilogue warps; 20 rows (32-row tiles) in f16 with B read
     // transposed and a ragged width (STRIDED); q/k/v siblings of 8 rows; a batch of 3 x 5 rows
-    // against a shared weight.
+    // against a shared weight; SwiGLU's gate and up of 16 rows; experts of 1 and 20 rows.
     const DType b16 = DType::kBF16, f16 = DType::kF16;
     Tensor x = In({8, 256}, b16);
     c.push_back({"swapped_gemm", {matmul(In({16, 512}, b16), In({512, 4096}, b16))}});
@@ -136,6 +136,11 @@ std::vector<CorpusCase> Corpus() {
                  {matmul(x, In({256, 512}, b16)), matmul(x, In({256, 128}, b16)),
                   matmul(x, In({256, 128}, b16))}});
     c.push_back({"swapped_batch", {matmul(In({3, 5, 64}, b16), In({64, 96}, b16))}});
+    Tensor y = In({16, 128}, b16);
+    c.push_back({"swapped_dual",
+                 {silu(matmul(y, In({128, 1024}, b16))) * matmul(y, In({128, 1024}, b16))}});
+    c.push_back({"swapped_grouped", grouped_matmul({In({1, 128}, b16), In({20, 128}, b16)},
+                                                   {In({128, 256}, b16), In({128, 136}, b16)})});
   }
   {
     // Dual GEMMs (the same A, the products met elementwise): SwiGLU over ragged rows and

@@ -1,8 +1,8 @@
 // Few-row GEMMs on sm_90a (codegen/gemm_sm90_codegen.cc, ChooseSwappedTile): rows up to 32
 // trade places with B's columns in the tensor cores (SWAP), with 16- or 32-row tiles, a grid
-// of every tile and TMA stores of a consumer's rows; more rows, A read transposed, TF32 and
-// dual GEMMs keep the usual tiles. (NVRTC compiles the corpus's swapped_gemms in
-// codegen_test; gemm_test runs them against the CPU.)
+// of every tile and TMA stores of a consumer's rows, in every GEMM form (siblings, dual,
+// grouped); more rows, A read transposed and TF32 keep the usual tiles. (NVRTC compiles the
+// corpus's swapped_* cases in codegen_test; gemm_test runs them against the CPU.)
 #include <string>
 #include <vector>
 
@@ -47,6 +47,8 @@ TEST(GemmSwapTest, TileRowsFollowTheLongestOutput) {
 TEST(GemmSwapTest, DecodeProjectionSwapsAndCoversEveryTile) {
   const codegen::KernelSource k = OnlyKernel({matmul(In({16, 512}), In({512, 4096}))});
   EXPECT_TRUE(Swaps(k)) << k.source;
+  EXPECT_EQ(k.schedule,
+            "wgmma with the operands swapped (rows as its N), tiles of 16 x 64, 16 stages");
   EXPECT_EQ(k.launches.at(0).grid[0], 4096 / 64);
   ASSERT_EQ(k.tensor_maps.size(), 3u);     // A, B, the output stored by TMA
   EXPECT_EQ(k.tensor_maps[0].box[1], 16);  // A's 16 rows a stage
@@ -61,13 +63,25 @@ TEST(GemmSwapTest, EpiloguesSiblingsAndBatchesSwapToo) {
   const Tensor x = In({8, 256});
   EXPECT_TRUE(Swaps(OnlyKernel({matmul(x, In({256, 512})), matmul(x, In({256, 128}))})));
   EXPECT_TRUE(Swaps(OnlyKernel({matmul(In({3, 5, 64}), In({64, 96}))})));
+  // A dual GEMM (SwiGLU's gate and up) and experts of at most 32 rows each.
+  const Tensor y = In({16, 128});
+  const codegen::KernelSource dual =
+      OnlyKernel({silu(matmul(y, In({128, 1024}))) * matmul(y, In({128, 1024}))});
+  EXPECT_TRUE(Swaps(dual));
+  EXPECT_NE(dual.source.find("DUAL = true"), std::string::npos);
+  const codegen::KernelSource grouped =
+      OnlyKernel(grouped_matmul({In({1, 128}), In({20, 128}), In({32, 64})},
+                                {In({128, 256}), In({128, 136}), In({64, 512})}));
+  EXPECT_TRUE(Swaps(grouped));
+  EXPECT_NE(grouped.source.find("GROUPED = true"), std::string::npos);
+  EXPECT_EQ(grouped.launches.at(0).grid[0], 4 + 3 + 8);  // 64-column tiles of 32 rows
 }
 
 TEST(GemmSwapTest, OtherGemmsKeepTheirTiles) {
   EXPECT_FALSE(Swaps(OnlyKernel({matmul(In({33, 512}), In({512, 4096}))})));
   EXPECT_FALSE(Swaps(OnlyKernel({matmul(transpose(In({512, 16})), In({512, 4096}))})));
-  const Tensor x = In({16, 128});
-  EXPECT_FALSE(Swaps(OnlyKernel({silu(matmul(x, In({128, 1024}))) * matmul(x, In({128, 1024}))})));
+  EXPECT_FALSE(Swaps(OnlyKernel(
+      grouped_matmul({In({32, 128}), In({33, 128})}, {In({128, 256}), In({128, 256})}))));
   set_matmul_precision(MatmulPrecision::kTF32);
   EXPECT_FALSE(
       Swaps(OnlyKernel({matmul(In({16, 512}, DType::kF32), In({512, 4096}, DType::kF32))})));

@@ -372,7 +372,7 @@ TEST_F(GemmTest, ThreeTf32ProductsMatchF32) {
 // Few rows (gemm_sm90.cuh's SWAP: rows in wgmma's N, 16- or 32-row tiles) against the CPU:
 // one row to 32 across both tile heights, widths of one and two consumers and ragged ones,
 // ragged K, B either layout, f16, an epilogue in the epilogue warps, a batch against a shared
-// weight, and siblings.
+// weight, siblings, SwiGLU's dual GEMM.
 TEST_F(GemmTest, FewRowsTradePlacesInTheTensorCores) {
   for (DType dt : {DType::kBF16, DType::kF16}) {
     for (int64_t m : {1, 2, 7, 16, 17, 31, 32}) {
@@ -406,7 +406,33 @@ TEST_F(GemmTest, FewRowsTradePlacesInTheTensorCores) {
                                    matmul(x, Data({256, 128}, 17, dt, d)),
                                    gelu(matmul(x, Data({256, 128}, 18, dt, d)))};
       };
-      CompareAsOneKernel({plain, wide, transposed, epilogue, odd_width, batch, siblings});
+      auto swiglu = [&](Device d) {
+        const Tensor x = Data({m, 128}, 19, dt, d);
+        return std::vector<Tensor>{silu(matmul(x, Data({128, 1000}, 20, dt, d))) *
+                                   matmul(x, Data({128, 1000}, 21, dt, d))};
+      };
+      CompareAsOneKernel({plain, wide, transposed, epilogue, odd_width, batch, siblings, swiglu});
+    }
+  }
+}
+
+// Experts of at most 32 rows each (a decode step's tokens routed to them) on swapped tiles of
+// 16 and of 32 rows. (Apart from the test above: there the rows vary from program to program,
+// and a grouped GEMM takes no rows argument, so its plan splits.)
+TEST_F(GemmTest, FewRowExpertsTradePlacesToo) {
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    for (const std::vector<int64_t>& rows :
+         {std::vector<int64_t>{1, 5, 16}, std::vector<int64_t>{1, 20, 32, 3}}) {
+      SCOPED_TRACE(::testing::Message() << rows.size() << " experts, " << DTypeName(dt));
+      auto experts = [&](Device d) {
+        std::vector<Tensor> x, w;
+        for (size_t e = 0; e < rows.size(); ++e) {
+          x.push_back(Data({rows[e], 136}, 30 + e, dt, d));
+          w.push_back(Data({136, e % 2 ? 4096 : 264}, 40 + e, dt, d));
+        }
+        return grouped_matmul(x, w);
+      };
+      CompareAsOneKernel({experts});
     }
   }
 }

@@ -201,7 +201,7 @@ class CudaBackend : public Backend {
         slot.families.Peek(StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false));
     if (family == nullptr) return std::nullopt;
     Family copy = *family;  // a peek: the family does not learn from it
-    return ChooseDynamicRows(ordered, AllExtents(ordered), copy);
+    return ChooseDynamicRows(ordered, ExtentsAndBounds(ordered), copy);
   }
 
   MemoryStats GetMemoryStats(int index) override {
@@ -226,16 +226,11 @@ class CudaBackend : public Backend {
     std::vector<int64_t> key = StructureKey(ordered, program.outputs, fuse, /*with_extents=*/false);
     Family* family = slot.families.Find(key);
     if (family == nullptr) family = &slot.families.Put(key, Family{});
-    const std::vector<int64_t> extents = AllExtents(ordered);
+    const ProgramExtents extents = ExtentsAndBounds(ordered);
     std::optional<DynamicChoice> choice = ChooseDynamicRows(ordered, extents, *family);
     if (!choice.has_value()) return CachedPlan{};
-    // Then the bucket and every extent, the dynamic ones as -1: the key holds everything the
-    // plan depends on, whatever became of the family record.
-    key.push_back(-3);
-    key.push_back(choice->bucket);
-    for (size_t i = 0; i < extents.size(); ++i) {
-      key.push_back(family->dynamic[i] ? -1 : extents[i]);
-    }
+    // The key holds everything the plan depends on, whatever became of the family record.
+    key = DynamicKey(std::move(key), extents, choice->symbols);
     if (const CachedPlan* hit = slot.plans.Find(key)) {
       ++GetStats().plan_cache_hits;
       return CachedPlan{hit->plan, choice->rows};

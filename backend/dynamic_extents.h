@@ -16,6 +16,11 @@
 //   tiles, index width) made for the bucket's largest value: a loop over B = 1..512 builds at
 //   most 10 plans of a family (the first program's and nine buckets), plus one for each B
 //   equal to a static extent, whatever the order.
+// Slice bounds are learned too (a family's key leaves them out), and the varying values are
+// grouped into symbols (ChooseSymbols): extents of one value, and bounds that keep their
+// distance to one, as `slice(logits, 0, t - 1, t)` does to t. A sequence length that grows
+// in a generation loop is thus one symbol at every dim it reaches; only a single symbol at
+// leading extents runs with dynamic rows so far (docs/plans/dynamic_sequence_lengths.md).
 // Marks never clear: a family whose other extents have varied once specializes from then on.
 // Anything else (a dynamic extent that is not leading, two of them with different values, a
 // flip of the batch axis, whose index is B - 1 - row, a gather along it, which checks its
@@ -33,8 +38,21 @@
 
 namespace tessel::backend {
 
-// What the family has seen: the extents of its first program (every node's dims in order)
-// and which of them have differed since.
+// A program's learnable values in one order: every node's dims, then each slice's start and
+// end (extent-relative bounds, as `slice(x, 0, t - 1, t)` over a growing t has).
+struct ProgramExtents {
+  struct Position {
+    const Node* node;
+    int dim;  // the node's dim, or kStart / kEnd of a slice
+  };
+  static constexpr int kStart = -1, kEnd = -2;
+  std::vector<int64_t> values;
+  std::vector<Position> positions;
+};
+ProgramExtents ExtentsAndBounds(const OrderedProgram& program);
+
+// What the family has seen: the values of its first program and which of them have differed
+// since.
 struct Family {
   std::vector<int64_t> first;
   std::vector<bool> dynamic;
@@ -42,19 +60,45 @@ struct Family {
   std::vector<int> refused_buckets;
 };
 
-// Every node's dims, in the program's order.
-std::vector<int64_t> AllExtents(const OrderedProgram& program);
+// A value the kernels would take as an argument: the varying extents of one value now.
+struct Symbol {
+  int64_t value = 0;
+  int bucket = 0;        // value in [2^bucket, 2^(bucket+1) - 1]
+  int64_t capacity = 0;  // the extent a plan for the bucket is laid out at (a multiple of 8)
+};
+
+// Which positions vary, as symbols: per position, -1 (static) or its symbol, and for a slice
+// bound the constant c of `symbol + c`.
+struct SymbolChoice {
+  std::vector<Symbol> symbols;
+  std::vector<int> symbol_of;
+  std::vector<int64_t> offset;
+};
+
+// Updates `family` with this program's values and groups the varying ones into symbols: the
+// extents of equal value into one, a slice bound into the symbol s for which bound - s is
+// the same as in the family's first program. nullopt: nothing varies, or a varying value
+// fits no symbol (a bound that moves on its own, a symbol below 2).
+std::optional<SymbolChoice> ChooseSymbols(const ProgramExtents& extents, Family& family);
 
 struct DynamicChoice {
   int64_t rows = 0;  // B
   int bucket = 0;    // k: B in [2^k, 2^(k+1) - 1]
   codegen::DynamicRows dynamic;
+  SymbolChoice symbols;
 };
 
-// Updates `family` with `extents` (this program's AllExtents) and says whether the program
-// runs with dynamic rows, and which.
+// Updates `family` with `extents` (this program's ExtentsAndBounds) and says whether the
+// program runs with dynamic rows, and which: one symbol, at leading extents only.
 std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
-                                               const std::vector<int64_t>& extents, Family& family);
+                                               const ProgramExtents& extents, Family& family);
+
+// The plan key of a dynamic choice: the family's key, then the symbols' buckets and
+// capacities and every position as its value (static), -(1 + s) (an extent of symbol s) or
+// -(1001 + s), c (a bound at symbol s + c). Symbols that coincide in one program make a
+// different key from the same symbols apart: another plan, never a wrong one.
+std::vector<int64_t> DynamicKey(std::vector<int64_t> family_key, const ProgramExtents& extents,
+                                const SymbolChoice& choice);
 
 }  // namespace tessel::backend
 

@@ -2,6 +2,9 @@
 // take them: one source per bucket of batch sizes, compiled by NVRTC for both targets.
 #include "backend/dynamic_extents.h"
 
+#include <set>
+#include <vector>
+
 #include "backend/compile.h"
 #include "codegen/generate.h"
 #include "core/realize.h"
@@ -39,7 +42,7 @@ Recorded RecordOf(const Tensor& out) {
 Recorded Record(Block& block, int64_t b) { return RecordOf(block.Of(b)); }
 
 std::optional<DynamicChoice> Choose(const Recorded& r, Family& family) {
-  return ChooseDynamicRows(r.ordered, AllExtents(r.ordered), family);
+  return ChooseDynamicRows(r.ordered, ExtentsAndBounds(r.ordered), family);
 }
 
 TEST(DynamicExtentsTest, TheBatchBecomesDynamicInPowerOfTwoBuckets) {
@@ -205,6 +208,115 @@ TEST(DynamicExtentsTest, GathersAlongTheBatchSpecializeAndRealizedOnesAreLeaves)
     const std::optional<DynamicChoice> c = Choose(r, realized_family);
     EXPECT_EQ(c.has_value(), b == 6) << b;
   }
+}
+
+// One step of a generation loop over a sequence of t tokens: causal attention of x with
+// itself ([t, t] scores from a tril mask), then the last row (`slice(.., t - 1, t)`).
+Recorded SequenceStep(int64_t t) {
+  const Tensor x = In({t, 32}, DType::kF32);
+  const Tensor mask = gt(triu(ones({t, t}, DType::kF32, Device::kCPU), 1), 0.0);
+  const Tensor scores = masked_fill(matmul(x, transpose(x)) * 0.125, mask, -1e30);
+  return RecordOf(slice(matmul(softmax(scores, 1), x), 0, t - 1, t));
+}
+
+std::optional<SymbolChoice> Symbols(const Recorded& r, Family& family) {
+  return ChooseSymbols(ExtentsAndBounds(r.ordered), family);
+}
+
+// The family key leaves slice bounds out; t is one symbol at every dim it reaches, and the
+// last-row slice is t - 1 and t. Dynamic rows still take it only at leading extents.
+TEST(DynamicExtentsTest, SequenceStepHasOneSymbolAtEveryDim) {
+  const Recorded t9 = SequenceStep(9), t10 = SequenceStep(10);
+  const bool fuse = DefaultFusionOptions().fuse;
+  EXPECT_EQ(StructureKey(t9.ordered, t9.program.outputs, fuse, false),
+            StructureKey(t10.ordered, t10.program.outputs, fuse, false));
+  EXPECT_NE(StructureKey(t9.ordered, t9.program.outputs, fuse),
+            StructureKey(t10.ordered, t10.program.outputs, fuse));
+  Family family;
+  EXPECT_FALSE(Symbols(t9, family).has_value());
+  const std::optional<SymbolChoice> c = Symbols(t10, family);
+  ASSERT_TRUE(c.has_value());
+  ASSERT_EQ(c->symbols.size(), 1u);
+  EXPECT_EQ(c->symbols[0].value, 10);
+  EXPECT_EQ(c->symbols[0].bucket, 3);
+  EXPECT_EQ(c->symbols[0].capacity, 16);
+  const ProgramExtents e = ExtentsAndBounds(t10.ordered);
+  std::set<int> dims;
+  std::vector<int64_t> bounds;
+  for (size_t i = 0; i < e.values.size(); ++i) {
+    if (c->symbol_of[i] < 0) continue;
+    EXPECT_EQ(c->symbol_of[i], 0);
+    if (e.positions[i].dim >= 0) {
+      dims.insert(e.positions[i].dim);
+      EXPECT_EQ(e.values[i], 10);
+    } else {
+      bounds.push_back(c->offset[i]);
+    }
+  }
+  EXPECT_EQ(dims, (std::set<int>{0, 1}));
+  EXPECT_EQ(bounds, (std::vector<int64_t>{-1, 0}));  // start t - 1, end t
+  Family rows_family;
+  EXPECT_FALSE(Choose(SequenceStep(9), rows_family).has_value());
+  EXPECT_FALSE(Choose(SequenceStep(10), rows_family).has_value());  // t at dim 1 too
+}
+
+// A bound that keeps no distance to any varying extent moves on its own: no symbol for it.
+TEST(DynamicExtentsTest, BoundsMovingOnTheirOwnAreSpecialized) {
+  auto program = [](int64_t rows, int64_t start) {
+    return RecordOf(slice(In({rows, 16}, DType::kF32), 1, start, start + 4) * 2.0);
+  };
+  Family family;
+  EXPECT_FALSE(Symbols(program(8, 0), family).has_value());
+  EXPECT_FALSE(Symbols(program(8, 3), family).has_value());
+  Family with_rows;
+  EXPECT_FALSE(Symbols(program(8, 2), with_rows).has_value());
+  const std::optional<SymbolChoice> rows = Symbols(program(12, 2), with_rows);
+  ASSERT_TRUE(rows.has_value());  // the bounds stay put: the rows are the one symbol
+  EXPECT_EQ(rows->symbols.size(), 1u);
+}
+
+// Plan keys: equal for every value of a bucket, different across buckets, and different
+// where two symbols coincide in one program.
+TEST(DynamicExtentsTest, KeysFollowBucketsAndSymbolGroupings) {
+  auto key_of = [](const Recorded& r, Family& family) {
+    const ProgramExtents e = ExtentsAndBounds(r.ordered);
+    const std::optional<SymbolChoice> c = ChooseSymbols(e, family);
+    return c.has_value() ? DynamicKey({}, e, *c) : std::vector<int64_t>{};
+  };
+  Family family;
+  key_of(SequenceStep(8), family);
+  const std::vector<int64_t> k9 = key_of(SequenceStep(9), family);
+  EXPECT_FALSE(k9.empty());
+  EXPECT_EQ(key_of(SequenceStep(12), family), k9);
+  EXPECT_EQ(key_of(SequenceStep(15), family), k9);
+  EXPECT_NE(key_of(SequenceStep(16), family), k9);
+  auto pair = [](int64_t a, int64_t b) {
+    return RecordOf(sum(In({a, 16}, DType::kF32), {0}) + sum(In({b, 16}, DType::kF32), {0}));
+  };
+  Family pairs;
+  key_of(pair(4, 5), pairs);
+  const std::optional<SymbolChoice> two = Symbols(pair(6, 7), pairs);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->symbols.size(), 2u);
+  EXPECT_NE(two->symbols[0].capacity, two->symbols[1].capacity);  // 8 and 16, not both 8
+  const std::vector<int64_t> apart = key_of(pair(6, 5), pairs);
+  const std::vector<int64_t> together = key_of(pair(6, 6), pairs);
+  EXPECT_FALSE(together.empty());
+  EXPECT_NE(apart, together);
+}
+
+// A capacity equal to a static extent moves on: t = 33 (bucket 32..63) beside a static 64
+// is laid out at 72.
+TEST(DynamicExtentsTest, CapacitiesAvoidStaticExtents) {
+  auto program = [](int64_t t) {
+    return RecordOf(matmul(In({t, 64}, DType::kF32), In({64, 64}, DType::kF32)));
+  };
+  Family family;
+  Symbols(program(20), family);
+  const std::optional<SymbolChoice> c = Symbols(program(33), family);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->symbols.at(0).bucket, 5);
+  EXPECT_EQ(c->symbols.at(0).capacity, 72);
 }
 
 }  // namespace

@@ -589,7 +589,7 @@ class Generator {
     static const std::vector<int64_t> deep_rows = {1, 3, 17, 33}, deep = {1024, 1088};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
     // Sometimes a decode batch's few rows over a deep K (the stage ring wraps many times in
-    // a tile).
+    // a tile; up to 32 rows, the tensor cores' operands swapped), or experts of few rows.
     const bool decode = rng_.Chance(0.2);
     const int64_t m = rng_.Pick(decode ? deep_rows : rows), k = rng_.Pick(decode ? deep : depths);
     if (m * k * 3 * 264 > o_.max_matmul_flops) return;
@@ -597,7 +597,7 @@ class Generator {
       std::vector<Tensor> a, b;
       for (int64_t i = 0, count = rng_.Between(2, 4); i < count; ++i) {
         const int64_t ki = rng_.Pick(depths);
-        a.push_back(Use(NewInput(t, Shape{rng_.Pick(rows), ki})));
+        a.push_back(Use(NewInput(t, Shape{rng_.Pick(decode ? deep_rows : rows), ki})));
         b.push_back(Use(NewInput(t, Shape{ki, rng_.Pick(widths)})));
       }
       for (const Tensor& y : grouped_matmul(a, b)) Add(rng_.Chance(0.3) ? gelu(y) : y);

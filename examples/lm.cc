@@ -46,17 +46,16 @@ Generation Generate(Device device, bool swiglu) {
   Generation g;
   g.tokens.assign(kPrompt.begin(), kPrompt.end());
   const int64_t prompt = static_cast<int64_t>(kPrompt.size());
-  Tensor ids = from_vector(g.tokens, {prompt}, DType::kI64, device);
+  const Tensor ids = from_vector(g.tokens, {prompt}, DType::kI64, device);
   const Tensor logits = Forward(model, ids);
   g.loss = Loss(logits, ids).to_vector<float>()[0];
   g.logits = logits.to_vector<float>();
   const auto [top, top_ids] = topk(slice(logits, 0, prompt - 1, prompt), 5, 1);
   g.candidates = top_ids.to_vector<int64_t>();
-  for (int step = 0; step < 8; ++step) {  // greedy: the most likely next token, again
-    const int64_t t = static_cast<int64_t>(g.tokens.size());
-    const Tensor next = argmax(slice(Forward(model, ids), 0, t - 1, t), 1);
-    g.tokens.push_back(next.to_vector<int64_t>()[0]);
-    ids = from_vector(g.tokens, {t + 1}, DType::kI64, device);
+  // Greedy: the most likely next token, again, each step the same padded program (one plan
+  // for all lengths: lm_model.h's NextToken).
+  for (int step = 0; step < 8; ++step) {
+    g.tokens.push_back(NextToken(model, g.tokens, device, /*padded=*/true));
   }
   g.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return g;

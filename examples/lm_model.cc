@@ -1,5 +1,6 @@
 #include "examples/lm_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -76,6 +77,21 @@ Tensor Forward(const Model& m, const Tensor& ids) {
                    b.down);
   }
   return matmul(layer_norm(x, m.ln_w, m.ln_b), transpose(m.tokens));  // tied projection
+}
+
+int64_t NextToken(const Model& m, const std::vector<int64_t>& tokens, Device d, bool padded) {
+  const int64_t t = static_cast<int64_t>(tokens.size());
+  if (!padded) {
+    const Tensor ids = from_vector(tokens, {t}, DType::kI64, d);
+    return argmax(slice(Forward(m, ids), 0, t - 1, t), 1).to_vector<int64_t>()[0];
+  }
+  // The length is data here, not shape: the ids at kMaxLength (the tail token 0) and the
+  // row to read as an index.
+  std::vector<int64_t> ids(kMaxLength, 0);
+  std::copy(tokens.begin(), tokens.end(), ids.begin());
+  const Tensor row = from_vector(std::vector<int64_t>{t - 1}, {1}, DType::kI64, d);
+  const Tensor logits = Forward(m, from_vector(ids, {kMaxLength}, DType::kI64, d));
+  return argmax(index_select(logits, 0, row), 1).to_vector<int64_t>()[0];
 }
 
 Tensor Loss(const Tensor& logits, const Tensor& ids) {

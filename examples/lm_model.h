@@ -34,6 +34,14 @@ Model RandomModel(Device d, bool swiglu);
 // Logits [T, vocab] of the token ids [T] (T at most kMaxLength).
 Tensor Forward(const Model& m, const Tensor& ids);
 
+// The greedy next token after `tokens` (1 to kMaxLength of them). Padded: the forward pass
+// at kMaxLength, the ids padded with token 0 and the logits' row t - 1 picked by an index,
+// so that every length runs the same program (one plan, no compile after the first step;
+// the causal mask keeps the padding out of the real positions' rows). Else the forward pass
+// at the length itself: a new length plans and compiles anew (until
+// docs/plans/dynamic_sequence_lengths.md is done), but computes t rows, not kMaxLength.
+int64_t NextToken(const Model& m, const std::vector<int64_t>& tokens, Device d, bool padded);
+
 // Mean cross-entropy of predicting ids[1:] from the logits of ids[:-1], in f32.
 Tensor Loss(const Tensor& logits, const Tensor& ids);
 

@@ -5,7 +5,8 @@
 // A length seen before reuses its plan and modules. A new length plans and compiles anew
 // today (every T appears in non-leading dimensions: heads, scores, the causal mask);
 // docs/plans/dynamic_sequence_lengths.md aims at once per bucket of lengths, when the
-// per-length expectations below become per-bucket ones.
+// per-length expectations below become per-bucket ones. Padding to a fixed length (the
+// demo's way) runs one program for every length today.
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -53,6 +54,32 @@ TEST(LmGenerationTest, ALengthSeenBeforeCostsNoPlanAndNoCompile) {
       EXPECT_EQ(again.plans, 0) << "t = " << t;
       EXPECT_EQ(again.modules, 0) << "t = " << t;
     }
+  }
+}
+
+// The padded step (lm::NextToken): the same program at every length, so after the first
+// step no length plans or compiles; and the same tokens as the step at the length itself, on
+// the CPU.
+TEST(LmGenerationTest, PaddedStepsShareOnePlan) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  setenv("TESSEL_CACHE_DIR", (std::string(tmp != nullptr ? tmp : "/tmp") + "/cache").c_str(), 1);
+  if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "the fake driver did not load";
+  const lm::Model model = lm::RandomModel(Device::kCUDA, false);
+  std::vector<int64_t> tokens = {3, 1, 4, 1, 5};
+  (void)lm::NextToken(model, tokens, Device::kCUDA, true);
+  for (int64_t t = 6; t <= 20; ++t) {
+    tokens.push_back(t % 7);
+    const int64_t plans = GetStats().plans_built, modules = GetStats().modules_loaded;
+    (void)lm::NextToken(model, tokens, Device::kCUDA, true);
+    EXPECT_EQ(GetStats().plans_built - plans, 0) << "t = " << t;
+    EXPECT_EQ(GetStats().modules_loaded - modules, 0) << "t = " << t;
+  }
+  const lm::Model cpu = lm::RandomModel(Device::kCPU, false);
+  std::vector<int64_t> prompt = {3, 1, 4, 1, 5, 9, 2, 6};
+  for (int step = 0; step < 3; ++step) {
+    const int64_t padded = lm::NextToken(cpu, prompt, Device::kCPU, true);
+    EXPECT_EQ(padded, lm::NextToken(cpu, prompt, Device::kCPU, false)) << "step " << step;
+    prompt.push_back(padded);
   }
 }
 

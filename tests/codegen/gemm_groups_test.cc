@@ -9,20 +9,15 @@
 #include "core/realize.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
+#include "tests/codegen/hopper_plans.h"
 
 namespace tessel {
 namespace {
 
-const Target kHopper{9, 0, true};
-
-Tensor In(Shape shape, DType dtype = DType::kBF16) {
-  return Tensor(MakeInputNode(dtype, Device::kCPU, shape, nullptr));
-}
-
+using testing::kHopper;
+Tensor In(Shape shape, DType dtype = DType::kBF16) { return testing::Placeholder(shape, dtype); }
 codegen::GeneratedPlan Generate(const std::vector<Tensor>& outputs) {
-  std::vector<const Node*> roots;
-  for (const Tensor& t : outputs) roots.push_back(&t.node());
-  return codegen::PlanAndGenerate(roots, kHopper);
+  return testing::GenerateForHopper(outputs);
 }
 
 // Bytes of a kernel's parameters: a pointer a buffer, 128 a tensor map, 8 a scalar at most.

@@ -11,20 +11,16 @@
 #include "codegen/generate.h"
 #include "gtest/gtest.h"
 #include "tessel.h"
+#include "tests/codegen/hopper_plans.h"
 
 namespace tessel {
 namespace {
 
-const Target kHopper{9, 0, true};
-
-Tensor In(Shape shape, DType dtype = DType::kBF16) {
-  return Tensor(MakeInputNode(dtype, Device::kCPU, shape, nullptr));
-}
+using testing::GenerateForHopper;
+Tensor In(Shape shape, DType dtype = DType::kBF16) { return testing::Placeholder(shape, dtype); }
 
 codegen::KernelSource OnlyKernel(const std::vector<Tensor>& outputs) {
-  std::vector<const Node*> roots;
-  for (const Tensor& t : outputs) roots.push_back(&t.node());
-  codegen::GeneratedPlan g = codegen::PlanAndGenerate(roots, kHopper);
+  codegen::GeneratedPlan g = GenerateForHopper(outputs);
   EXPECT_EQ(g.kernels.size(), 1u);
   return g.kernels.at(0);
 }

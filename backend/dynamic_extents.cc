@@ -125,7 +125,8 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
     if (flips || gathers) return std::nullopt;
   }
   for (size_t i = 0; i < extents.values.size(); ++i) {
-    if (symbols->symbol_of[i] < 0 && extents.values[i] == choice.rows) {
+    if (symbols->symbol_of[i] < 0 && !IsBound(extents.positions[i]) &&
+        extents.values[i] == choice.rows) {
       return std::nullopt;  // ambiguous
     }
   }

@@ -16,11 +16,12 @@
 //   tiles, index width) made for the bucket's largest value: a loop over B = 1..512 builds at
 //   most 10 plans of a family (the first program's and nine buckets), plus one for each B
 //   equal to a static extent, whatever the order.
-// Slice bounds are learned too (a family's key leaves them out), and the varying values are
-// grouped into symbols (ChooseSymbols): extents of one value, and bounds that keep their
-// distance to one, as `slice(logits, 0, t - 1, t)` does to t. A sequence length that grows
-// in a generation loop is thus one symbol at every dim it reaches; only a single symbol at
-// leading extents runs with dynamic rows so far (docs/plans/dynamic_sequence_lengths.md).
+// The varying values are grouped into symbols (ChooseSymbols): extents of one value, and
+// slice bounds that keep their distance to one, as `slice(logits, 0, t - 1, t)` does to t. A
+// sequence length that grows in a generation loop is thus one symbol at every dim it
+// reaches. Only a single symbol at leading extents runs with dynamic rows so far, and slice
+// bounds stay in the family key (StructureKey) until kernels take symbols: within a family
+// they do not vary yet (docs/plans/dynamic_sequence_lengths.md).
 // Marks never clear: a family whose other extents have varied once specializes from then on.
 // Anything else (a dynamic extent that is not leading, two of them with different values, a
 // flip of the batch axis, whose index is B - 1 - row, a gather along it, which checks its

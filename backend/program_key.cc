@@ -50,11 +50,7 @@ std::vector<int64_t> StructureKey(const OrderedProgram& program,
       *k++ = -2;  // an argument
     } else {
       *k++ = static_cast<int64_t>(n->attrs().ints.size());
-      int64_t* ints = k;
       k = std::copy(n->attrs().ints.begin(), n->attrs().ints.end(), k);
-      // A family's slices may start and end anywhere (axis, start, end): their bounds are
-      // learned like its extents (dynamic_extents.h).
-      if (!with_extents && n->op() == OpKind::kSlice) ints[1] = ints[2] = 0;
     }
     *k++ = static_cast<int64_t>(n->inputs().size());
     for (const NodePtr& in : n->inputs()) *k++ = program.position.at(in.get());

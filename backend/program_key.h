@@ -28,7 +28,7 @@ OrderedProgram OrderProgram(const Program& program);
 
 // The key of `program` (see the note above); `fused` is the fusion setting it is planned with.
 // Without extents: the key of its family, the programs of the same structure up to extents
-// and slice bounds (dynamic_extents.h).
+// (dynamic_extents.h).
 std::vector<int64_t> StructureKey(const OrderedProgram& program,
                                   const std::vector<const Node*>& outputs, bool fused,
                                   bool with_extents = true);

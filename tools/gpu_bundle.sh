@@ -105,15 +105,18 @@ if [ "$what" = gemm ]; then
     --benchmark_out="$out/gemm_bench_mma_sync.json" 2>&1 | tee "$out/gemm_bench_mma_sync.log" | grep -E "^BM_"
 fi
 if [ "$what" = groups ]; then
-  # GEMM groups (fusion/gemm_groups.cc): their GPU tests, the swiglu demo, and the benchmarks
-  # with the groups on and off (TESSEL_GEMM_GROUPS) in one call, next to PyTorch.
-  "$here/gemm_test" --gtest_filter='*Sibling*:*Dual*:*Grouped*' 2>&1 | tee "$out/gemm_groups_test.log" | tail -8
+  # GEMM groups (fusion/gemm_groups.cc) and few-row GEMMs: their GPU tests, the swiglu demo,
+  # and the benchmarks with the groups on and off (TESSEL_GEMM_GROUPS) in one call, next to
+  # PyTorch; then M = 16 alone (its own kernel, not the bucket kernel of a later row count).
+  "$here/gemm_test" --gtest_filter='*Sibling*:*Dual*:*Grouped*:*FewRow*' 2>&1 | tee "$out/gemm_groups_test.log" | tail -8
   "$here/loop_test" --gtest_filter='*Sibling*' 2>&1 | tee "$out/loop_groups_test.log" | tail -3
   "$here/lm" cuda swiglu 2>&1 | tee "$out/lm_swiglu.log" | tail -8
   for g in 1 0; do
     TESSEL_GEMM_GROUPS=$g "$here/gemm_group_bench" --benchmark_filter="${BENCH_FILTER:-.}" \
       --benchmark_out="$out/gemm_group_bench_$g.json" 2>&1 | tee "$out/gemm_group_bench_$g.log" | grep -E "^BM_|rror"
   done
+  "$here/gemm_group_bench" --benchmark_filter='BM_(CopyBandwidth|Qkv/16/|SwiGlu/16/)' \
+    --benchmark_out="$out/gemm_group_bench_m16.json" 2>&1 | tee "$out/gemm_group_bench_m16.log" | grep -E "^BM_|rror"
   python3 "$here/gemm_group_baseline.py" 2>&1 | tee "$out/gemm_group_torch.log"
 fi
 if [ "$what" = attention ]; then

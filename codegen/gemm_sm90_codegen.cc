@@ -36,6 +36,17 @@ int StageBytes(const GemmTile& tile, int parts, bool dual) {
   return (tile.bm + tile.bn * (dual ? 2 : 1)) * tile.bk * 2 * parts;
 }
 
+// As many stages as shared memory holds beside the staging tiles, at most 16.
+int StagesThatFit(const GemmTile& tile, bool tf32, int parts, bool dual) {
+  return std::min(
+      16, (kSharedLimit - 2048 - StagingBytes(tile, tf32, dual)) / StageBytes(tile, parts, dual));
+}
+
+// A consumer's staging tile (gemm_sm90_output.cuh's tessel_gemm_sm90_staging_shape): 64 rows
+// x BN, or with swapped operands the tile's BM rows x the consumer's 64 columns.
+int StagingRows(const GemmTile& tile) { return tile.swap ? tile.bm : 64; }
+int StagingCols(const GemmTile& tile) { return tile.swap ? 64 : tile.bn; }
+
 // The operand's buffer as a 3-D TMA map: its contiguous axis, the other matrix axis, batch.
 // `box_rows`: the box's extent along the second axis. `parts`: copies per matrix (a TF32
 // part and remainder for three products), consecutive along the third axis.
@@ -165,7 +176,7 @@ void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<
                        const std::string& m_arg) {
   const GemmProblem& p = parts[0];
   const bool dual = partner != nullptr;
-  const int lanes = (tile.swap ? 64 : tile.bn) / 8;  // a staging tile's row
+  const int lanes = StagingCols(tile) / 8;  // a staging tile's row
   w.Line("// The epilogue warps: outputs (row, col + ", strided ? "8 k" : "64 (k / 8) + k % 8",
          "), k < ", lanes, ", from the matmul's 16-bit values in pairs, mm[k / 2]",
          dual ? " (the second matmul's: mm2)." : ".");
@@ -234,8 +245,7 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
       waves(128) * 128 < 0.9 * waves(256) * 256) {
     tile.bn = 128;
   }
-  tile.stages = std::min(
-      16, (kSharedLimit - 2048 - StagingBytes(tile, tf32, dual)) / StageBytes(tile, parts, dual));
+  tile.stages = StagesThatFit(tile, tf32, parts, dual);
   return tile;
 }
 
@@ -253,8 +263,7 @@ std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs
   int64_t tiles = 0;
   for (const GemmExtent& o : outputs) tiles += CeilDiv(o.m, tile.bm) * CeilDiv(o.n, 128) * batch;
   tile.bn = tiles >= kSms ? 128 : 64;
-  tile.stages = std::min(
-      16, (kSharedLimit - 2048 - StagingBytes(tile, false, dual)) / StageBytes(tile, 1, dual));
+  tile.stages = StagesThatFit(tile, false, 1, dual);
   return tile;
 }
 
@@ -328,7 +337,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
       out.dtype = part.matmul->dtype();
       out.dims = {part.n, part.m, std::max<int64_t>(p.batch.numel(), 1)};
       out.strides = {part.n * 2, part.m * part.n * 2};
-      out.box = {64, tile.swap ? tile.bm : 64};  // a consumer's staging tile
+      out.box = {64, StagingRows(tile)};  // a consumer's staging tile, box by box
       ks.tensor_maps.push_back(out);
     }
   }

@@ -52,18 +52,22 @@ double GpuSeconds(F&& body, int iterations, double* host_seconds = nullptr) {
 
 // Times `body` as a manual-time benchmark: two untimed runs (compile, allocate, warm up), then
 // `batch` runs a timing (GpuSeconds). Returns the seconds timed in all, for rates over
-// state.iterations().
+// state.iterations(). The counter host_us is the host's time to enqueue one run: where it
+// comes near the GPU time, the GPU waits for the host between runs.
 template <typename F>
 double TimeRuns(benchmark::State& state, F&& body, int batch) {
   body();
   body();
   synchronize();
-  double total = 0;
+  double total = 0, host_total = 0;
   for (auto _ : state) {
-    const double seconds = GpuSeconds(body, batch);
+    double host = 0;
+    const double seconds = GpuSeconds(body, batch, &host);
     total += seconds;
+    host_total += host;
     state.SetIterationTime(seconds);
   }
+  state.counters["host_us"] = 1e6 * host_total / static_cast<double>(state.iterations());
   return total;
 }
 

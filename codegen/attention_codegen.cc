@@ -81,7 +81,7 @@ void EmitUnfoldRange(CodeWriter& w, const Folding& f, const std::string& first,
 // the comparison at run time.
 void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBand>& bands,
                   const Folding& f, int64_t sk) {
-  w.Line("[&](int row_first, int row_last, int& key_begin, int& key_end) {");
+  w.Line("[&](index_t batch, int row_first, int row_last, int& key_begin, int& key_end) {");
   CodeWriter::Scope lambda(&w, "},");
   if (!bands.empty()) EmitUnfoldRange(w, f, "row_first", "row_last");
   for (const KeyBand& band : bands) {
@@ -160,7 +160,7 @@ void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& ker
 // the warp skip the masks' arithmetic (most tiles of a causal mask).
 void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
                const std::vector<KeyBand>& bands, const Folding& f, int key_tile) {
-  w.Line("[&](float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
+  w.Line("[&](index_t batch, float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
   CodeWriter::Scope lambda(&w, "},");
   if (!bands.empty()) {
     w.Line("int warp_first = row0, warp_last = row0 + 15;");
@@ -193,7 +193,7 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
   p.m = shape[shape.rank() - 2];
   p.m_expr = absl::StrCat(p.m);
   p.n = cols;
-  w.Line("[&](float (&o)[", d / 8, "][4], int row0) {");
+  w.Line("[&](index_t batch, float (&o)[", d / 8, "][4], int row0) {");
   CodeWriter::Scope lambda(&w, "});");
   for (int h = 0; h < 2; ++h) {
     w.Line("do {  // row g", h == 0 ? "" : " + 8");
@@ -250,7 +250,7 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // V tiles of rows padded by 8 elements, one of each at D = 256 (tessel_attention_sm80_layout).
   const int buffers = d <= 128 ? 2 : 1;
   a.smem = a.hopper
-               ? 1024 + (a.tiles.query + 2 * stages * a.tiles.key) * d * 2 + (1 + 4 * stages) * 8
+               ? 1024 + (a.tiles.query + 2 * stages * a.tiles.key) * d * 2 + (2 + 4 * stages) * 8
                : (a.tiles.query + 2 * buffers * a.tiles.key) * (d + 8) * 2;
   return a;
 }
@@ -342,11 +342,9 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     auto body = KernelBlock(w, hopper ? "384, 1" : "128", kNamePlaceholder, ks);
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     if (hopper) {
-      w.Line("const index_t batch = blockIdx.x / ", query_tiles * splits, ";");
       w.Line("tessel_attention_sm90<attention_config>(tmap0, tmap1, tmap2, ",
              splits > 1 ? "ws" : "nullptr", ",");
     } else {
-      w.Line("const index_t batch = blockIdx.y;");
       w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.layout.base), ", ",
              PointerName(ks, k.layout.base), ", ", PointerName(ks, v.layout.base), ",");
     }
@@ -360,7 +358,6 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     auto body = KernelBlock(w, "128", combine, ks);
     w.Line("// The ", splits, " shares of the keys of 64 rows, merged in order");
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
-    w.Line("const index_t batch = blockIdx.x / ", CeilDiv(rows, 64), ";");
     w.Line("tessel_attention_combine<attention_config>(ws,");
     EmitOutput(w, ks, kernel, d, cols, fold, 64);
   }
@@ -369,6 +366,9 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   launch.grid = hopper ? std::array<int64_t, 3>{query_tiles * entries * splits, 1, 1}
                        : std::array<int64_t, 3>{query_tiles, entries, 1};
   launch.block = hopper ? 384 : 128;
+  // The Hopper kernel walks the work tiles with one block an SM (its shared memory allows no
+  // more), so that the next tile's loads overlap this one's last products and stores.
+  if (hopper) launch.persistent_per_sm = 1;
   launch.shared_bytes = smem;
   ks.launches.push_back(launch);
   if (splits > 1) {

@@ -1,5 +1,7 @@
 #include "tools/examples.h"
 
+#include <cmath>
+
 namespace tessel::tools {
 namespace {
 
@@ -103,6 +105,19 @@ std::vector<Example> Examples(Device d) {
                "an embedding's gradient: scatter_add of 16384 token rows into a 32000 x 4096 table",
                {scatter_add(zeros({32000, 4096}, DType::kBF16, d), 0,
                             broadcast_to(flat_ids, {8 * 2048, 4096}), grads)}});
+  // As bench/attention_bench.cc writes it: B = 8, H = 16, S = 4096, D = 128.
+  Tensor q = In({8, 16, 4096, 128}, DType::kBF16, d), k = In({8, 16, 4096, 128}, DType::kBF16, d);
+  Tensor v = In({8, 16, 4096, 128}, DType::kBF16, d);
+  Tensor scores = matmul(q, transpose(k)) * (1 / std::sqrt(128.0));
+  e.push_back({"attention",
+               "matmul(softmax(q k^T / sqrt(128)), v), 8 x 16 heads of 4096 x 128 bf16: one "
+               "flash-attention kernel",
+               {matmul(softmax(scores, -1), v)}});
+  Tensor causal = masked_fill(scores, triu(ones({4096, 4096}, DType::kBool, d), 1), -INFINITY);
+  e.push_back({"attention_causal",
+               "the same under a causal mask written with triu and masked_fill: key tiles past "
+               "the diagonal skipped",
+               {matmul(softmax(causal, -1), v)}});
   return e;
 }
 

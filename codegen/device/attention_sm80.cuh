@@ -100,14 +100,14 @@ __device__ __forceinline__ float tessel_attention_online_softmax(float (&s)[NB][
   // rescale from any smaller max). f16 stays below 2^20.
   const float scale = fabsf(m_new) < 1048576.0f ? kLog2e : 0.09016799926757812f;
   const float shift = m_new == TESSEL_NEG_INF ? 0.0f : m_new * scale;  // all -inf so far
-  const float rescale = exp2f(m * scale - shift);
+  const float rescale = tessel_exp2_ftz(m * scale - shift);
   m = m_new;
   float sum = 0.0f;
 #pragma unroll
   for (int j = 0; j < NB; ++j) {
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      s[j][2 * h + e] = exp2f(fmaf(s[j][2 * h + e], scale, -shift));
+      s[j][2 * h + e] = tessel_exp2_ftz(fmaf(s[j][2 * h + e], scale, -shift));
       sum += s[j][2 * h + e];
     }
   }
@@ -141,22 +141,23 @@ __device__ __forceinline__ void tessel_attention_pack_p(const float (&s)[NB][4],
 }
 
 // The key tiles [begin, end) of BK keys that the rows row_first..row_last visit: the generated
-// `key_range(row_first, row_last, key_begin, key_end)` narrows [0, SK) to the keys that may be
+// `key_range(batch, row_first, row_last, key_begin, key_end)` narrows [0, SK) to the keys that may be
 // unmasked for some of those rows (codegen/attention_band.h: causal and window masks); tiles
 // past them hold only -inf.
 template <int BK, int SK, class KeyRange>
-__device__ __forceinline__ void tessel_attention_key_tiles(KeyRange& key_range, int row_first,
-                                                           int row_last, int& begin, int& end) {
+__device__ __forceinline__ void tessel_attention_key_tiles(KeyRange& key_range, int batch,
+                                                           int row_first, int row_last, int& begin,
+                                                           int& end) {
   int key_begin = 0, key_end = SK;
-  key_range(row_first, row_last, key_begin, key_end);
+  key_range(batch, row_first, row_last, key_begin, key_end);
   begin = key_begin / BK;
   end = key_end > key_begin ? (key_end + BK - 1) / BK : begin;
 }
 
 // `key_range` as tessel_attention_key_tiles takes it (rows of -inf only give NaN, tiles visited
-// or not); `score(s, row0, key0)` applies f to a warp's scores (rows row0.., keys key0..);
-// `epilogue(o, row0)` takes its normalized outputs (rows row0..), both in the fragment layout
-// above.
+// or not); `score(batch, s, row0, key0)` applies f to a warp's scores (batch entry `batch`,
+// rows row0.., keys key0..); `epilogue(batch, o, row0)` takes its normalized outputs (rows
+// row0..), both in the fragment layout above.
 template <class C, class KeyRange, class Score, class Epilogue>
 __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
                                                       const typename C::T* k,
@@ -174,8 +175,8 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
   v += C::v_offset(batch);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int kt_begin, kt_end;
-  tessel_attention_key_tiles<L::BK, C::SK>(key_range, q0, min(q0 + L::BQ, C::SQ) - 1, kt_begin,
-                                           kt_end);
+  tessel_attention_key_tiles<L::BK, C::SK>(key_range, batch, q0, min(q0 + L::BQ, C::SQ) - 1,
+                                           kt_begin, kt_end);
   tessel_attention_sm80_load<C, L::BQ>(sq, q, q0, C::SQ, C::Q_ROW);
   if (kt_begin < kt_end) {
     const int first = kt_begin % L::kBuffers;
@@ -233,7 +234,7 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
       }
     }
     const int row0 = q0 + warp * 16, key0 = kt * L::BK;
-    score(s, row0, key0);
+    score(batch, s, row0, key0);
     // The online softmax, rows g (h = 0) and g + 8 (h = 1) of the warp.
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -265,5 +266,5 @@ __device__ __forceinline__ void tessel_attention_sm80(const typename C::T* q,
     __syncthreads();  // the next tiles have landed; this tile's buffers are free
   }
   tessel_attention_normalize(o, l);
-  epilogue(o, q0 + warp * 16);
+  epilogue(batch, o, q0 + warp * 16);
 }

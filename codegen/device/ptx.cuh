@@ -214,6 +214,22 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc(unsigned smem_ad
          ((unsigned long long)(stride_bytes >> 4) << 32) | (1ull << 62);
 }
 
+// `x`, which ptxas can no longer see through: a descriptor advanced in a loop then costs one
+// add, where ptxas otherwise folds the advance into the address and masks the field again.
+__device__ __forceinline__ unsigned long long tessel_opaque(unsigned long long x) {
+  asm volatile("" : "+l"(x));
+  return x;
+}
+
+// The descriptor of the operand `bytes` further on. Only the start address field (bits 0-13:
+// the address / 16) grows, and shared memory ends below 256 KB, so it never carries out: one
+// 32-bit add where building the descriptor again takes six instructions (an attention tile's
+// sixteen wgmmas spent ~100 issue slots of ~730 so).
+__device__ __forceinline__ unsigned long long tessel_wgmma_desc_advance(unsigned long long desc,
+                                                                        unsigned bytes) {
+  return (desc & 0xFFFFFFFF00000000ull) | (unsigned)((unsigned)desc + (bytes >> 4));
+}
+
 // D (f32, m64 x N, R = N/2 registers per thread) += A x B, both operands in shared memory.
 // TRANS_A/TRANS_B: 0 K-major, 1 MN-major. `accumulate` 0 overwrites D.
 #define TESSEL_WGMMA_REGS_128                                                                   \

@@ -59,14 +59,14 @@ void run(Mask mask, unsigned seed = 1) {
   auto kernel = [&]() {
     tessel_attention_sm80<C>(
         qp, kp, vp,
-        [&](int row_first, int row_last, int& key_begin, int& key_end) {  // the masks' bands
+        [&](int, int row_first, int row_last, int& key_begin, int& key_end) {  // the masks' bands
           if (mask.mode == 1) key_end = std::clamp(row_last + mask.off + 1, 0, key_end);
           if (mask.mode == 2) {
             key_end = std::clamp(row_last + 1, 0, key_end);
             key_begin = std::clamp(row_first - mask.w, key_begin, SK);
           }
         },
-        [&](float (&s)[8][4], int row0, int key0) {
+        [&](int, float (&s)[8][4], int row0, int key0) {
           const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
           for (int j = 0; j < 8; ++j)
@@ -76,7 +76,7 @@ void run(Mask mask, unsigned seed = 1) {
               s[j][e] = mask(row, key) ? -__int_as_float(0x7f800000) : s[j][e] * scale;
             }
         },
-        [&](float (&o)[D / 8][4], int row0) {
+        [&](int batch, float (&o)[D / 8][4], int row0) {
           const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
           for (int j = 0; j < D / 8; ++j)
@@ -84,7 +84,7 @@ void run(Mask mask, unsigned seed = 1) {
             for (int e = 0; e < 4; ++e) {
               const int row = row0 + g + 8 * (e / 2), col = 8 * j + 2 * t + e % 2;
               if (row < SQ) {
-                const size_t i = ((size_t)blockIdx.y * SQ + row) * D + col;
+                const size_t i = ((size_t)batch * SQ + row) * D + col;
                 out[i] = o[j][e];
                 out_h[i] = to_h(o[j][e]);
                 writes[i]++;

@@ -60,6 +60,10 @@ inline f16_t tessel_float_to_f16(float f) { _Float16 h = (_Float16)f; f16_t v; s
 inline unsigned tessel_pack_bf16(float lo, float hi) {
   return (unsigned)tessel_float_to_bf16(lo) | ((unsigned)tessel_float_to_bf16(hi) << 16);
 }
+inline float tessel_exp2_ftz(float x) {  // MUFU.EX2 with .ftz: results below 2^-126 are 0
+  const float r = std::exp2(x);
+  return std::fpclassify(r) == FP_SUBNORMAL ? 0.0f : r;
+}
 inline unsigned tessel_pack_f16(float lo, float hi) {
   return (unsigned)tessel_float_to_f16(lo) | ((unsigned)tessel_float_to_f16(hi) << 16);
 }

@@ -240,10 +240,11 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   a.entries = std::max<int64_t>(1, batch.numel()) / a.fold.factor;
   // Where the query tiles fill less than half the SMs (decoding with few heads), each splits
   // the keys among blocks of its own (shares of at least 4 key tiles), and a second launch
-  // combines the shares (tessel_attention_combine).
+  // combines the shares (tessel_attention_combine). As many shares as fill the SMs once: a
+  // few more would run as a second round, doubling the time.
   if (a.hopper && a.query_tiles * a.entries <= kSms / 2) {
     a.splits = std::max<int64_t>(
-        1, std::min(CeilDiv(sk, a.tiles.key) / 4, CeilDiv(kSms, a.query_tiles * a.entries)));
+        1, std::min(CeilDiv(sk, a.tiles.key) / 4, kSms / (a.query_tiles * a.entries)));
   }
   const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
   // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and

@@ -261,6 +261,11 @@ __device__ __forceinline__ long long tessel_imul(long long a, long long b) {
 
 // Philox-4x32-10 for rand/randn: ops/philox.h is the specification.
 __device__ __forceinline__ uint4 tessel_philox(unsigned long long seed, unsigned long long i) {
+  // The counter, opaque to NVVM's loop analysis: in a loop of an odd trip count of 7 or more
+  // (a column cumsum of rand over 31 rows), NVRTC 13.0 strength-reduced the exit test onto
+  // the first round's product of the counter, unrolled by 2, and dropped the exit: the loop
+  // wrote past its output until it faulted (fuzz seed 42008079).
+  asm("" : "+l"(i));
   unsigned c0 = (unsigned)i, c1 = (unsigned)(i >> 32), c2 = 0, c3 = 0;
   unsigned k0 = (unsigned)seed, k1 = (unsigned)(seed >> 32);
 #pragma unroll

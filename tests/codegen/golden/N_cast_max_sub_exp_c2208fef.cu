@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_f8e7879b(const bf16_t* __restrict__ in0, bf16_t* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_c2208fef(const bf16_t* __restrict__ in0, bf16_t* __restrict__ out0) {
   // 64 rows of 128: 32 threads x 8 lanes hold a row (8-element vectors)
   __shared__ float scratch_f32[32];
   const index_t row = blockIdx.x;

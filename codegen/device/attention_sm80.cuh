@@ -141,8 +141,8 @@ __device__ __forceinline__ void tessel_attention_pack_p(const float (&s)[NB][4],
 }
 
 // The key tiles [begin, end) of BK keys that the rows row_first..row_last visit: the generated
-// `key_range(batch, row_first, row_last, key_begin, key_end)` narrows [0, SK) to the keys that may be
-// unmasked for some of those rows (codegen/attention_band.h: causal and window masks); tiles
+// `key_range(batch, row_first, row_last, key_begin, key_end)` narrows [0, SK) to the keys that may
+// be unmasked for some of those rows (codegen/attention_band.h: causal and window masks); tiles
 // past them hold only -inf.
 template <int BK, int SK, class KeyRange>
 __device__ __forceinline__ void tessel_attention_key_tiles(KeyRange& key_range, int batch,

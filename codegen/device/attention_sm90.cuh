@@ -4,7 +4,8 @@
 // wgmma.
 //
 // Three warpgroups:
-// - the producer, one thread of warpgroup 0: a work tile's Q once, then K and V tiles of 128 keys by
+// - the producer, one thread of warpgroup 0: a work tile's Q once, then K and V tiles of 128 keys
+// by
 //   TMA (128-byte swizzle) into a ring of STAGES stages, each with full/empty mbarriers of its
 //   own for K and for V, so that Q K^T starts before V has landed;
 // - two consumers, warpgroups 1 and 2, each with 64 query rows: S = Q K^T by wgmma straight
@@ -83,14 +84,29 @@ __device__ __forceinline__ tessel_attention_work tessel_attention_sm90_work(int 
   const int tile = t / C::SPLITS;
   w.batch = tile / L::kQueryTiles;
   w.q0 = (L::kQueryTiles - 1 - tile % L::kQueryTiles) * L::BQ;
-  tessel_attention_key_tiles<L::BK, C::SK>(key_range, w.batch, w.q0,
-                                           min(w.q0 + L::BQ, C::SQ) - 1, w.kt_begin, w.kt_end);
+  tessel_attention_key_tiles<L::BK, C::SK>(key_range, w.batch, w.q0, min(w.q0 + L::BQ, C::SQ) - 1,
+                                           w.kt_begin, w.kt_end);
   if constexpr (C::SPLITS > 1) {  // this block's share of the key tiles
     const int per = (w.kt_end - w.kt_begin + C::SPLITS - 1) / C::SPLITS;
     w.kt_begin = min(w.kt_end, w.kt_begin + w.split * per);
     w.kt_end = min(w.kt_end, w.kt_begin + per);
   }
   return w;
+}
+
+// Key tile kt of K or V into a ring stage, once the consumers have freed it (a fresh barrier
+// passes parity 1): its 64-column chunks by TMA.
+template <class C>
+__device__ __forceinline__ void tessel_attention_sm90_load_tile(
+    unsigned char* stage, const tessel_tensor_map& map, unsigned long long* full,
+    unsigned long long* empty, unsigned phase, int kt, tessel_attention_coords b) {
+  using L = tessel_attention_sm90_layout<C>;
+  tessel_mbar_wait(empty, phase ^ 1);
+  tessel_mbar_arrive_expect_tx(full, L::kTileBytes);
+#pragma unroll
+  for (int j = 0; j < L::kChunks; ++j) {
+    tessel_tma_load_5d(stage + j * L::BK * 128, &map, full, 64 * j, kt * L::BK, b.c2, b.c3, b.c4);
+  }
 }
 
 // The producer walks the block's work tiles: each one's Q once the consumers are done with
@@ -117,20 +133,11 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++n) {
       const int stage = n % L::STAGES;
       const unsigned phase = (n / L::STAGES) & 1;
-      tessel_mbar_wait(&bar.k_empty[stage], phase ^ 1);
-      tessel_mbar_arrive_expect_tx(&bar.k_full[stage], L::kTileBytes);
-#pragma unroll
-      for (int j = 0; j < L::kChunks; ++j) {
-        tessel_tma_load_5d(sk + stage * L::kTileBytes + j * L::BK * 128, &k_map,
-                           &bar.k_full[stage], 64 * j, kt * L::BK, kb.c2, kb.c3, kb.c4);
-      }
-      tessel_mbar_wait(&bar.v_empty[stage], phase ^ 1);
-      tessel_mbar_arrive_expect_tx(&bar.v_full[stage], L::kTileBytes);
-#pragma unroll
-      for (int j = 0; j < L::kChunks; ++j) {
-        tessel_tma_load_5d(sv + stage * L::kTileBytes + j * L::BK * 128, &v_map,
-                           &bar.v_full[stage], 64 * j, kt * L::BK, vb.c2, vb.c3, vb.c4);
-      }
+      // K first, so that Q K^T can start before V has landed.
+      tessel_attention_sm90_load_tile<C>(sk + stage * L::kTileBytes, k_map, &bar.k_full[stage],
+                                         &bar.k_empty[stage], phase, kt, kb);
+      tessel_attention_sm90_load_tile<C>(sv + stage * L::kTileBytes, v_map, &bar.v_full[stage],
+                                         &bar.v_empty[stage], phase, kt, vb);
     }
   }
 }
@@ -185,8 +192,8 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
       (unsigned char*)(((unsigned long long)tessel_attention_raw + 1023) & ~1023ull);
   unsigned char* sk = sq + L::kQBytes;
   unsigned char* sv = sk + L::STAGES * L::kTileBytes;
-  const tessel_attention_sm90_barriers bar = tessel_attention_sm90_barriers_at<C>(
-      (unsigned long long*)(sv + L::STAGES * L::kTileBytes));
+  const tessel_attention_sm90_barriers bar =
+      tessel_attention_sm90_barriers_at<C>((unsigned long long*)(sv + L::STAGES * L::kTileBytes));
   if (threadIdx.x == 0) {
     tessel_mbar_init(bar.q_full, 1);
     tessel_mbar_init(bar.q_empty, 2);  // one arrive per consumer warpgroup
@@ -219,8 +226,12 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   const unsigned long long k_desc = tessel_opaque(tessel_wgmma_desc(tessel_smem(sk), 16, 1024));
   const unsigned long long v_desc =
       tessel_opaque(tessel_wgmma_desc(tessel_smem(sv), L::BK * 128, 1024));
-  auto k_stage = [&](int n) { return tessel_wgmma_desc_advance(k_desc, n % L::STAGES * L::kTileBytes); };
-  auto v_stage = [&](int n) { return tessel_wgmma_desc_advance(v_desc, n % L::STAGES * L::kTileBytes); };
+  auto k_stage = [&](int n) {
+    return tessel_wgmma_desc_advance(k_desc, n % L::STAGES * L::kTileBytes);
+  };
+  auto v_stage = [&](int n) {
+    return tessel_wgmma_desc_advance(v_desc, n % L::STAGES * L::kTileBytes);
+  };
   auto phase = [](int n) { return (unsigned)(n / L::STAGES) & 1; };
   float s[L::BK / 2], o[C::D / 2];
   unsigned p[L::BK / 16][4];

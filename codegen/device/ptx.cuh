@@ -38,8 +38,8 @@ __device__ __forceinline__ void tessel_stmatrix_x4(unsigned address, unsigned r0
 }
 // The same with each 8x8 matrix stored transposed: lane 8 m + r addresses row r of matrix m as
 // stored, which receives column r of the fragment.
-__device__ __forceinline__ void tessel_stmatrix_x4_trans(unsigned address, unsigned r0,
-                                                         unsigned r1, unsigned r2, unsigned r3) {
+__device__ __forceinline__ void tessel_stmatrix_x4_trans(unsigned address, unsigned r0, unsigned r1,
+                                                         unsigned r2, unsigned r3) {
   asm volatile(
       "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
       "r"(r0), "r"(r1), "r"(r2), "r"(r3));

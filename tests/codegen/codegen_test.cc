@@ -10,16 +10,18 @@
 #include "codegen/prelude.h"
 #include "core/realize.h"
 #include "fusion/planner.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tests/codegen/corpus.h"
+#include "tools/ptx_loops.h"
 
 namespace tessel {
 namespace {
 
 // Generated for each target as the CUDA backend would (GEMMs differ), compiled for it.
 // Spills and the ptxas warnings that mean a slow kernel fail the build: C7508 (setmaxnreg
-// ignored), C7511 and C7515 (wgmma serialized).
+// ignored), C7511 and C7515 (wgmma serialized); so does a loop no path leaves in the PTX.
 TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
   int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0, attention = 0;
@@ -36,6 +38,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
           EXPECT_EQ(out->log.find(warning), std::string::npos) << out->log;
         }
         EXPECT_FALSE(out->cubin.empty());
+        EXPECT_THAT(tools::FunctionsWithEndlessLoops(out->ptx), ::testing::IsEmpty());
         ++compiled;
         tensor_core += absl::StrContains(
                            k.source, target.major == 9 ? "tessel_gemm_sm90<" : "tessel_gemm_sm80<")

@@ -17,6 +17,7 @@
 #include "tools/fuzz/program.h"
 #include "tools/fuzz/rng.h"
 #include "tools/fuzz/sensitivity.h"
+#include "tools/ptx_loops.h"
 
 namespace tessel::fuzz {
 namespace {
@@ -76,6 +77,13 @@ Outcome PlanAndCompile(const std::vector<Tensor>& outputs) {
           return Fail(absl::StrCat("compile ", target.Name(), " ", k.kind),
                       absl::StrCat(FirstCompileError(out.status().message()), "\n",
                                    out.status().message(), "\n", k.source));
+        }
+        // A loop no path leaves (NVRTC made one of a scan's loop: fuzz seed 42008079) would
+        // fault or hang the GPU; found here without one.
+        if (!tools::FunctionsWithEndlessLoops(out->ptx).empty()) {
+          return Fail(
+              absl::StrCat("compile ", target.Name(), " ", k.kind),
+              absl::StrCat("the PTX of ", k.name, " has a loop no path leaves\n", k.source));
         }
       }
     }

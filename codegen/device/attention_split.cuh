@@ -4,8 +4,8 @@
 #include "tessel/attention_sm80.cuh"
 
 // A split over the keys (C::SPLITS > 1, where the query tiles alone leave most SMs idle):
-// each block of a query tile visits its share of the key tiles and leaves, for each of its
-// rows, the unnormalized output, the running max and the sum in the workspace `ws`:
+// each work tile of a query tile visits its share of the key tiles and leaves, for each of
+// its rows, the unnormalized output, the running max and the sum in the workspace `ws`:
 // o [BATCH][SPLITS][SQ][D] floats, then (m, l) [BATCH][SPLITS][SQ][2].
 // tessel_attention_combine merges the shares in split order, the same on every run.
 template <class C>

@@ -119,6 +119,25 @@ TEST_F(AttentionTest, CausalAndWindowMasksSkipTiles) {
   }
 }
 
+// More work tiles than SMs, so that each persistent block walks several: 150 entries of 3
+// query tiles (450), 3 ragged key tiles each, so the K/V ring's stages and phases run on
+// across work tiles off a multiple of its stages (2 at D = 128, 4 at D = 64); the causal band
+// leaves whole query tiles without keys (rows 0..150: NaN on both devices), work tiles that
+// load Q and nothing else.
+TEST_F(AttentionTest, PersistentBlocksWalkManyWorkTiles) {
+  const DType b = DType::kBF16;
+  const int64_t sq = 300, sk = 260;
+  for (const int64_t d : {64, 128}) {
+    SCOPED_TRACE(::testing::Message() << "head dimension " << d);
+    Compare([&](Device dev) {
+      const Tensor q = Data({3, 50, sq, d}, 31, b, dev), k = Data({3, 50, sk, d}, 32, b, dev);
+      Tensor s = matmul(q, transpose(k)) * (1 / std::sqrt(static_cast<double>(d)));
+      s = masked_fill(s, triu(ones({sq, sk}, DType::kBool, dev), -150), -INFINITY);
+      return matmul(softmax(s, -1), Data({3, 50, sk, d}, 33, b, dev));
+    });
+  }
+}
+
 // Query heads of a group folded into one matrix of rows (decoding's one query a head fills
 // tiles so): one and 16 queries a head against a causal band, and 50 a head across tiles.
 TEST_F(AttentionTest, GroupedQueriesFoldIntoRowsWithCausalMasks) {

@@ -69,7 +69,8 @@ Step Classify(absl::string_view instruction) {
   }
   if (tokens.empty()) return step;
   const absl::string_view op = tokens[0];
-  if (op == "ret" || op == "exit" || op == "trap" || absl::StartsWith(op, "brx")) {
+  if (op == "ret" || absl::StartsWith(op, "ret.") || op == "exit" || op == "trap" ||
+      absl::StartsWith(op, "brx")) {
     step.leaves = true;
   } else if (op == "bra" || absl::StartsWith(op, "bra.")) {
     step.target = std::string(tokens.back());

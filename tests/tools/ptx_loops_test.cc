@@ -76,11 +76,18 @@ $L__BB0_1:
               IsEmpty());
 }
 
+// ret.uni leaves; a loop nothing reaches is no loop the kernel runs.
 TEST(PtxLoopsTest, NamesOnlyTheFunctionsThatLoopForever) {
   const std::string two = std::string(R"(
 .func (.param .b32 r) helper(.param .b32 a)
 {
-	ret;
+$L__BB1_1:
+	@%p1 bra $L__BB1_2;
+	bra.uni $L__BB1_1;
+$L__BB1_2:
+	ret.uni;
+$L__BB1_3:
+	bra.uni $L__BB1_3;
 }
 .extern .func declared(.param .b32 a);
 )") + kScanWithoutExit;

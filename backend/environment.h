@@ -2,7 +2,9 @@
 #ifndef TESSEL_BACKEND_ENVIRONMENT_H_
 #define TESSEL_BACKEND_ENVIRONMENT_H_
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -35,6 +37,17 @@ inline bool DynamicExtentsEnabled() {
 inline bool CudaGraphsEnabled() {
   const char* v = std::getenv("TESSEL_CUDA_GRAPHS");
   return v == nullptr || std::string(v) != "0";
+}
+
+// TESSEL_PERSISTENT_BLOCKS=N: persistent kernels (Hopper GEMMs and attention) launch at most
+// N blocks, so that tests of small problems walk several work tiles a block, as large
+// problems do on 132 SMs. Read once: launches ask.
+inline int64_t PersistentBlocksCap() {
+  static const int64_t cap = [] {
+    const char* v = std::getenv("TESSEL_PERSISTENT_BLOCKS");
+    return v == nullptr ? int64_t{0} : std::max<int64_t>(0, std::atoll(v));
+  }();
+  return cap;
 }
 
 inline double MillisecondsSince(std::chrono::steady_clock::time_point t) {

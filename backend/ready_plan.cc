@@ -82,6 +82,7 @@ absl::StatusOr<std::array<int64_t, 3>> LaunchGrid(const ReadyKernel& k, const Re
   if (rows > 0 && g.mul > 0) grid[0] = (rows * g.mul + g.div - 1) / g.div * g.times;
   if (e.persistent_per_sm > 0) {
     grid[0] = std::min<int64_t>(grid[0], int64_t{sm_count} * e.persistent_per_sm);
+    if (PersistentBlocksCap() > 0) grid[0] = std::min(grid[0], PersistentBlocksCap());
   }
   if (grid[0] > 2147483647 || grid[1] > 65535 || grid[2] > 65535) {
     return absl::UnimplementedError(absl::StrCat(

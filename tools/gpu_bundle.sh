@@ -80,6 +80,10 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   TESSEL_TEST_STREAM=1 "$here/gpu_test" 2>&1 | tee "$out/gpu_test_stream.log" | tail -3
   TESSEL_VIRTUAL_DEVICES=2 TESSEL_TEST_DEVICE=1 "$here/gpu_test" 2>&1 | tee "$out/gpu_test_device1.log" | tail -3
   TESSEL_VIRTUAL_DEVICES=2 "$here/stream_test" 2>&1 | tee "$out/stream_test_devices.log" | tail -3
+  # Persistent kernels with 3 blocks: every block walks several work tiles, as on big problems.
+  for t in attention_test gemm_test; do
+    TESSEL_PERSISTENT_BLOCKS=3 "$here/$t" 2>&1 | tee "$out/${t}_3_blocks.log" | tail -3
+  done
   TESSEL_LOG=1 TESSEL_DUMP="$out/dump" "$here/mlp" 2>&1 | tee "$out/mlp.log" | tail -8
   ls "$out/dump" | tee "$out/dump.list"
   "$here/lm" cuda 2>&1 | tee "$out/lm.log" | tail -8

@@ -16,7 +16,6 @@
 namespace tessel {
 namespace {
 
-using bench::GpuSeconds;
 
 double g_copy_gbps = 0;  // measured by BM_Copy, which is registered first
 
@@ -30,20 +29,12 @@ void Measure(benchmark::State& state, double bytes, F&& body) {
   body();
   synchronize();
   const double kernels = static_cast<double>(GetStats().kernels_launched - before);
-  double total = 0, host_total = 0;
-  for (auto _ : state) {
-    double host = 0;
-    const double t = GpuSeconds(body, 10, &host);
-    total += t;
-    host_total += host;
-    state.SetIterationTime(t);
-  }
+  const double total = bench::TimeRuns(state, body, 10);  // also host_us
   unsetenv("TESSEL_FUSION");
   const double gbps = bytes * static_cast<double>(state.iterations()) / total / 1e9;
   state.counters["GB/s"] = gbps;
   if (g_copy_gbps > 0) state.counters["%copy"] = 100 * gbps / g_copy_gbps;
   state.counters["kernels"] = kernels;
-  state.counters["host_us"] = 1e6 * host_total / static_cast<double>(state.iterations());
   state.SetLabel(fused ? "fused" : "unfused");
 }
 

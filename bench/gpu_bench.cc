@@ -16,7 +16,6 @@
 namespace tessel {
 namespace {
 
-
 double g_copy_gbps = 0;  // measured by BM_Copy, which is registered first
 
 template <typename F>

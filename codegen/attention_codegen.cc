@@ -98,48 +98,51 @@ void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBa
   }
 }
 
-// Whether keys key0 + first .. key0 + first + 63 lie inside every band for the warp's rows
-// warp_first .. warp_last: there f is its unmasked part alone.
-std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& bands, int first) {
+// Whether keys key0 + first .. key0 + first + width - 1 lie inside every band for the warp's
+// rows warp_first .. warp_last: there f is its unmasked part alone.
+std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& bands, int first,
+                        int width) {
   std::vector<std::string> terms;
   for (const KeyBand& band : bands) {
     terms.push_back(absl::StrCat(
         "(", BandHolds(ks, band), " && ",
-        band.upper ? absl::StrCat("key0 + ", first + 63, " < ", BandEdge(ks, band, "warp_first"))
-                   : absl::StrCat("key0 + ", first, " > ", BandEdge(ks, band, "warp_last")),
+        band.upper
+            ? absl::StrCat("key0 + ", first + width - 1, " < ", BandEdge(ks, band, "warp_first"))
+            : absl::StrCat("key0 + ", first, " > ", BandEdge(ks, band, "warp_last")),
         ")"));
   }
   return absl::StrJoin(terms, " && ");
 }
 
-// One row half's f on 64 keys; with `inside`, every band's where is its kept input.
+// One row half's f on keys first .. first + width - 1 of the tile (width / 4 lanes a thread);
+// with `inside`, every band's where is its kept input.
 void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
-                   const std::vector<KeyBand>& bands, const Folding& f, int part, int h,
+                   const std::vector<KeyBand>& bands, const Folding& f, int first, int width, int h,
                    bool inside) {
-  constexpr int kLanes = 16;  // 64 keys at a time: f's temporaries stay few registers
+  const int lanes = width / 4;
   const Shape& shape = kernel.scores->shape();
   const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
-  w.Line("{  // row g", h == 0 ? "" : " + 8", ", keys ", 64 * part, "..");
+  w.Line("{  // row g", h == 0 ? "" : " + 8", ", keys ", first, "..");
   CodeWriter::Scope half(&w, "}");  // each row's values are its own
   const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
-  const std::string key = absl::StrCat("(key0 + ", 64 * part, " + 8 * (k / 2) + 2 * t + k % 2)");
-  const std::string at = absl::StrCat("s[", 8 * part, " + k / 2][", 2 * h, " + k % 2]");
+  const std::string key = absl::StrCat("(key0 + ", first, " + 8 * (k / 2) + 2 * t + k % 2)");
+  const std::string at = absl::StrCat("s[", first / 8, " + k / 2][", 2 * h, " + k % 2]");
   const auto [batch, head_row] = Unfold(w, f, row);
   IndexExpr idx = AtRowColumn(shape, batch, head_row, key);
   idx.thread_guard = absl::StrCat(row, " < ", f.factor * sq);
   idx.lane_guard = absl::StrCat(key, " < ", sk);
-  ExprEmitter e(&w, kLanes, ks);
+  ExprEmitter e(&w, lanes, ks);
   const DType t = kernel.scores->dtype();
   if (IsHalfFloat(t)) {
     // The scores rounded to their 16-bit type as pairs (one conversion for two), so that f's
     // 16-bit arithmetic runs two lanes an instruction: the softmax's exponentials share the
     // issue slots.
     e.PairHalves();
-    w.Line("unsigned scores_w[", kLanes / 2, "];");
+    w.Line("unsigned scores_w[", lanes / 2, "];");
     w.Line("#pragma unroll");
-    w.Line("for (int p = 0; p < ", kLanes / 2,
+    w.Line("for (int p = 0; p < ", lanes / 2,
            "; ++p) scores_w[p] = ", t == DType::kBF16 ? "tessel_pack_bf16(" : "tessel_pack_f16(",
-           "s[", 8 * part, " + p][", 2 * h, "], s[", 8 * part, " + p][", 2 * h + 1, "]);");
+           "s[", first / 8, " + p][", 2 * h, "], s[", first / 8, " + p][", 2 * h + 1, "]);");
     e.Bind(kernel.scores, idx, Value{"scores_w", true, t});
   } else {
     e.Bind(kernel.scores, idx, e.Define("scores", "float", true, at));
@@ -151,13 +154,14 @@ void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& ker
   }
   const Value logits = e.Get(kernel.logits, idx);
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", kLanes, "; ++k) ", at, " = ", logits.At(), ";");
+  w.Line("for (int k = 0; k < ", lanes, "; ++k) ", at, " = ", logits.At(), ";");
 }
 
-// f on a warp's score tile, 64 keys at a time: rows g and g + 8 (h), each 16 lanes k at key
-// 64 part + 8 (k / 2) + 2 t + k % 2 of s[8 part + k / 2][2 h + k % 2]; keys past S_K and rows
-// past S_Q read nothing. Where masks make bands, keys inside all of them for every row of
-// the warp skip the masks' arithmetic (most tiles of a causal mask).
+// f on a warp's score tile, at most 64 keys at a time (f's temporaries stay few registers):
+// rows g and g + 8 (h), each width / 4 lanes k at key first + 8 (k / 2) + 2 t + k % 2 of
+// s[first / 8 + k / 2][2 h + k % 2]; keys past S_K and rows past S_Q read nothing. Where masks make
+// bands, keys inside all of them for every row of the warp skip the masks' arithmetic (most tiles
+// of a causal mask).
 void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
                const std::vector<KeyBand>& bands, const Folding& f, int key_tile) {
   w.Line("[&](index_t batch, float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
@@ -166,18 +170,19 @@ void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
     w.Line("int warp_first = row0, warp_last = row0 + 15;");
     EmitUnfoldRange(w, f, "warp_first", "warp_last");
   }
-  for (int part = 0; part < key_tile / 64; ++part) {
+  for (int first = 0; first < key_tile; first += 64) {
+    const int width = std::min(64, key_tile - first);
     if (bands.empty()) {
-      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, part, h, false);
+      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, first, width, h, false);
       continue;
     }
-    w.Line("if (", InsideBands(ks, bands, 64 * part), ") {");
+    w.Line("if (", InsideBands(ks, bands, first, width), ") {");
     {
       CodeWriter::Scope inside(&w, "} else {");
-      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, part, h, true);
+      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, first, width, h, true);
     }
     CodeWriter::Scope across(&w, "}");
-    for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, part, h, false);
+    for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, first, width, h, false);
   }
 }
 
@@ -225,7 +230,7 @@ struct AttentionSchedule {
 
 AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target,
                                  const AttentionOperand& q, const AttentionOperand& k,
-                                 const AttentionOperand& v) {
+                                 const AttentionOperand& v, const std::vector<KeyBand>& bands) {
   const Shape& s = kernel.scores->shape();
   const int64_t sq = s[s.rank() - 2], sk = s[s.rank() - 1];
   const int64_t d = HeadDimension(q);
@@ -246,6 +251,12 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
     a.splits = std::max<int64_t>(
         1, std::min(CeilDiv(sk, a.tiles.key) / 4, kSms / (a.query_tiles * a.entries)));
   }
+  // Without masks or a split, key tiles of 176 (FlashAttention-3's): fewer rounds of turns,
+  // waits and O rescales a key. On the H100 (bench/RESULTS.md, twenty-second session) 1.5-2.5%
+  // faster than 128 at D = 64 and 128, GQA and S = 16384, but 2.5-4% slower under causal
+  // masks (the band's diagonal tiles grow); 160 was between. Splits keep 128: shares of 4
+  // tiles of 176 would be fewer and leave SMs idle.
+  if (a.hopper && bands.empty() && a.splits == 1) a.tiles.key = 176;
   const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
   // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
   // V tiles of rows padded by 8 elements, one of each at D = 256 (tessel_attention_sm80_layout).
@@ -286,7 +297,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const int64_t d = HeadDimension(q), cols = q.node->shape()[q.d_axis];
   const Shape batch = BatchOf(kernel.matmul->shape());
   const bool f16 = q.layout.base->dtype() == DType::kF16;
-  const AttentionSchedule plan = ChooseSchedule(kernel, target, q, k, v);
+  const std::vector<KeyBand> bands = FindKeyBands(kernel.logits, sq, sk);
+  const AttentionSchedule plan = ChooseSchedule(kernel, target, q, k, v, bands);
   const bool hopper = plan.hopper;
   const AttentionTiles tiles = plan.tiles;
   const Folding fold = plan.fold;
@@ -294,11 +306,10 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const int64_t rows = fold.factor * sq, smem = plan.smem;
   if (splits > 1) ks.workspace_bytes = entries * splits * rows * (d + 2) * 4;
   if (hopper) {
-    ks.tensor_maps.push_back(OperandMap(ks, q, fold, fold.axes));
+    ks.tensor_maps.push_back(OperandMap(ks, q, fold, fold.axes, tiles.query));
     for (const AttentionOperand* o : {&k, &v})
-      ks.tensor_maps.push_back(OperandMap(ks, *o, fold, 0));
+      ks.tensor_maps.push_back(OperandMap(ks, *o, fold, 0, tiles.key));
   }
-  const std::vector<KeyBand> bands = FindKeyBands(kernel.logits, sq, sk);
   ks.schedule = DescribeSchedule(plan, bands, d, cols);
   CodeWriter w;
   BeginSource(w, kernel);
@@ -316,6 +327,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     CodeWriter::Scope config(&w, "};");
     w.Line("static constexpr int D = ", d, ", SQ = ", rows, ", SK = ", sk, ", BATCH = ", entries,
            ", SPLITS = ", splits, ", SMEM = ", smem, ";");
+    if (hopper) w.Line("static constexpr int BK = ", tiles.key, ";");
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
     if (cols != d) {

@@ -84,7 +84,7 @@ int64_t RowStep(const AttentionOperand& o, int fold) {
 }
 
 TensorMapSpec OperandMap(const KernelSource& ks, const AttentionOperand& o, const Folding& f,
-                         int fold_axes) {
+                         int fold_axes, int box_rows) {
   const int64_t elem = 2;
   TensorMapSpec map;
   map.arg = InputIndex(ks, o.layout.base);
@@ -101,7 +101,7 @@ TensorMapSpec OperandMap(const KernelSource& ks, const AttentionOperand& o, cons
     map.dims[2 + i] = used ? batch[batch.size() - 1 - i].extent : 1;
     map.strides[1 + i] = used ? batch[batch.size() - 1 - i].stride * elem : map.strides[i];
   }
-  map.box = {64, 128};
+  map.box = {64, box_rows};
   return map;
 }
 

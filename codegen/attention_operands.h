@@ -50,10 +50,11 @@ Folding FoldHeadGroups(const AttentionOperand& q, const AttentionOperand& k,
 int64_t RowStep(const AttentionOperand& o, int fold);
 
 // An operand as a 5-D TMA map: columns, rows (`fold_axes` folded into them), then up to three
-// batch axes, each at its own step; boxes of 64 columns (128 bytes, the swizzle's row) x 128
-// rows, zeros past the columns (a head dimension below 64 or 128).
+// batch axes, each at its own step; boxes of 64 columns (128 bytes, the swizzle's row) x
+// `box_rows` rows (the kernel's query or key tile), zeros past the columns (a head dimension
+// below 64 or 128).
 TensorMapSpec OperandMap(const KernelSource& ks, const AttentionOperand& o, const Folding& f,
-                         int fold_axes);
+                         int fold_axes, int box_rows);
 
 // The coordinates of OperandMap's dims 2 .. 4 for the output's batch entry `entry` (a C
 // expression), as a brace list.

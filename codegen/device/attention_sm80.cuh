@@ -74,10 +74,12 @@ __device__ __forceinline__ float tessel_quad_sum(float x) {
 // The online softmax over one row half h (rows g and g + 8 of the warp's 16: h = 0, 1) of its
 // score fragments s[NB][4], NB blocks of 8 keys from key0: keys at or past `sk` become -inf,
 // the row's running max m and sum l advance, and s becomes exp(s - m) in place. Returns
-// exp(m_old - m_new), the factor that rescales the output accumulated so far.
+// exp(m_old - m_new), the factor that rescales the output accumulated so far. `guard` false
+// (a constant where inlined) leaves out the test against `sk`, for tiles that end before it.
 template <int NB>
 __device__ __forceinline__ float tessel_attention_online_softmax(float (&s)[NB][4], int h, float& m,
-                                                                 float& l, int key0, int sk) {
+                                                                 float& l, int key0, int sk,
+                                                                 bool guard = true) {
   constexpr float kLog2e = 1.4426950408889634f;
   const int lane = threadIdx.x % 32;
   float top = TESSEL_NEG_INF;
@@ -85,7 +87,7 @@ __device__ __forceinline__ float tessel_attention_online_softmax(float (&s)[NB][
   for (int j = 0; j < NB; ++j) {
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      if (key0 + 8 * j + 2 * (lane % 4) + e >= sk) s[j][2 * h + e] = TESSEL_NEG_INF;
+      if (guard && key0 + 8 * j + 2 * (lane % 4) + e >= sk) s[j][2 * h + e] = TESSEL_NEG_INF;
       top = fmaxf(top, s[j][2 * h + e]);
     }
   }

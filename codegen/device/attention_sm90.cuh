@@ -4,10 +4,10 @@
 // wgmma.
 //
 // Three warpgroups:
-// - the producer, one thread of warpgroup 0: a work tile's Q once, then K and V tiles of 128 keys
-// by
-//   TMA (128-byte swizzle) into a ring of STAGES stages, each with full/empty mbarriers of its
-//   own for K and for V, so that Q K^T starts before V has landed;
+// - the producer, one thread of warpgroup 0: a work tile's Q once, then K and V tiles of BK
+//   keys (C::BK: 176 without masks, else 128) by TMA (128-byte swizzle) into a ring of STAGES
+//   stages, each with full/empty mbarriers of its own for K and for V, so that Q K^T starts
+//   before V has landed;
 // - two consumers, warpgroups 1 and 2, each with 64 query rows: S = Q K^T by wgmma straight
 //   from shared memory (both K-major), the generated `score` (f: scale, bias, masks), the
 //   online softmax in f32 with exp2, then O += P V by wgmma with P in registers (the S
@@ -24,11 +24,11 @@
 // so the generated `score` and `epilogue` are the same callbacks.
 //
 // C provides what tessel_attention_sm80 documents but the offsets and row steps (D, COLS,
-// SQ, SK, BATCH, SPLITS, F16, T), and `static __device__ tessel_attention_coords
+// SQ, SK, BATCH, SPLITS, F16, T), the key tile BK, and `static __device__ tessel_attention_coords
 // q_coords(int)`, `k_coords(int)`, `v_coords(int)`: a batch entry's coordinates in the maps'
 // batch dimensions. The host passes TMA maps of q, k and v as 5-D [.., rows, COLS] (the
 // views' own steps: the batch axes need not be contiguous) with boxes of 64 columns x 128
-// rows; columns past COLS read as zeros.
+// rows (q) or BK rows (k, v); columns past COLS read as zeros.
 #pragma once
 #include "tessel/attention_split.cuh"
 
@@ -38,7 +38,7 @@ struct tessel_attention_coords {
 
 template <class C>
 struct tessel_attention_sm90_layout {
-  static constexpr int BQ = 128, BK = 128;
+  static constexpr int BQ = 128, BK = C::BK;  // BK: 128 or 176 keys
   static constexpr int STAGES = C::D == 64 ? 4 : 2;
   static constexpr int kChunks = C::D / 64;         // 128-byte column chunks (TMA boxes) of a row
   static constexpr int kQBytes = BQ * C::D * 2;     // Q's tile, chunk after chunk
@@ -54,6 +54,10 @@ struct tessel_attention_sm90_layout {
   static_assert(128 * kProducerRegisters + 256 * kConsumerRegisters <= 384 * 168,
                 "setmaxnreg asks for too many registers");
   static_assert(C::D == 64 || C::D == 128, "head dimension 64 or 128");
+  static_assert(BK == 128 || BK == 176, "key tiles of 128 or 176");
+  // Only the last key tile of the keys can end past S_K (the one that holds key S_K - 1), and
+  // then it is the last a work tile visits: the others skip the softmax's key test.
+  static constexpr bool kRagged = C::SK % BK != 0;
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
 };
 
@@ -253,11 +257,12 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
 #pragma unroll
     for (int i = 0; i < C::D / 2; ++i) o[i] = 0.0f;
     // f and the online softmax on tile kt's scores (exp in place); the factors that rescale O.
-    auto softmax = [&](int kt) {
+    // `guard` (a constant at each call): keys at or past S_K may be in the tile.
+    auto softmax = [&](int kt, bool guard) {
       score(w.batch, sf, row0, kt * L::BK);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        rescale[h] = tessel_attention_online_softmax(sf, h, m[h], l[h], kt * L::BK, C::SK);
+        rescale[h] = tessel_attention_online_softmax(sf, h, m[h], l[h], kt * L::BK, C::SK, guard);
       }
     };
     auto pack = [&] {
@@ -275,10 +280,15 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
       tessel_wgmma_wait<0>();
       tessel_fence_registers(s);
       if (signals) tessel_mbar_arrive(&bar.k_empty[n % L::STAGES]);
-      softmax(w.kt_begin);
+      if (L::kRagged && tiles == 1) {
+        softmax(w.kt_begin, true);
+      } else {
+        softmax(w.kt_begin, false);
+      }
       pack();
     }
-    for (int i = 1; i < tiles; ++i) {
+    // Key tile i of the work tile's, after the first.
+    auto step = [&](int i, bool guard) {
       const int j = n + i;  // this key tile's place in the ring; j - 1: the last one's
       tessel_mbar_wait(&bar.k_full[j % L::STAGES], phase(j));
       tessel_mbar_wait(&bar.v_full[(j - 1) % L::STAGES], phase(j - 1));
@@ -290,7 +300,7 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
       tessel_wgmma_wait<1>();
       tessel_fence_registers(s);
       if (signals) tessel_mbar_arrive(&bar.k_empty[j % L::STAGES]);
-      softmax(w.kt_begin + i);
+      softmax(w.kt_begin + i, guard);
       tessel_wgmma_wait<0>();  // P V has retired: O and P are the registers' own again
       tessel_fence_registers(o);
       tessel_fence_registers(p);
@@ -301,7 +311,9 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
         of[e][2] *= rescale[1], of[e][3] *= rescale[1];
       }
       pack();
-    }
+    };
+    for (int i = 1; i < (L::kRagged ? tiles - 1 : tiles); ++i) step(i, false);
+    if (L::kRagged && tiles > 1) step(tiles - 1, true);
     // Q's last product has retired: the producer may load the next work tile's. Without key
     // tiles no turn or product has gathered the warpgroup since its wait for Q, so it meets
     // here first: a warp still to wait for this Q would otherwise see the next one's phase.

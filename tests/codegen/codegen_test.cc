@@ -284,8 +284,15 @@ TEST(CodegenTest, AttentionFoldsHeadGroupsAndSplitsKeys) {
   EXPECT_TRUE(absl::StrContains(ampere[0].source, "SQ = 4, SK = 16384, BATCH = 2, SPLITS = 1"));
   // Full query tiles, or q broadcast too: nothing folds.
   const Tensor prefill = attention(in({1, 2, 4, 512, 128}), in({1, 2, 1, 512, 128}));
-  EXPECT_TRUE(absl::StrContains(kernels(prefill, Target{9, 0, true}).at(0).source,
-                                "SQ = 512, SK = 512, BATCH = 8, SPLITS = 1"));
+  const std::string prefill_source = kernels(prefill, Target{9, 0, true}).at(0).source;
+  EXPECT_TRUE(absl::StrContains(prefill_source, "SQ = 512, SK = 512, BATCH = 8, SPLITS = 1"));
+  // Key tiles of 176 without masks or a split; 128 for the shares of a split.
+  EXPECT_TRUE(absl::StrContains(prefill_source, "BK = 176;"));
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "BK = 128;"));
+  const Tensor causal_scores = masked_fill(matmul(in({8, 512, 128}), transpose(in({8, 512, 128}))),
+                                           triu(ones({512, 512}, DType::kBool), 1), -INFINITY);
+  const Tensor causal = matmul(softmax(causal_scores, -1), in({8, 512, 128}));
+  EXPECT_TRUE(absl::StrContains(kernels(causal, Target{9, 0, true}).at(0).source, "BK = 128;"));
   const Tensor shared_q = attention(in({1, 2, 1, 1, 128}), in({1, 2, 3, 700, 128}));
   EXPECT_TRUE(absl::StrContains(kernels(shared_q, Target{9, 0, true}).at(0).source,
                                 "SQ = 1, SK = 700, BATCH = 6"));

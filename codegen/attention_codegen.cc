@@ -98,27 +98,54 @@ void EmitKeyRange(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBa
   }
 }
 
+// Whether every band holds at run time (BandHolds).
+std::string BandsHold(const KernelSource& ks, const std::vector<KeyBand>& bands) {
+  std::vector<std::string> terms;
+  for (const KeyBand& band : bands) terms.push_back(absl::StrCat("(", BandHolds(ks, band), ")"));
+  return absl::StrJoin(terms, " && ");
+}
+
 // Whether keys key0 + first .. key0 + first + width - 1 lie inside every band for the warp's
-// rows warp_first .. warp_last: there f is its unmasked part alone.
+// rows warp_first .. warp_last, the bands holding: there f is its unmasked part alone.
 std::string InsideBands(const KernelSource& ks, const std::vector<KeyBand>& bands, int first,
                         int width) {
   std::vector<std::string> terms;
   for (const KeyBand& band : bands) {
-    terms.push_back(absl::StrCat(
-        "(", BandHolds(ks, band), " && ",
+    terms.push_back(
         band.upper
             ? absl::StrCat("key0 + ", first + width - 1, " < ", BandEdge(ks, band, "warp_first"))
-            : absl::StrCat("key0 + ", first, " > ", BandEdge(ks, band, "warp_last")),
-        ")"));
+            : absl::StrCat("key0 + ", first, " > ", BandEdge(ks, band, "warp_last")));
   }
   return absl::StrJoin(terms, " && ");
 }
 
-// One row half's f on keys first .. first + width - 1 of the tile (width / 4 lanes a thread);
-// with `inside`, every band's where is its kept input.
+// How EmitScorePart writes f: as recorded (masks evaluated per element), or with every band
+// holding: f's unmasked part, then -inf at the keys the bands mask unless `inside`.
+enum class ScoreForm { kRecorded, kHeld };
+
+// -inf at the keys of row `row` (its head's row) that a band masks, the bands holding; each
+// band's edge clamped to [-1, S_K] once a row, so that the test is one int compare a key.
+void EmitBandMask(CodeWriter& w, const KernelSource& ks, const std::vector<KeyBand>& bands,
+                  const std::string& row, const std::string& key, const std::string& at, int lanes,
+                  int64_t sk) {
+  w.Line("if (!inside) {");
+  CodeWriter::Scope mask(&w, "}");
+  std::vector<std::string> masked;
+  for (size_t i = 0; i < bands.size(); ++i) {
+    const std::string edge = absl::StrCat("edge", i);
+    w.Line("const int ", edge, " = (int)max(-1ll, min(", sk, "ll, ", BandEdge(ks, bands[i], row),
+           "));");
+    masked.push_back(absl::StrCat(key, bands[i].upper ? " >= " : " <= ", edge));
+  }
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", lanes, "; ++k) if (", absl::StrJoin(masked, " || "), ") ", at,
+         " = TESSEL_NEG_INF;");
+}
+
+// One row half's f on keys first .. first + width - 1 of the tile (width / 4 lanes a thread).
 void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
                    const std::vector<KeyBand>& bands, const Folding& f, int first, int width, int h,
-                   bool inside) {
+                   ScoreForm form) {
   const int lanes = width / 4;
   const Shape& shape = kernel.scores->shape();
   const int64_t sq = shape[shape.rank() - 2], sk = shape[shape.rank() - 1];
@@ -147,7 +174,8 @@ void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& ker
   } else {
     e.Bind(kernel.scores, idx, e.Define("scores", "float", true, at));
   }
-  if (inside) {  // innermost first: an outer band's kept input holds the inner where
+  if (form == ScoreForm::kHeld) {
+    // Innermost first: an outer band's kept input holds the inner where.
     for (auto band = bands.rbegin(); band != bands.rend(); ++band) {
       e.Bind(band->where, idx, e.Get(band->kept, idx));
     }
@@ -155,34 +183,45 @@ void EmitScorePart(CodeWriter& w, const KernelSource& ks, const FusedKernel& ker
   const Value logits = e.Get(kernel.logits, idx);
   w.Line("#pragma unroll");
   w.Line("for (int k = 0; k < ", lanes, "; ++k) ", at, " = ", logits.At(), ";");
+  // Where every band holds, f is -inf where any masks and its unmasked part elsewhere
+  // (attention_band.h: only casts lie between the wheres, and -inf casts to -inf).
+  if (form == ScoreForm::kHeld) EmitBandMask(w, ks, bands, head_row, key, at, lanes, sk);
 }
 
 // f on a warp's score tile, at most 64 keys at a time (f's temporaries stay few registers):
 // rows g and g + 8 (h), each width / 4 lanes k at key first + 8 (k / 2) + 2 t + k % 2 of
-// s[first / 8 + k / 2][2 h + k % 2]; keys past S_K and rows past S_Q read nothing. Where masks make
-// bands, keys inside all of them for every row of the warp skip the masks' arithmetic (most tiles
-// of a causal mask).
+// s[first / 8 + k / 2][2 h + k % 2]; keys past S_K and rows past S_Q read nothing. Where masks
+// make bands that hold at run time, f is computed without them, and -inf replaces the keys
+// they mask only where the keys cross a band's edge for some row of the warp (the diagonal
+// tiles of a causal mask): one compare a key there, none elsewhere. Otherwise each element
+// evaluates the masks as recorded.
 void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
                const std::vector<KeyBand>& bands, const Folding& f, int key_tile) {
   w.Line("[&](index_t batch, float (&s)[", key_tile / 8, "][4], int row0, int key0) {");
   CodeWriter::Scope lambda(&w, "},");
   if (!bands.empty()) {
+    w.Line("const bool held = ", BandsHold(ks, bands), ";");
     w.Line("int warp_first = row0, warp_last = row0 + 15;");
     EmitUnfoldRange(w, f, "warp_first", "warp_last");
   }
   for (int first = 0; first < key_tile; first += 64) {
     const int width = std::min(64, key_tile - first);
+    auto both_rows = [&](ScoreForm form) {
+      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, first, width, h, form);
+    };
     if (bands.empty()) {
-      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, first, width, h, false);
+      both_rows(ScoreForm::kRecorded);
       continue;
     }
-    w.Line("if (", InsideBands(ks, bands, first, width), ") {");
+    // Per part, as ptxas keeps the recorded masks' temporaries without spills.
+    w.Line("if (held) {");
     {
-      CodeWriter::Scope inside(&w, "} else {");
-      for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, first, width, h, true);
+      CodeWriter::Scope held(&w, "} else {");
+      w.Line("const bool inside = ", InsideBands(ks, bands, first, width), ";");
+      both_rows(ScoreForm::kHeld);
     }
-    CodeWriter::Scope across(&w, "}");
-    for (int h = 0; h < 2; ++h) EmitScorePart(w, ks, kernel, bands, f, first, width, h, false);
+    CodeWriter::Scope recorded(&w, "}");
+    both_rows(ScoreForm::kRecorded);
   }
 }
 
@@ -226,6 +265,10 @@ struct AttentionSchedule {
   AttentionTiles tiles;
   Folding fold;
   int64_t query_tiles = 1, entries = 1, splits = 1, smem = 0;
+  // Hopper: blocks take work tiles by ticket, longest first across groups of `group` entries
+  // (tessel_attention_sm90_work); otherwise a fixed share, entry by entry.
+  bool tickets = false;
+  int64_t group = 1;
 };
 
 AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target,
@@ -257,13 +300,22 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // masks (the band's diagonal tiles grow); 160 was between. Splits keep 128: shares of 4
   // tiles of 176 would be fewer and leave SMs idle.
   if (a.hopper && bands.empty() && a.splits == 1) a.tiles.key = 176;
+  // Under masks that leave query tiles different numbers of keys (causal: 1 to S_K / 128), a
+  // fixed share of the work tiles per block leaves blocks idle at the end: at B x H = 128,
+  // S = 4096, each of 132 blocks walks 31 or 32 tiles, and the largest sum is 1.12 times the
+  // mean. Taking tiles by ticket, longest first over several entries, evens the sums out; the
+  // group of entries whose keys and values run at once stays within 16 MB (L2: 50 MB).
+  if (a.hopper && !bands.empty() && a.splits == 1 && kernel.work_tickets) {
+    a.tickets = true;
+    a.group = std::clamp<int64_t>((int64_t{16} << 20) / (sk * d * 4), 1, a.entries);
+  }
   const int stages = d == 64 ? 4 : 2;  // tessel_attention_sm90_layout's STAGES
   // Q, the stages' K and V tiles, the barriers (tessel_attention_sm90_layout); Q and two K and
   // V tiles of rows padded by 8 elements, one of each at D = 256 (tessel_attention_sm80_layout).
   const int buffers = d <= 128 ? 2 : 1;
-  a.smem = a.hopper
-               ? 1024 + (a.tiles.query + 2 * stages * a.tiles.key) * d * 2 + (2 + 4 * stages) * 8
-               : (a.tiles.query + 2 * buffers * a.tiles.key) * (d + 8) * 2;
+  a.smem = a.hopper ? 1024 + (a.tiles.query + 2 * stages * a.tiles.key) * d * 2 +
+                          (2 + 4 * stages) * 8 + 16
+                    : (a.tiles.query + 2 * buffers * a.tiles.key) * (d + 8) * 2;
   return a;
 }
 
@@ -277,6 +329,10 @@ std::string DescribeSchedule(const AttentionSchedule& a, const std::vector<KeyBa
     absl::StrAppend(&text, ", the ", a.fold.factor, " query heads of a K/V head as rows");
   }
   if (a.splits > 1) absl::StrAppend(&text, ", keys split ", a.splits, " ways and combined");
+  if (a.tickets) {
+    absl::StrAppend(&text, ", work tiles by ticket, longest first in groups of ", a.group,
+                    a.group == 1 ? " entry" : " entries");
+  }
   if (!bands.empty()) {
     absl::StrAppend(&text, ", key tiles outside ", bands.size(),
                     bands.size() == 1 ? " mask band" : " mask bands", " skipped");
@@ -305,6 +361,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const int64_t query_tiles = plan.query_tiles, entries = plan.entries, splits = plan.splits;
   const int64_t rows = fold.factor * sq, smem = plan.smem;
   if (splits > 1) ks.workspace_bytes = entries * splits * rows * (d + 2) * 4;
+  if (plan.tickets) ks.workspace_bytes = 16;  // the ticket counter
   if (hopper) {
     ks.tensor_maps.push_back(OperandMap(ks, q, fold, fold.axes, tiles.query));
     for (const AttentionOperand* o : {&k, &v})
@@ -327,7 +384,10 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     CodeWriter::Scope config(&w, "};");
     w.Line("static constexpr int D = ", d, ", SQ = ", rows, ", SK = ", sk, ", BATCH = ", entries,
            ", SPLITS = ", splits, ", SMEM = ", smem, ";");
-    if (hopper) w.Line("static constexpr int BK = ", tiles.key, ";");
+    if (hopper) {
+      w.Line("static constexpr int BK = ", tiles.key, ", GROUP = ", plan.group, ";");
+      w.Line("static constexpr bool TICKETS = ", plan.tickets ? "true" : "false", ";");
+    }
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
     if (cols != d) {
@@ -356,7 +416,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     if (hopper) {
       w.Line("tessel_attention_sm90<attention_config>(tmap0, tmap1, tmap2, ",
-             splits > 1 ? "ws" : "nullptr", ",");
+             ks.workspace_bytes > 0 ? "ws" : "nullptr", ",");
     } else {
       w.Line("tessel_attention_sm80<attention_config>(", PointerName(ks, q.layout.base), ", ",
              PointerName(ks, k.layout.base), ", ", PointerName(ks, v.layout.base), ",");
@@ -364,6 +424,12 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     EmitKeyRange(w, ks, bands, fold, sk);
     EmitScore(w, ks, kernel, bands, fold, tiles.key);
     EmitOutput(w, ks, kernel, d, cols, fold, tiles.query);
+  }
+  const std::string init = absl::StrCat(kNamePlaceholder, "_init");
+  if (plan.tickets) {
+    w.Blank();
+    auto body = KernelBlock(w, "32", init, ks);
+    w.Line("if (threadIdx.x == 0) *(int*)ws = 0;  // the first ticket");
   }
   const std::string combine = absl::StrCat(kNamePlaceholder, "_combine");
   if (splits > 1) {
@@ -373,6 +439,12 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     w.Line("tessel_attention_combine<attention_config>(ws,");
     EmitOutput(w, ks, kernel, d, cols, fold, 64);
+  }
+  if (plan.tickets) {
+    Launch zero;
+    zero.entry = init;
+    zero.block = 32;
+    ks.launches.push_back(zero);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

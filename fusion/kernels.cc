@@ -200,6 +200,7 @@ class KernelBuilder {
         kernel.matmul = a.members.back();
         kernel.scores = a.scores;
         kernel.logits = a.logits;
+        kernel.work_tickets = s_.options.work_tickets;
       }
     } else if (group.is_gemm) {
       kernel.kind = KernelKind::kGemm;

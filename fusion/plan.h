@@ -72,6 +72,9 @@ struct FusedKernel {
   // The most blocks of a thread-block cluster that may share one staged row
   // (FusionOptions::cluster_blocks).
   int cluster_blocks = 1;
+  // Attention: whether a persistent kernel whose work tiles differ in cost (FusionOptions::
+  // work_tickets) may have its blocks take them by ticket.
+  bool work_tickets = false;
   // Streaming: sums that accumulate online with a max of the same kernel.
   std::vector<OnlineSum> online_sums;
   // Gemm: the matmul node. Attention: the output matmul (p v), and the scores matmul (q k^T)

@@ -37,6 +37,8 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   const char* groups = std::getenv("TESSEL_GEMM_GROUPS");
   options.gemm_groups = target.major == 9 && target.arch_specific &&
                         (groups == nullptr || std::strcmp(groups, "0") != 0);
+  const char* tickets = std::getenv("TESSEL_TICKETS");
+  options.work_tickets = tickets == nullptr || std::strcmp(tickets, "0") != 0;
   return options;
 }
 

@@ -56,6 +56,10 @@ struct FusionOptions {
   int max_segments = 128;
   // Attention chains (fusion/attention.h) run as one kernel (the target has mma.sync).
   bool attention = false;
+  // Persistent attention kernels whose work tiles differ in cost (masks leave query tiles
+  // different numbers of keys) hand them out by ticket, the next to the first block done
+  // (one zeroing launch more); otherwise each block walks a fixed share.
+  bool work_tickets = true;
   // GEMMs that read the same A (q, k and v projections) run as one kernel where that pays
   // (fusion/gemm_groups.h): the Hopper wgmma kernel's tile walk serves several B operands.
   bool gemm_groups = false;
@@ -67,7 +71,8 @@ FusionPlan PlanFusion(const Program& program, const FusionOptions& options = {})
 
 // TESSEL_FUSION=0 selects the unfused mode for a whole process. With a target: the staged
 // row limits it supports (clusters of 8 blocks from sm_90; TESSEL_CLUSTERS=0: none), and
-// GEMM groups on sm_90a (TESSEL_GEMM_GROUPS=0: none, e.g. to compare).
+// GEMM groups on sm_90a (TESSEL_GEMM_GROUPS=0: none, e.g. to compare); TESSEL_TICKETS=0
+// turns work tickets off (to compare).
 FusionOptions DefaultFusionOptions();
 FusionOptions DefaultFusionOptions(const Target& target);
 

@@ -16,15 +16,16 @@
 // with tile j-1's P V, and the softmax of tile j (max, exp, sum) runs while P V is in flight;
 // only the rescale of O and the packing of P wait for it. The two consumers take turns to
 // issue (ping-pong), so that one's softmax also runs under the other's products. A block
-// visits only the key tiles `key_range` leaves (causal and window masks), last query tiles
-// of a batch entry first.
+// visits only the key tiles `key_range` leaves (causal and window masks). Work tiles go
+// longest first: a batch entry's last query tiles first, and where C::TICKETS, across groups
+// of C::GROUP entries, each block taking the next by ticket (tessel_attention_sm90_work).
 //
 // The accumulators of an m64nN wgmma, float[N / 2] a thread, are exactly the m16n8 fragment
 // layout of each warp's 16 rows that tessel_attention_sm80 documents (s[j][e] = acc[4 j + e]),
 // so the generated `score` and `epilogue` are the same callbacks.
 //
 // C provides what tessel_attention_sm80 documents but the offsets and row steps (D, COLS,
-// SQ, SK, BATCH, SPLITS, F16, T), the key tile BK, and `static __device__ tessel_attention_coords
+// SQ, SK, BATCH, SPLITS, F16, T), the key tile BK, the work order (TICKETS, GROUP), and `static __device__ tessel_attention_coords
 // q_coords(int)`, `k_coords(int)`, `v_coords(int)`: a batch entry's coordinates in the maps'
 // batch dimensions. The host passes TMA maps of q, k and v as 5-D [.., rows, COLS] (the
 // views' own steps: the batch axes need not be contiguous) with boxes of 64 columns x 128
@@ -44,10 +45,17 @@ struct tessel_attention_sm90_layout {
   static constexpr int kQBytes = BQ * C::D * 2;     // Q's tile, chunk after chunk
   static constexpr int kTileBytes = BK * C::D * 2;  // one K or V tile
   static constexpr int kBarriers = 2 + 4 * STAGES;  // Q full, Q empty; K, V full and empty
-  // 1024 bytes of slack align the tiles to the swizzle's 1024-byte atom.
-  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * STAGES * kTileBytes + kBarriers * 8;
+  // 1024 bytes of slack align the tiles to the swizzle's 1024-byte atom; after the barriers,
+  // 16 bytes hold the number of the work tile whose Q the producer loads.
+  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * STAGES * kTileBytes + kBarriers * 8 + 16;
   static constexpr int kQueryTiles = (C::SQ + BQ - 1) / BQ;
   static constexpr int kWork = kQueryTiles * C::BATCH * C::SPLITS;  // the persistent walk's
+  // Entries in groups of at most C::GROUP, their sizes as even as can be (kGroups: kLarge
+  // entries, then the rest of kSmall).
+  static constexpr int kGroups = (C::BATCH + C::GROUP - 1) / C::GROUP;
+  static constexpr int kSmall = C::BATCH / kGroups, kLarge = kSmall + 1;
+  static constexpr int kLargeGroups = C::BATCH % kGroups;
+  static_assert(!C::TICKETS || C::SPLITS == 1, "tickets walk whole query tiles");
   // setmaxnreg: 384 x 168 registers from launch (__launch_bounds__(384, 1)); the producer
   // gives back what the consumers take.
   static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
@@ -72,9 +80,20 @@ tessel_attention_sm90_barriers_at(unsigned long long* b) {
   return {b, b + 1, b + 2, b + 2 + S, b + 2 + 2 * S, b + 2 + 3 * S};
 }
 
-// Work tile t of the persistent walk (blockIdx.x, then every gridDim.x-th): a query tile of a
-// batch entry, last query tiles of an entry first (under a causal mask they visit the most
-// keys), and where C::SPLITS > 1 a share of its key tiles (split fastest).
+// After the barriers: the number of the work tile whose Q the producer loads (derived from a
+// pointer the consumers hold anyway: a register fewer for them).
+template <class C>
+__device__ __forceinline__ volatile int* tessel_attention_sm90_slot(
+    const tessel_attention_sm90_barriers& bar) {
+  return (volatile int*)(bar.q_full + tessel_attention_sm90_layout<C>::kBarriers);
+}
+
+// Work tile t of the persistent walk: a query tile of a batch entry and, where C::SPLITS > 1,
+// a share of its key tiles (split fastest). Query tiles go last first, so that under a causal
+// mask the tiles that visit the most keys start first and the short ones fill the end. The
+// entries go in groups, each group's tiles by query tile, then entry: with tickets (a block
+// takes the next work tile when it is done with one) the longest tiles of several entries run
+// first, and the keys and values in use at once are a group's (C::GROUP: what L2 holds).
 struct tessel_attention_work {
   int batch, split, q0, kt_begin, kt_end;
 };
@@ -83,11 +102,19 @@ template <class C, class KeyRange>
 __device__ __forceinline__ tessel_attention_work tessel_attention_sm90_work(int t,
                                                                             KeyRange& key_range) {
   using L = tessel_attention_sm90_layout<C>;
+  constexpr int Q = L::kQueryTiles, kLargeTiles = L::kLargeGroups * L::kLarge * Q;
   tessel_attention_work w;
   w.split = t % C::SPLITS;
-  const int tile = t / C::SPLITS;
-  w.batch = tile / L::kQueryTiles;
-  w.q0 = (L::kQueryTiles - 1 - tile % L::kQueryTiles) * L::BQ;
+  int tile = t / C::SPLITS, rank;
+  if (tile < kLargeTiles) {
+    w.batch = tile / (L::kLarge * Q) * L::kLarge + tile % L::kLarge;
+    rank = tile % (L::kLarge * Q) / L::kLarge;
+  } else {
+    tile -= kLargeTiles;
+    w.batch = L::kLargeGroups * L::kLarge + tile / (L::kSmall * Q) * L::kSmall + tile % L::kSmall;
+    rank = tile % (L::kSmall * Q) / L::kSmall;
+  }
+  w.q0 = (Q - 1 - rank) * L::BQ;
   tessel_attention_key_tiles<L::BK, C::SK>(key_range, w.batch, w.q0, min(w.q0 + L::BQ, C::SQ) - 1,
                                            w.kt_begin, w.kt_end);
   if constexpr (C::SPLITS > 1) {  // this block's share of the key tiles
@@ -113,21 +140,29 @@ __device__ __forceinline__ void tessel_attention_sm90_load_tile(
   }
 }
 
-// The producer walks the block's work tiles: each one's Q once the consumers are done with
-// the last (Q empty), then its K and V tiles through the ring, whose stages and phases run on
-// across work tiles (n: the key tiles loaded so far).
+// The producer walks the block's work tiles: for each, once the consumers are done with the
+// last one's Q (Q empty), the tile's number in `slot` and its Q, then its K and V tiles
+// through the ring, whose stages and phases run on across work tiles (n: the key tiles loaded
+// so far). A block's first work tile is blockIdx.x; the next is gridDim.x on from it, or with
+// C::TICKETS the next ticket's (`ticket` counts from 0 at launch). Past the last work tile
+// the slot's number ends the consumers' walk.
 template <class C, class KeyRange>
 __device__ __forceinline__ void tessel_attention_sm90_producer(
     unsigned char* sq, unsigned char* sk, unsigned char* sv, tessel_attention_sm90_barriers bar,
-    const tessel_tensor_map& q_map, const tessel_tensor_map& k_map, const tessel_tensor_map& v_map,
-    KeyRange& key_range) {
+    int* ticket, const tessel_tensor_map& q_map, const tessel_tensor_map& k_map,
+    const tessel_tensor_map& v_map, KeyRange& key_range) {
   using L = tessel_attention_sm90_layout<C>;
-  int n = 0, round = 0;
-  for (int t = blockIdx.x; t < L::kWork; t += gridDim.x, ++round) {
+  int n = 0;
+  for (int t = blockIdx.x, round = 0;; ++round) {
+    tessel_mbar_wait(bar.q_empty, (round & 1) ^ 1);  // a fresh barrier passes parity 1
+    *tessel_attention_sm90_slot<C>(bar) = t;
+    if (t >= L::kWork) {
+      tessel_mbar_arrive(bar.q_full);
+      return;
+    }
     const tessel_attention_work w = tessel_attention_sm90_work<C>(t, key_range);
     const tessel_attention_coords qb = C::q_coords(w.batch), kb = C::k_coords(w.batch),
                                   vb = C::v_coords(w.batch);
-    tessel_mbar_wait(bar.q_empty, (round & 1) ^ 1);  // a fresh barrier passes parity 1
     tessel_mbar_arrive_expect_tx(bar.q_full, L::kQBytes);
 #pragma unroll
     for (int j = 0; j < L::kChunks; ++j) {
@@ -143,6 +178,9 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
       tessel_attention_sm90_load_tile<C>(sv + stage * L::kTileBytes, v_map, &bar.v_full[stage],
                                          &bar.v_empty[stage], phase, kt, vb);
     }
+    // The next ticket while the consumers still work on this tile's last keys (Q empty comes
+    // after their last Q K^T): its latency stays off the walk.
+    t = C::TICKETS ? (int)gridDim.x + atomicAdd(ticket, 1) : t + (int)gridDim.x;
   }
 }
 
@@ -181,7 +219,8 @@ __device__ __forceinline__ void tessel_attention_sm90_values(
 }
 
 // `key_range`, `score` and `epilogue` as tessel_attention_sm80 takes them; `ws` holds the
-// shares where C::SPLITS > 1. Persistent: a block walks work tiles blockIdx.x, blockIdx.x +
+// shares where C::SPLITS > 1, the ticket counter (zeroed before the launch) where C::TICKETS.
+// Persistent: a block walks work tiles blockIdx.x, blockIdx.x +
 // gridDim.x, ..., so that the next tile's Q and first K and V load while this one's last
 // products and stores run.
 template <class C, class KeyRange, class Score, class Epilogue>
@@ -216,7 +255,8 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kProducerRegisters>();
     if (threadIdx.x == 0) {
-      tessel_attention_sm90_producer<C>(sq, sk, sv, bar, q_map, k_map, v_map, key_range);
+      tessel_attention_sm90_producer<C>(sq, sk, sv, bar, (int*)ws, q_map, k_map, v_map,
+                                        key_range);
     }
     return;
   }
@@ -248,8 +288,14 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   auto take_turn = [&] { tessel_named_barrier(1 + c, 256); };
   auto pass_turn = [&] { tessel_named_barrier_arrive(2 - c, 256); };
   if (c == 1) tessel_named_barrier_arrive(1, 256);
-  int n = 0, round = 0;  // key tiles and work tiles consumed before this one
-  for (int t = blockIdx.x; t < L::kWork; t += gridDim.x, ++round) {
+  int n = 0;  // key tiles consumed before this work tile
+  for (int round = 0;; ++round) {
+    tessel_mbar_wait(bar.q_full, round & 1);
+    // The producer writes the next number only after this tile's Q empty. Lane 0's, so that
+    // ptxas knows it uniform: the key tiles' ring positions and the wgmma descriptors derived
+    // from it stay in uniform registers (a plain load cost 32 R2UR a key tile).
+    const int t = __shfl_sync(0xffffffffu, *tessel_attention_sm90_slot<C>(bar), 0);
+    if (t >= L::kWork) break;
     const tessel_attention_work w = tessel_attention_sm90_work<C>(t, key_range);
     const int tiles = w.kt_end - w.kt_begin;  // none: every row is -inf only, and gives NaN
     const int row0 = w.q0 + 64 * c + 16 * (threadIdx.x / 32 % 4);  // the warp's first row
@@ -269,7 +315,6 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
 #pragma unroll
       for (int kk = 0; kk < L::BK / 16; ++kk) tessel_attention_pack_p<C::F16>(sf, kk, p[kk]);
     };
-    tessel_mbar_wait(bar.q_full, round & 1);
     // Tile 0 apart, so that the loop's body is straight-line code: ptxas tracks which wgmmas
     // are in flight only along it (a branch on i > 0 would make it serialize them).
     if (tiles > 0) {

@@ -287,12 +287,21 @@ TEST(CodegenTest, AttentionFoldsHeadGroupsAndSplitsKeys) {
   const std::string prefill_source = kernels(prefill, Target{9, 0, true}).at(0).source;
   EXPECT_TRUE(absl::StrContains(prefill_source, "SQ = 512, SK = 512, BATCH = 8, SPLITS = 1"));
   // Key tiles of 176 without masks or a split; 128 for the shares of a split.
-  EXPECT_TRUE(absl::StrContains(prefill_source, "BK = 176;"));
-  EXPECT_TRUE(absl::StrContains(hopper[0].source, "BK = 128;"));
+  EXPECT_TRUE(absl::StrContains(prefill_source, "BK = 176,"));
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "BK = 128,"));
+  // Work tiles of one cost: a fixed share a block, no ticket.
+  EXPECT_TRUE(absl::StrContains(prefill_source, "TICKETS = false;"));
   const Tensor causal_scores = masked_fill(matmul(in({8, 512, 128}), transpose(in({8, 512, 128}))),
                                            triu(ones({512, 512}, DType::kBool), 1), -INFINITY);
   const Tensor causal = matmul(softmax(causal_scores, -1), in({8, 512, 128}));
-  EXPECT_TRUE(absl::StrContains(kernels(causal, Target{9, 0, true}).at(0).source, "BK = 128;"));
+  const auto causal_kernels = kernels(causal, Target{9, 0, true});
+  EXPECT_TRUE(absl::StrContains(causal_kernels.at(0).source, "BK = 128, GROUP = 8;"));
+  // Under the mask, work tiles by ticket, longest first across the 8 entries (their keys and
+  // values take 2 MB): the counter is zeroed before each run.
+  EXPECT_TRUE(absl::StrContains(causal_kernels[0].source, "TICKETS = true;"));
+  ASSERT_EQ(causal_kernels[0].launches.size(), 2u);
+  EXPECT_EQ(causal_kernels[0].launches[0].grid[0], 1);
+  EXPECT_EQ(causal_kernels[0].workspace_bytes, 16);
   const Tensor shared_q = attention(in({1, 2, 1, 1, 128}), in({1, 2, 3, 700, 128}));
   EXPECT_TRUE(absl::StrContains(kernels(shared_q, Target{9, 0, true}).at(0).source,
                                 "SQ = 1, SK = 700, BATCH = 6"));

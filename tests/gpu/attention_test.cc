@@ -119,6 +119,29 @@ TEST_F(AttentionTest, CausalAndWindowMasksSkipTiles) {
   }
 }
 
+// A mask's fill is a kernel argument: with -inf the band skips key tiles and tests keys only
+// where they cross its edge; with a finite fill the same kernel visits every key tile and
+// evaluates the mask at each element as recorded.
+TEST_F(AttentionTest, FiniteMaskFillsRunTheRecordedMasks) {
+  const DType b = DType::kBF16;
+  auto build = [&](Device d, double fill) {
+    const Tensor q = Data({2, 3, 300, 64}, 40, b, d), k = Data({2, 3, 300, 64}, 41, b, d);
+    Tensor s = matmul(q, transpose(k)) * 0.125;
+    s = masked_fill(s, triu(ones({300, 300}, DType::kBool, d), 1), fill);
+    return matmul(softmax(s, -1), Data({2, 3, 300, 64}, 42, b, d));
+  };
+  Compare([&](Device d) { return build(d, -INFINITY); });
+  for (double fill : {-3.0, -static_cast<double>(INFINITY), 0.5}) {
+    SCOPED_TRACE(::testing::Message() << "fill " << fill);
+    const int64_t plans = GetStats().plans_built.load();
+    const Tensor gpu = build(Device::kCUDA, fill);
+    realize({gpu});
+    EXPECT_EQ(GetStats().plans_built.load(), plans);
+    testing::ExpectClose(gpu.to_vector<float>(), build(Device::kCPU, fill).to_vector<double>(),
+                         3.2e-2, 1e-2);
+  }
+}
+
 // More work tiles than SMs, so that each persistent block walks several: 150 entries of 3
 // query tiles (450), 3 ragged key tiles each, so the K/V ring's stages and phases run on
 // across work tiles off a multiple of its stages (2 at D = 128, 4 at D = 64); the causal band

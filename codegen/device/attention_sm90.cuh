@@ -8,7 +8,7 @@
 //   keys (C::BK: 176 without masks, else 128) by TMA (128-byte swizzle) into a ring of STAGES
 //   stages, each with full/empty mbarriers of its own for K and for V, so that Q K^T starts
 //   before V has landed;
-// - two consumers, warpgroups 1 and 2, each with 64 query rows: S = Q K^T by wgmma straight
+// - two consumers, warpgroups 1 and 2, each with 64 query rows (one where S_Q <= 64): S = Q K^T by wgmma straight
 //   from shared memory (both K-major), the generated `score` (f: scale, bias, masks), the
 //   online softmax in f32 with exp2, then O += P V by wgmma with P in registers (the S
 //   accumulators' layout is the A fragment's) and V MN-major from shared memory.
@@ -66,6 +66,9 @@ struct tessel_attention_sm90_layout {
   // Only the last key tile of the keys can end past S_K (the one that holds key S_K - 1), and
   // then it is the last a work tile visits: the others skip the softmax's key test.
   static constexpr bool kRagged = C::SK % BK != 0;
+  // Consumer warpgroups with query rows: one where all rows fit its 64 (decoding: a few
+  // queries a head, folded), so that the other's products take no turns on the tensor cores.
+  static constexpr int kConsumers = C::SQ <= 64 ? 1 : 2;
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
 };
 
@@ -239,12 +242,12 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
       tessel_attention_sm90_barriers_at<C>((unsigned long long*)(sv + L::STAGES * L::kTileBytes));
   if (threadIdx.x == 0) {
     tessel_mbar_init(bar.q_full, 1);
-    tessel_mbar_init(bar.q_empty, 2);  // one arrive per consumer warpgroup
+    tessel_mbar_init(bar.q_empty, L::kConsumers);  // one arrive per consumer warpgroup
     for (int s = 0; s < L::STAGES; ++s) {
       tessel_mbar_init(&bar.k_full[s], 1);  // the producer's arrive plus the TMA bytes
       tessel_mbar_init(&bar.v_full[s], 1);
-      tessel_mbar_init(&bar.k_empty[s], 2);
-      tessel_mbar_init(&bar.v_empty[s], 2);
+      tessel_mbar_init(&bar.k_empty[s], L::kConsumers);
+      tessel_mbar_init(&bar.v_empty[s], L::kConsumers);
     }
     tessel_fence_mbar_init();
   }
@@ -262,6 +265,7 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   }
   tessel_setmaxnreg_inc<L::kConsumerRegisters>();
   const int c = warpgroup - 1;
+  if (c >= L::kConsumers) return;  // no query rows
   const bool signals = threadIdx.x % 128 == 0;
   // Descriptors of consumer c's Q rows and of the first K and V stages; the others are
   // offsets from them.
@@ -284,9 +288,13 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   // Ping-pong: the consumers take turns to issue their wgmmas (named barriers 1 and 2), so
   // that one's softmax runs while the other's products occupy the tensor cores. Consumer 1
   // lets consumer 0 go first, and consumer 0 takes one turn more at the end, which balances
-  // the barriers' arrivals for any number of issues.
-  auto take_turn = [&] { tessel_named_barrier(1 + c, 256); };
-  auto pass_turn = [&] { tessel_named_barrier_arrive(2 - c, 256); };
+  // the barriers' arrivals for any number of issues. A consumer alone takes no turns.
+  auto take_turn = [&] {
+    if constexpr (L::kConsumers == 2) tessel_named_barrier(1 + c, 256);
+  };
+  auto pass_turn = [&] {
+    if constexpr (L::kConsumers == 2) tessel_named_barrier_arrive(2 - c, 256);
+  };
   if (c == 1) tessel_named_barrier_arrive(1, 256);
   int n = 0;  // key tiles consumed before this work tile
   for (int round = 0;; ++round) {

@@ -283,6 +283,10 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // and so does head dimension 256 (not built on wgmma).
   a.hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel) && d <= 128;
   a.tiles = a.hopper ? AttentionTiles{128, 128} : AttentionTiles{};
+  // D = 64 on Hopper: 192 query rows, three consumer warpgroups (FlashAttention-3's tile): the
+  // products take half the time of D = 128's, so the softmax's latency weighs more and a
+  // third warpgroup hides it; 160 registers each hold key tiles of 128.
+  if (a.hopper && d == 64) a.tiles.query = 192;
   a.fold = FoldHeadGroups(q, k, v, batch, sq, a.tiles.query);
   a.query_tiles = CeilDiv(a.fold.factor * sq, a.tiles.query);
   a.entries = std::max<int64_t>(1, batch.numel()) / a.fold.factor;
@@ -299,7 +303,7 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // faster than 128 at D = 64 and 128, GQA and S = 16384, but 2.5-4% slower under causal
   // masks (the band's diagonal tiles grow); 160 was between. Splits keep 128: shares of 4
   // tiles of 176 would be fewer and leave SMs idle.
-  if (a.hopper && bands.empty() && a.splits == 1) a.tiles.key = 176;
+  if (a.hopper && bands.empty() && a.splits == 1 && a.tiles.query == 128) a.tiles.key = 176;
   // Under masks that leave query tiles different numbers of keys (causal: 1 to S_K / 128), a
   // fixed share of the work tiles per block leaves blocks idle at the end: at B x H = 128,
   // S = 4096, each of 132 blocks walks 31 or 32 tiles, and the largest sum is 1.12 times the
@@ -368,6 +372,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
       ks.tensor_maps.push_back(OperandMap(ks, *o, fold, 0, tiles.key));
   }
   ks.schedule = DescribeSchedule(plan, bands, d, cols);
+  // A producer warpgroup and a consumer warpgroup per 64 query rows (attention_sm90.cuh).
+  const int threads = hopper ? 128 * (1 + tiles.query / 64) : 128;
   CodeWriter w;
   BeginSource(w, kernel);
   w.Line("#include \"tessel/attention_sm", hopper ? 90 : 80, ".cuh\"");
@@ -385,7 +391,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     w.Line("static constexpr int D = ", d, ", SQ = ", rows, ", SK = ", sk, ", BATCH = ", entries,
            ", SPLITS = ", splits, ", SMEM = ", smem, ";");
     if (hopper) {
-      w.Line("static constexpr int BK = ", tiles.key, ", GROUP = ", plan.group, ";");
+      w.Line("static constexpr int BQ = ", tiles.query, ", BK = ", tiles.key,
+             ", GROUP = ", plan.group, ";");
       w.Line("static constexpr bool TICKETS = ", plan.tickets ? "true" : "false", ";");
     }
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
@@ -412,7 +419,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   }
   w.Blank();
   {
-    auto body = KernelBlock(w, hopper ? "384, 1" : "128", kNamePlaceholder, ks);
+    auto body = KernelBlock(w, absl::StrCat(threads, hopper ? ", 1" : ""), kNamePlaceholder, ks);
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     if (hopper) {
       w.Line("tessel_attention_sm90<attention_config>(tmap0, tmap1, tmap2, ",
@@ -450,7 +457,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   launch.entry = kNamePlaceholder;
   launch.grid = hopper ? std::array<int64_t, 3>{query_tiles * entries * splits, 1, 1}
                        : std::array<int64_t, 3>{query_tiles, entries, 1};
-  launch.block = hopper ? 384 : 128;
+  launch.block = threads;
   // The Hopper kernel walks the work tiles with one block an SM (its shared memory allows no
   // more), so that the next tile's loads overlap this one's last products and stores.
   if (hopper) launch.persistent_per_sm = 1;

@@ -1,35 +1,38 @@
 // tessel device library: attention on Hopper (sm_90a), handed to NVRTC as the named header
-// "tessel/attention_sm90.cuh". O = softmax(f(Q K^T)) V for (batch, 128-query tile) work tiles
-// that a persistent block walks, never writing the scores: the FlashAttention-3 forward loop on
+// "tessel/attention_sm90.cuh". O = softmax(f(Q K^T)) V for (batch, query tile) work tiles that
+// a persistent block walks, never writing the scores: the FlashAttention-3 forward loop on
 // wgmma.
 //
-// Three warpgroups:
+// A producer warpgroup and BQ / 64 consumers (tiles of 128 queries, or 192 at D = 64 as in
+// FlashAttention-3: three consumers there hide more of the softmax's latency):
 // - the producer, one thread of warpgroup 0: a work tile's Q once, then K and V tiles of BK
-//   keys (C::BK: 176 without masks, else 128) by TMA (128-byte swizzle) into a ring of STAGES
-//   stages, each with full/empty mbarriers of its own for K and for V, so that Q K^T starts
-//   before V has landed;
-// - two consumers, warpgroups 1 and 2, each with 64 query rows (one where S_Q <= 64): S = Q K^T by wgmma straight
-//   from shared memory (both K-major), the generated `score` (f: scale, bias, masks), the
-//   online softmax in f32 with exp2, then O += P V by wgmma with P in registers (the S
-//   accumulators' layout is the A fragment's) and V MN-major from shared memory.
+//   keys (C::BK: 176 without masks at 128 queries, else 128) by TMA (128-byte swizzle) into a
+//   ring of STAGES stages, each with full/empty mbarriers of its own for K and for V, so that
+//   Q K^T starts before V has landed;
+// - the consumers, warpgroups 1 .. BQ / 64, each with 64 query rows (one alone where S_Q <=
+//   64): S = Q K^T by wgmma straight from shared memory (both K-major), the generated `score`
+//   (f: scale, bias, masks), the online softmax in f32 with exp2, then O += P V by wgmma with
+//   P in registers (the S accumulators' layout is the A fragment's) and V MN-major from
+//   shared memory.
 // Each consumer overlaps its softmax with the tensor cores: tile j's Q K^T is issued together
 // with tile j-1's P V, and the softmax of tile j (max, exp, sum) runs while P V is in flight;
-// only the rescale of O and the packing of P wait for it. The two consumers take turns to
-// issue (ping-pong), so that one's softmax also runs under the other's products. A block
-// visits only the key tiles `key_range` leaves (causal and window masks). Work tiles go
-// longest first: a batch entry's last query tiles first, and where C::TICKETS, across groups
-// of C::GROUP entries, each block taking the next by ticket (tessel_attention_sm90_work).
+// only the rescale of O and the packing of P wait for it. The consumers take turns to issue
+// (ping-pong), so that one's softmax also runs under the others' products. A block visits
+// only the key tiles `key_range` leaves (causal and window masks). Work tiles go longest
+// first: a batch entry's last query tiles first, and where C::TICKETS, across groups of
+// C::GROUP entries, each block taking the next by ticket (tessel_attention_sm90_work).
 //
 // The accumulators of an m64nN wgmma, float[N / 2] a thread, are exactly the m16n8 fragment
 // layout of each warp's 16 rows that tessel_attention_sm80 documents (s[j][e] = acc[4 j + e]),
 // so the generated `score` and `epilogue` are the same callbacks.
 //
 // C provides what tessel_attention_sm80 documents but the offsets and row steps (D, COLS,
-// SQ, SK, BATCH, SPLITS, F16, T), the key tile BK, the work order (TICKETS, GROUP), and `static __device__ tessel_attention_coords
-// q_coords(int)`, `k_coords(int)`, `v_coords(int)`: a batch entry's coordinates in the maps'
-// batch dimensions. The host passes TMA maps of q, k and v as 5-D [.., rows, COLS] (the
-// views' own steps: the batch axes need not be contiguous) with boxes of 64 columns x 128
-// rows (q) or BK rows (k, v); columns past COLS read as zeros.
+// SQ, SK, BATCH, SPLITS, F16, T), the tiles BQ and BK, the work order (TICKETS, GROUP), and
+// `static __device__ tessel_attention_coords q_coords(int)`, `k_coords(int)`,
+// `v_coords(int)`: a batch entry's coordinates in the maps' batch dimensions. The host passes
+// TMA maps of q, k and v as 5-D [.., rows, COLS] (the views' own steps: the batch axes need
+// not be contiguous) with boxes of 64 columns x BQ rows (q) or BK rows (k, v); columns past
+// COLS read as zeros.
 #pragma once
 #include "tessel/attention_split.cuh"
 
@@ -39,7 +42,9 @@ struct tessel_attention_coords {
 
 template <class C>
 struct tessel_attention_sm90_layout {
-  static constexpr int BQ = 128, BK = C::BK;  // BK: 128 or 176 keys
+  static constexpr int BQ = C::BQ, BK = C::BK;  // BQ: 128 or 192 queries; BK: 128 or 176 keys
+  // Consumer warpgroups launched, 64 query rows each (a producer warpgroup besides).
+  static constexpr int kConsumerGroups = BQ / 64;
   static constexpr int STAGES = C::D == 64 ? 4 : 2;
   static constexpr int kChunks = C::D / 64;         // 128-byte column chunks (TMA boxes) of a row
   static constexpr int kQBytes = BQ * C::D * 2;     // Q's tile, chunk after chunk
@@ -56,19 +61,22 @@ struct tessel_attention_sm90_layout {
   static constexpr int kSmall = C::BATCH / kGroups, kLarge = kSmall + 1;
   static constexpr int kLargeGroups = C::BATCH % kGroups;
   static_assert(!C::TICKETS || C::SPLITS == 1, "tickets walk whole query tiles");
-  // setmaxnreg: 384 x 168 registers from launch (__launch_bounds__(384, 1)); the producer
-  // gives back what the consumers take.
-  static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
-  static_assert(128 * kProducerRegisters + 256 * kConsumerRegisters <= 384 * 168,
+  // setmaxnreg: 65536 registers from launch (__launch_bounds__(kThreads, 1)); the producer
+  // gives back what the consumers take: 40 and 232 with two consumers, 32 and 160 with three.
+  static constexpr int kThreads = 128 * (1 + kConsumerGroups);
+  static constexpr int kProducerRegisters = kConsumerGroups == 2 ? 40 : 32;
+  static constexpr int kConsumerRegisters = kConsumerGroups == 2 ? 232 : 160;
+  static_assert(128 * kProducerRegisters + 128 * kConsumerGroups * kConsumerRegisters <= 65536,
                 "setmaxnreg asks for too many registers");
   static_assert(C::D == 64 || C::D == 128, "head dimension 64 or 128");
   static_assert(BK == 128 || BK == 176, "key tiles of 128 or 176");
+  static_assert(BQ == 128 || (BQ == 192 && BK == 128), "192 queries: 160 registers hold 128 keys");
   // Only the last key tile of the keys can end past S_K (the one that holds key S_K - 1), and
   // then it is the last a work tile visits: the others skip the softmax's key test.
   static constexpr bool kRagged = C::SK % BK != 0;
   // Consumer warpgroups with query rows: one where all rows fit its 64 (decoding: a few
   // queries a head, folded), so that the other's products take no turns on the tensor cores.
-  static constexpr int kConsumers = C::SQ <= 64 ? 1 : 2;
+  static constexpr int kConsumers = C::SQ <= 64 ? 1 : kConsumerGroups;
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
 };
 
@@ -285,17 +293,19 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   unsigned p[L::BK / 16][4];
   float(&sf)[L::BK / 8][4] = *reinterpret_cast<float(*)[L::BK / 8][4]>(s);
   float(&of)[C::D / 8][4] = *reinterpret_cast<float(*)[C::D / 8][4]>(o);
-  // Ping-pong: the consumers take turns to issue their wgmmas (named barriers 1 and 2), so
-  // that one's softmax runs while the other's products occupy the tensor cores. Consumer 1
-  // lets consumer 0 go first, and consumer 0 takes one turn more at the end, which balances
-  // the barriers' arrivals for any number of issues. A consumer alone takes no turns.
+  // Ping-pong: the consumers take turns to issue their wgmmas (named barriers 1 .. kConsumers,
+  // in a ring), so that one's softmax runs while another's products occupy the tensor cores.
+  // The last consumer lets consumer 0 go first, and consumer 0 takes one turn more at the
+  // end, which balances the barriers' arrivals for any number of issues. A consumer alone
+  // takes no turns.
+  constexpr int K = L::kConsumers;
   auto take_turn = [&] {
-    if constexpr (L::kConsumers == 2) tessel_named_barrier(1 + c, 256);
+    if constexpr (K > 1) tessel_named_barrier(1 + c, 256);
   };
   auto pass_turn = [&] {
-    if constexpr (L::kConsumers == 2) tessel_named_barrier_arrive(2 - c, 256);
+    if constexpr (K > 1) tessel_named_barrier_arrive(1 + (c + 1) % K, 256);
   };
-  if (c == 1) tessel_named_barrier_arrive(1, 256);
+  if (K > 1 && c == K - 1) tessel_named_barrier_arrive(1, 256);
   int n = 0;  // key tiles consumed before this work tile
   for (int round = 0;; ++round) {
     tessel_mbar_wait(bar.q_full, round & 1);
@@ -370,7 +380,7 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
     // Q's last product has retired: the producer may load the next work tile's. Without key
     // tiles no turn or product has gathered the warpgroup since its wait for Q, so it meets
     // here first: a warp still to wait for this Q would otherwise see the next one's phase.
-    if (tiles <= 0) tessel_named_barrier(3 + c, 128);
+    if (tiles <= 0) tessel_named_barrier(4 + c, 128);  // past the turns' barriers
     if (signals) tessel_mbar_arrive(bar.q_empty);
     if (tiles > 0) {
       const int j = n + tiles - 1;

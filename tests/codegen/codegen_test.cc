@@ -289,6 +289,12 @@ TEST(CodegenTest, AttentionFoldsHeadGroupsAndSplitsKeys) {
   // Key tiles of 176 without masks or a split; 128 for the shares of a split.
   EXPECT_TRUE(absl::StrContains(prefill_source, "BK = 176,"));
   EXPECT_TRUE(absl::StrContains(hopper[0].source, "BK = 128,"));
+  // Head dimension 64: 192 query rows a tile, three consumer warpgroups and the producer's.
+  const Tensor narrow = attention(in({1, 2, 1, 512, 64}), in({1, 2, 1, 512, 64}));
+  const auto narrow_kernels = kernels(narrow, Target{9, 0, true});
+  EXPECT_TRUE(absl::StrContains(narrow_kernels.at(0).source, "BQ = 192, BK = 128,"));
+  EXPECT_EQ(narrow_kernels[0].launches.at(0).block, 512);
+  EXPECT_EQ(narrow_kernels[0].launches[0].grid[0], 3 * 2);  // ceil(512 / 192) x 2 entries
   // Work tiles of one cost: a fixed share a block, no ticket.
   EXPECT_TRUE(absl::StrContains(prefill_source, "TICKETS = false;"));
   const Tensor causal_scores = masked_fill(matmul(in({8, 512, 128}), transpose(in({8, 512, 128}))),

@@ -301,8 +301,10 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // Without masks or a split, key tiles of 176 (FlashAttention-3's): fewer rounds of turns,
   // waits and O rescales a key. On the H100 (bench/RESULTS.md, twenty-second session) 1.5-2.5%
   // faster than 128 at D = 64 and 128, GQA and S = 16384, but 2.5-4% slower under causal
-  // masks (the band's diagonal tiles grow); 160 was between. Splits keep 128: shares of 4
-  // tiles of 176 would be fewer and leave SMs idle.
+  // masks (the band's diagonal tiles grow); 160 was between. With tickets and one compare a
+  // key on diagonal tiles (twenty-third session) still 1.5-3% slower at S = 4096 under causal
+  // masks, 1% faster at 16384: masks keep 128. Splits keep 128: shares of 4 tiles of 176
+  // would be fewer and leave SMs idle. Tiles of 192 queries keep 128 (registers).
   if (a.hopper && bands.empty() && a.splits == 1 && a.tiles.query == 128) a.tiles.key = 176;
   // Under masks that leave query tiles different numbers of keys (causal: 1 to S_K / 128), a
   // fixed share of the work tiles per block leaves blocks idle at the end: at B x H = 128,

@@ -231,9 +231,8 @@ __device__ __forceinline__ void tessel_attention_sm90_values(
 
 // `key_range`, `score` and `epilogue` as tessel_attention_sm80 takes them; `ws` holds the
 // shares where C::SPLITS > 1, the ticket counter (zeroed before the launch) where C::TICKETS.
-// Persistent: a block walks work tiles blockIdx.x, blockIdx.x +
-// gridDim.x, ..., so that the next tile's Q and first K and V load while this one's last
-// products and stores run.
+// Persistent: a block walks several work tiles (tessel_attention_sm90_producer says which), so
+// that the next tile's Q and first K and V load while this one's last products and stores run.
 template <class C, class KeyRange, class Score, class Epilogue>
 __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q_map,
                                                       const tessel_tensor_map& k_map,

@@ -61,9 +61,9 @@ struct tessel_attention_sm90_layout {
   static constexpr int kSmall = C::BATCH / kGroups, kLarge = kSmall + 1;
   static constexpr int kLargeGroups = C::BATCH % kGroups;
   static_assert(!C::TICKETS || C::SPLITS == 1, "tickets walk whole query tiles");
-  // setmaxnreg: 65536 registers from launch (__launch_bounds__(kThreads, 1)); the producer
-  // gives back what the consumers take: 40 and 232 with two consumers, 32 and 160 with three.
-  static constexpr int kThreads = 128 * (1 + kConsumerGroups);
+  // setmaxnreg: 65536 registers from launch (__launch_bounds__(128 (1 + kConsumerGroups), 1));
+  // the producer gives back what the consumers take: 40 and 232 with two consumers, 32 and 160
+  // with three.
   static constexpr int kProducerRegisters = kConsumerGroups == 2 ? 40 : 32;
   static constexpr int kConsumerRegisters = kConsumerGroups == 2 ? 232 : 160;
   static_assert(128 * kProducerRegisters + 128 * kConsumerGroups * kConsumerRegisters <= 65536,

@@ -28,6 +28,9 @@ Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, double sca
   return from_vector(testing::RandomValues(shape.numel(), seed, -scale, scale), shape, dtype, d);
 }
 
+// The relative bound for an output of `dtype` (the header's).
+double RelativeBound(DType dtype) { return dtype == DType::kBF16 ? 3.2e-2 : 8e-3; }
+
 // Builds `build` on both devices, checks that the GPU ran it as one attention kernel (on
 // wgmma on sm_90a, unless `wgmma` is false), and compares the output.
 void Compare(const std::function<Tensor(Device)>& build, bool wgmma = true) {
@@ -43,8 +46,8 @@ void Compare(const std::function<Tensor(Device)>& build, bool wgmma = true) {
   }
   realize({gpu});
   ASSERT_EQ(gpu.shape(), cpu.shape());
-  const double rtol = gpu.dtype() == DType::kBF16 ? 3.2e-2 : 8e-3;
-  testing::ExpectClose(gpu.to_vector<float>(), cpu.to_vector<double>(), rtol, 1e-2);
+  testing::ExpectClose(gpu.to_vector<float>(), cpu.to_vector<double>(), RelativeBound(gpu.dtype()),
+                       1e-2);
 }
 
 // Compare for a program that differs from an earlier one in values only (scalar arguments):
@@ -54,8 +57,8 @@ void CompareWithoutNewPlan(const std::function<Tensor(Device)>& build) {
   const Tensor gpu = build(Device::kCUDA);
   realize({gpu});
   EXPECT_EQ(GetStats().plans_built.load(), plans);
-  testing::ExpectClose(gpu.to_vector<float>(), build(Device::kCPU).to_vector<double>(), 3.2e-2,
-                       1e-2);
+  testing::ExpectClose(gpu.to_vector<float>(), build(Device::kCPU).to_vector<double>(),
+                       RelativeBound(gpu.dtype()), 1e-2);
 }
 
 TEST_F(AttentionTest, ScaledSoftmaxRaggedTiles) {

@@ -310,8 +310,9 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // fixed share of the work tiles per block leaves blocks idle at the end: at B x H = 128,
   // S = 4096, each of 132 blocks walks 31 or 32 tiles, and the largest sum is 1.12 times the
   // mean. Taking tiles by ticket, longest first over several entries, evens the sums out; the
-  // group of entries whose keys and values run at once stays within 16 MB (L2: 50 MB).
-  if (a.hopper && !bands.empty() && a.splits == 1 && kernel.work_tickets) {
+  // group of entries whose keys and values run at once stays within 16 MB (L2: 50 MB). With one
+  // query tile an entry (decoding) the bands leave every work tile the same keys: no tickets.
+  if (a.hopper && !bands.empty() && a.splits == 1 && a.query_tiles > 1 && kernel.work_tickets) {
     a.tickets = true;
     a.group = std::clamp<int64_t>((int64_t{16} << 20) / (sk * d * 4), 1, a.entries);
   }

@@ -82,6 +82,10 @@ std::vector<Example> Examples(Device d) {
                "sum(x, {0}) of 16384 x 8192 f32: a warp per 32 columns, the column split over "
                "threads and blocks",
                {sum(tall, {0})}});
+  e.push_back({"column_softmax",
+               "softmax(x, 0) of 16384 x 8192 f32: columns held on chip, each split over the "
+               "blocks of a cluster",
+               {softmax(tall, 0)}});
   Tensor cube = In({64, 512, 4096}, DType::kBF16, d);
   e.push_back({"middle_mean",
                "mean(x, {1}) of 64 x 512 x 4096 bf16: a middle axis reduced",

@@ -51,7 +51,7 @@ struct tessel_attention_sm90_layout {
   static constexpr int kTileBytes = BK * C::D * 2;  // one K or V tile
   static constexpr int kBarriers = 2 + 4 * STAGES;  // Q full, Q empty; K, V full and empty
   // 1024 bytes of slack align the tiles to the swizzle's 1024-byte atom; after the barriers,
-  // 16 bytes hold the number of the work tile whose Q the producer loads.
+  // 16 bytes hold the number of the work tile whose Q the producer loads (C::TICKETS).
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * STAGES * kTileBytes + kBarriers * 8 + 16;
   static constexpr int kQueryTiles = (C::SQ + BQ - 1) / BQ;
   static constexpr int kWork = kQueryTiles * C::BATCH * C::SPLITS;  // the persistent walk's
@@ -77,6 +77,11 @@ struct tessel_attention_sm90_layout {
   // Consumer warpgroups with query rows: one where all rows fit its 64 (decoding: a few
   // queries a head, folded), so that the other's products take no turns on the tensor cores.
   static constexpr int kConsumers = C::SQ <= 64 ? 1 : kConsumerGroups;
+  // Where blocks take tickets, the work tile's number passes through the slot between two
+  // named barriers (after the turns' 1 .. 3 and the no-key meetings' 4 .. 6): written, then
+  // ready for the consumers; read, then free for the producer's next.
+  static constexpr int kNumberReady = 7, kNumberRead = 8;
+  static constexpr int kNumberThreads = 32 + 128 * kConsumers;  // the producer warp, consumers
   static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
 };
 
@@ -91,8 +96,8 @@ tessel_attention_sm90_barriers_at(unsigned long long* b) {
   return {b, b + 1, b + 2, b + 2 + S, b + 2 + 2 * S, b + 2 + 3 * S};
 }
 
-// After the barriers: the number of the work tile whose Q the producer loads (derived from a
-// pointer the consumers hold anyway: a register fewer for them).
+// After the barriers: the number of the work tile whose Q the producer loads, where blocks
+// take tickets (derived from a pointer the consumers hold anyway: a register fewer for them).
 template <class C>
 __device__ __forceinline__ volatile int* tessel_attention_sm90_slot(
     const tessel_attention_sm90_barriers& bar) {
@@ -152,11 +157,13 @@ __device__ __forceinline__ void tessel_attention_sm90_load_tile(
 }
 
 // The producer walks the block's work tiles: for each, once the consumers are done with the
-// last one's Q (Q empty), the tile's number in `slot` and its Q, then its K and V tiles
-// through the ring, whose stages and phases run on across work tiles (n: the key tiles loaded
-// so far). A block's first work tile is blockIdx.x; the next is gridDim.x on from it, or with
-// C::TICKETS the next ticket's (`ticket` counts from 0 at launch). Past the last work tile
-// the slot's number ends the consumers' walk.
+// last one's Q (Q empty), its Q, then its K and V tiles through the ring, whose stages and
+// phases run on across work tiles (n: the key tiles loaded so far). A block's first work tile
+// is blockIdx.x; the next is gridDim.x on from it, which the consumers count too, or with
+// C::TICKETS the next ticket's (`ticket` counts from 0 at launch), which they read from the
+// slot; past the last work tile it ends their walk. The slot passes between named barriers,
+// not Q's mbarriers alone (which order it as well): compute-sanitizer's racecheck follows
+// those and reports a plain shared store ordered by mbarriers as a race.
 template <class C, class KeyRange>
 __device__ __forceinline__ void tessel_attention_sm90_producer(
     unsigned char* sq, unsigned char* sk, unsigned char* sv, tessel_attention_sm90_barriers bar,
@@ -166,9 +173,15 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
   int n = 0;
   for (int t = blockIdx.x, round = 0;; ++round) {
     tessel_mbar_wait(bar.q_empty, (round & 1) ^ 1);  // a fresh barrier passes parity 1
-    *tessel_attention_sm90_slot<C>(bar) = t;
+    if constexpr (C::TICKETS) {
+      // Long since read: the consumers read a number as they start its work tile.
+      if (round > 0) tessel_named_barrier(L::kNumberRead, L::kNumberThreads);
+      *tessel_attention_sm90_slot<C>(bar) = t;
+      tessel_named_barrier_arrive(L::kNumberReady, L::kNumberThreads);
+    }
     if (t >= L::kWork) {
-      tessel_mbar_arrive(bar.q_full);
+      // The last number read: no barrier is left part-way when the block exits.
+      if (C::TICKETS) tessel_named_barrier(L::kNumberRead, L::kNumberThreads);
       return;
     }
     const tessel_attention_work w = tessel_attention_sm90_work<C>(t, key_range);
@@ -307,12 +320,17 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   if (K > 1 && c == K - 1) tessel_named_barrier_arrive(1, 256);
   int n = 0;  // key tiles consumed before this work tile
   for (int round = 0;; ++round) {
-    tessel_mbar_wait(bar.q_full, round & 1);
-    // The producer writes the next number only after this tile's Q empty. Lane 0's, so that
-    // ptxas knows it uniform: the key tiles' ring positions and the wgmma descriptors derived
-    // from it stay in uniform registers (a plain load cost 32 R2UR a key tile).
-    const int t = __shfl_sync(0xffffffffu, *tessel_attention_sm90_slot<C>(bar), 0);
+    int t = blockIdx.x + round * gridDim.x;
+    if constexpr (C::TICKETS) {
+      // Lane 0's, so that ptxas knows it uniform: the key tiles' ring positions and the wgmma
+      // descriptors derived from it stay in uniform registers (a plain load cost 32 R2UR a key
+      // tile).
+      tessel_named_barrier(L::kNumberReady, L::kNumberThreads);
+      t = __shfl_sync(0xffffffffu, *tessel_attention_sm90_slot<C>(bar), 0);
+      tessel_named_barrier_arrive(L::kNumberRead, L::kNumberThreads);
+    }
     if (t >= L::kWork) break;
+    tessel_mbar_wait(bar.q_full, round & 1);
     const tessel_attention_work w = tessel_attention_sm90_work<C>(t, key_range);
     const int tiles = w.kt_end - w.kt_begin;  // none: every row is -inf only, and gives NaN
     const int row0 = w.q0 + 64 * c + 16 * (threadIdx.x / 32 % 4);  // the warp's first row

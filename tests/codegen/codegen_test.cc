@@ -308,6 +308,13 @@ TEST(CodegenTest, AttentionFoldsHeadGroupsAndSplitsKeys) {
   ASSERT_EQ(causal_kernels[0].launches.size(), 2u);
   EXPECT_EQ(causal_kernels[0].launches[0].grid[0], 1);
   EXPECT_EQ(causal_kernels[0].workspace_bytes, 16);
+  // One query tile an entry: the mask leaves every work tile the same keys, so no tickets.
+  const Tensor short_scores = masked_fill(matmul(in({8, 40, 128}), transpose(in({8, 40, 128}))),
+                                          triu(ones({40, 40}, DType::kBool), 1), -INFINITY);
+  const Tensor short_causal = matmul(softmax(short_scores, -1), in({8, 40, 128}));
+  const auto short_kernels = kernels(short_causal, Target{9, 0, true});
+  EXPECT_TRUE(absl::StrContains(short_kernels.at(0).source, "TICKETS = false;"));
+  EXPECT_EQ(short_kernels[0].launches.size(), 1u);
   const Tensor shared_q = attention(in({1, 2, 1, 1, 128}), in({1, 2, 3, 700, 128}));
   EXPECT_TRUE(absl::StrContains(kernels(shared_q, Target{9, 0, true}).at(0).source,
                                 "SQ = 1, SK = 700, BATCH = 6"));

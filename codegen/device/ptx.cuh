@@ -377,6 +377,7 @@ TESSEL_DEFINE_WGMMA_TF32(64, 32, 32, 33, 34)
     }                                                                                     \
   }
 
+TESSEL_DEFINE_WGMMA_RS(256, 128, 128, 129, 130, 131, 132, 133, 134)
 TESSEL_DEFINE_WGMMA_RS(128, 64, 64, 65, 66, 67, 68, 69, 70)
 TESSEL_DEFINE_WGMMA_RS(64, 32, 32, 33, 34, 35, 36, 37, 38)
 

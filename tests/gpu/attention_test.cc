@@ -6,6 +6,8 @@
 // Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
 #include <cmath>
 #include <functional>
+#include <tuple>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "core/stats.h"
@@ -220,18 +222,28 @@ TEST_F(AttentionTest, CacheLengthIsAnArgument) {
   }
 }
 
-// Head dimension 256 runs on mma.sync on every target (Q read from shared memory at each
-// step, one K/V buffer): ragged tiles, a causal mask, grouped heads, f16.
+// Head dimension 256 (wgmma on sm_90a with key tiles of 64; mma.sync elsewhere, reading Q
+// from shared memory at each step): ragged tiles, a causal mask, grouped heads, f16; keys past
+// a tile of 64 without a mask; columns padded to 256; one query against keys split among
+// blocks.
 TEST_F(AttentionTest, HeadDimension256) {
   for (DType t : {DType::kBF16, DType::kF16}) {
-    Compare(
-        [&](Device d) {
-          const Tensor q = Data({2, 4, 130, 256}, 34, t, d), k = Data({2, 1, 200, 256}, 35, t, d);
-          Tensor s = matmul(q, transpose(k)) * 0.0625;
-          s = masked_fill(s, triu(ones({130, 200}, DType::kBool, d), 71), -INFINITY);
-          return matmul(softmax(s, -1), Data({2, 1, 200, 256}, 36, t, d));
-        },
-        /*wgmma=*/false);
+    Compare([&](Device d) {
+      const Tensor q = Data({2, 4, 130, 256}, 34, t, d), k = Data({2, 1, 200, 256}, 35, t, d);
+      Tensor s = matmul(q, transpose(k)) * 0.0625;
+      s = masked_fill(s, triu(ones({130, 200}, DType::kBool, d), 71), -INFINITY);
+      return matmul(softmax(s, -1), Data({2, 1, 200, 256}, 36, t, d));
+    });
+  }
+  const DType b = DType::kBF16;
+  for (const auto& [sq, sk, cols] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {300, 333, 256}, {77, 129, 200}, {1, 3000, 256}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys, " << cols);
+    Compare([&](Device d) {
+      const Tensor q = Data({1, 3, sq, cols}, 37, b, d), k = Data({1, 3, sk, cols}, 38, b, d);
+      return matmul(softmax(matmul(q, transpose(k)) * 0.0625, -1),
+                    Data({1, 3, sk, cols}, 39, b, d));
+    });
   }
 }
 

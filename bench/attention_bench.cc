@@ -53,7 +53,7 @@ BENCHMARK(BM_Attention)
     ->Args({1, 16, 16, 8192, 8192, 128, 1})  // causal, few heads: the work tiles' order counts
     ->Args({8, 16, 16, 4096, 4096, 64, 0})   // head dimension 64
     ->Args({8, 16, 16, 4096, 4096, 64, 1})
-    ->Args({4, 16, 16, 4096, 4096, 256, 0})  // head dimension 256 (key tiles of 64)
+    ->Args({4, 16, 16, 4096, 4096, 256, 0})  // head dimension 256 (key tiles of 80)
     ->Args({4, 16, 16, 4096, 4096, 256, 1})
     ->Args({4, 32, 8, 4096, 4096, 128, 0})  // grouped heads: 8 KV heads for 32 query heads
     ->Args({4, 32, 8, 4096, 4096, 128, 1})

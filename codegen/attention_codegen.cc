@@ -282,9 +282,10 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
   a.hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel);
   a.tiles = a.hopper ? AttentionTiles{128, 128} : AttentionTiles{};
-  // D = 256: O alone takes 128 of a consumer's 232 registers; key tiles of 64 leave S 32 and P
-  // 16, and Q (64 KB) and two stages of K and V (128 KB) fit in shared memory.
-  if (a.hopper && d == 256) a.tiles.key = 64;
+  // D = 256: O alone takes 128 of a consumer's 232 registers; key tiles of 80 (FlashAttention-3's)
+  // leave S 40 and P 20, and Q (64 KB) and two stages of K and V (160 KB) just fit in shared
+  // memory. 2.8-3.6% faster than 64 on the H100 (bench/RESULTS.md, twenty-fourth session).
+  if (a.hopper && d == 256) a.tiles.key = 80;
   // D = 64 on Hopper: 192 query rows, three consumer warpgroups (FlashAttention-3's tile): the
   // products take half the time of D = 128's, so the softmax's latency weighs more and a
   // third warpgroup hides it; 160 registers each hold key tiles of 128.
@@ -306,7 +307,7 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // masks (the band's diagonal tiles grow); 160 was between. With tickets and one compare a
   // key on diagonal tiles (twenty-third session) still 1.5-3% slower at S = 4096 under causal
   // masks, 1% faster at 16384: masks keep 128. Splits keep 128: shares of 4 tiles of 176
-  // would be fewer and leave SMs idle. Tiles of 192 queries keep 128 and D = 256 64 (registers).
+  // would be fewer and leave SMs idle. Tiles of 192 queries keep 128 and D = 256 80 (registers).
   if (a.hopper && bands.empty() && a.splits == 1 && d == 128) a.tiles.key = 176;
   // Under masks that leave query tiles different numbers of keys (causal: 1 to S_K / 128), a
   // fixed share of the work tiles per block leaves blocks idle at the end: at B x H = 128,

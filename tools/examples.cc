@@ -122,6 +122,13 @@ std::vector<Example> Examples(Device d) {
                "the same under a causal mask written with triu and masked_fill: key tiles past "
                "the diagonal skipped",
                {matmul(softmax(causal, -1), v)}});
+  Tensor wide_q = In({4, 16, 4096, 256}, DType::kBF16, d);
+  Tensor wide_k = In({4, 16, 4096, 256}, DType::kBF16, d);
+  e.push_back({"attention_256",
+               "matmul(softmax(q k^T / 16), v), 4 x 16 heads of 4096 x 256 bf16: wider heads, "
+               "narrower key tiles",
+               {matmul(softmax(matmul(wide_q, transpose(wide_k)) * 0.0625, -1),
+                       In({4, 16, 4096, 256}, DType::kBF16, d))}});
   return e;
 }
 

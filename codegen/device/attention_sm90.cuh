@@ -6,7 +6,7 @@
 // A producer warpgroup and BQ / 64 consumers (tiles of 128 queries, or 192 at D = 64 as in
 // FlashAttention-3: three consumers there hide more of the softmax's latency):
 // - the producer, one thread of warpgroup 0: a work tile's Q once, then K and V tiles of BK
-//   keys (C::BK: 176 without masks at D = 128, 64 at D = 256, else 128) by TMA (128-byte
+//   keys (C::BK: 176 without masks at D = 128, 80 at D = 256, else 128) by TMA (128-byte
 //   swizzle) into a ring of STAGES stages, each with full/empty mbarriers of its own for K
 //   and for V, so that Q K^T starts before V has landed;
 // - the consumers, warpgroups 1 .. BQ / 64, each with 64 query rows (one alone where S_Q <=
@@ -42,7 +42,7 @@ struct tessel_attention_coords {
 
 template <class C>
 struct tessel_attention_sm90_layout {
-  // BQ: 128 or 192 queries; BK: 64 (D = 256), 128 or 176 keys
+  // BQ: 128 or 192 queries; BK: 80 (D = 256), 128 or 176 keys
   static constexpr int BQ = C::BQ, BK = C::BK;
   // Consumer warpgroups launched, 64 query rows each (a producer warpgroup besides).
   static constexpr int kConsumerGroups = BQ / 64;
@@ -70,9 +70,9 @@ struct tessel_attention_sm90_layout {
   static_assert(128 * kProducerRegisters + 128 * kConsumerGroups * kConsumerRegisters <= 65536,
                 "setmaxnreg asks for too many registers");
   static_assert(C::D == 64 || C::D == 128 || C::D == 256, "head dimension 64, 128 or 256");
-  // At D = 256 O takes 128 registers a consumer thread: key tiles of 64 (S 32, P 16).
-  static_assert(C::D == 256 ? BK == 64 && BQ == 128 : BK == 128 || BK == 176,
-                "key tiles of 128 or 176, or 64 at D = 256");
+  // At D = 256 O takes 128 registers a consumer thread: key tiles of 80 (S 40, P 20).
+  static_assert(C::D == 256 ? BK == 80 && BQ == 128 : BK == 128 || BK == 176,
+                "key tiles of 128 or 176, or 80 at D = 256");
   static_assert(BQ == 128 || (BQ == 192 && BK == 128), "192 queries: 160 registers hold 128 keys");
   // Only the last key tile of the keys can end past S_K (the one that holds key S_K - 1), and
   // then it is the last a work tile visits: the others skip the softmax's key test.
@@ -395,6 +395,7 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
       }
       pack();
     };
+#pragma unroll 1
     for (int i = 1; i < (L::kRagged ? tiles - 1 : tiles); ++i) step(i, false);
     if (L::kRagged && tiles > 1) step(tiles - 1, true);
     // Q's last product has retired: the producer may load the next work tile's. Without key

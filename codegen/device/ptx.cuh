@@ -290,6 +290,12 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc_advance(unsigned
       "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
       "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
 
+// m64n80: attention's key tiles at D = 256.
+#define TESSEL_WGMMA_REGS_40 TESSEL_WGMMA_REGS_32 ", %32, %33, %34, %35, %36, %37, %38, %39"
+#define TESSEL_WGMMA_OUTS_40                                                                   \
+  TESSEL_WGMMA_OUTS_32, "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),       \
+      "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+
 #define TESSEL_WGMMA_REGS_32                                              \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -332,6 +338,7 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc_advance(unsigned
 TESSEL_DEFINE_WGMMA(256, 128, 128, 129, 130, 131, 132)
 TESSEL_DEFINE_WGMMA(176, 88, 88, 89, 90, 91, 92)
 TESSEL_DEFINE_WGMMA(128, 64, 64, 65, 66, 67, 68)
+TESSEL_DEFINE_WGMMA(80, 40, 40, 41, 42, 43, 44)
 TESSEL_DEFINE_WGMMA(64, 32, 32, 33, 34, 35, 36)
 // (n32 and n16: the GEMM's few-row tiles, whose rows are wgmma's N; gemm_sm90.cuh's SWAP.)
 TESSEL_DEFINE_WGMMA(32, 16, 16, 17, 18, 19, 20)

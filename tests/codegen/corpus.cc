@@ -354,7 +354,7 @@ std::vector<CorpusCase> Corpus() {
                        -1),
                In({4, 8, 2048, 128}, b16));
     c.push_back({"attention", {scaled, masked, grouped, causal, decode}});
-    // Head dimension 256 (wgmma with key tiles of 64 on sm_90a; mma.sync on sm_80, Q read from
+    // Head dimension 256 (wgmma with key tiles of 80 on sm_90a; mma.sync on sm_80, Q read from
     // shared memory at each step).
     Tensor wide = matmul(
         softmax(matmul(In({2, 2, 100, 256}, b16), transpose(In({2, 2, 300, 256}, b16))) * 0.0625,

@@ -222,9 +222,9 @@ TEST_F(AttentionTest, CacheLengthIsAnArgument) {
   }
 }
 
-// Head dimension 256 (wgmma on sm_90a with key tiles of 64; mma.sync elsewhere, reading Q
+// Head dimension 256 (wgmma on sm_90a with key tiles of 80; mma.sync elsewhere, reading Q
 // from shared memory at each step): ragged tiles, a causal mask, grouped heads, f16; keys past
-// a tile of 64 without a mask; columns padded to 256; one query against keys split among
+// a tile of 80 without a mask; columns padded to 256; one query against keys split among
 // blocks.
 TEST_F(AttentionTest, HeadDimension256) {
   for (DType t : {DType::kBF16, DType::kF16}) {

@@ -165,8 +165,8 @@ __device__ __forceinline__ void tessel_attention_sm90_load_tile(
 // is blockIdx.x; the next is gridDim.x on from it, which the consumers count too, or with
 // C::TICKETS the next ticket's (`ticket` counts from 0 at launch), which they read from the
 // slot; past the last work tile it ends their walk. The slot passes between named barriers,
-// not Q's mbarriers alone (which order it as well): compute-sanitizer's racecheck follows
-// those and reports a plain shared store ordered by mbarriers as a race.
+// though Q's mbarriers order it as well: compute-sanitizer's racecheck follows named barriers
+// but not mbarriers, and reports a plain shared store ordered by mbarriers alone as a race.
 template <class C, class KeyRange>
 __device__ __forceinline__ void tessel_attention_sm90_producer(
     unsigned char* sq, unsigned char* sk, unsigned char* sv, tessel_attention_sm90_barriers bar,
@@ -184,7 +184,7 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
     }
     if (t >= L::kWork) {
       // The last number read: no barrier is left part-way when the block exits.
-      if (C::TICKETS) tessel_named_barrier(L::kNumberRead, L::kNumberThreads);
+      if constexpr (C::TICKETS) tessel_named_barrier(L::kNumberRead, L::kNumberThreads);
       return;
     }
     const tessel_attention_work w = tessel_attention_sm90_work<C>(t, key_range);

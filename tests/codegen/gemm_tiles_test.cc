@@ -1,0 +1,154 @@
+// The tensor-core GEMMs' tiles and operand staging on sm_90a (codegen/gemm_staging.h,
+// ChooseGemmTile): rows that are not 16-byte multiples and TF32 operands staged for TMA, and
+// every tile the heuristic picks within the shared memory a block may use; no GPU needed.
+#include "absl/strings/match.h"
+#include "codegen/gemm_common.h"
+#include "codegen/generate.h"
+#include "core/realize.h"
+#include "fusion/planner.h"
+#include "gtest/gtest.h"
+#include "tests/codegen/hopper_plans.h"
+
+namespace tessel {
+namespace {
+
+// Operand rows that are not 16-byte multiples stay on tensor cores: a staging entry first
+// copies them to padded rows in the workspace, which the TMA maps (sm_90a) or the 16-byte
+// copies (sm_80) then read; aligned operands are read in place.
+TEST(GemmTilesTest, UnalignedRowsAreStagedForTensorCores) {
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr)); };
+  const Tensor y = matmul(in({4097, 4096}), in({4096, 4095}));
+  for (const Target& target : {Target{9, 0, true}, Target{8, 0, false}}) {
+    SCOPED_TRACE(target.Name());
+    const std::vector<codegen::KernelSource> ks =
+        codegen::PlanAndGenerate({&y.node()}, target).kernels;
+    ASSERT_EQ(ks.size(), 1u);
+    ASSERT_EQ(ks[0].launches.size(), 2u);
+    EXPECT_TRUE(absl::EndsWith(ks[0].launches[0].entry, "_stage"));
+    EXPECT_EQ(ks[0].launches[0].grid[0], 4096 * 4096 / 8 / 256);  // B only, 16 bytes a thread
+    EXPECT_EQ(ks[0].workspace_bytes, 4096 * 4096 * 2);
+    if (target.major == 9) {
+      ASSERT_EQ(ks[0].tensor_maps.size(), 2u);
+      EXPECT_EQ(ks[0].tensor_maps[0].arg, 0);  // A in place
+      EXPECT_EQ(ks[0].tensor_maps[1].arg, 3);  // B's copy: the workspace (after in0, in1, out0)
+      EXPECT_EQ(ks[0].tensor_maps[1].dims[0], 4095);  // zeros past the row, from TMA's fill
+      EXPECT_EQ(ks[0].tensor_maps[1].strides[0], 8192);
+    }
+  }
+  // With the batch as the rows argument: B staged keeps it; A staged (its copy would be
+  // sized by the rows) takes static rows, on tensor cores only.
+  auto takes_rows = [](const Tensor& a, const Tensor& b) {
+    const Tensor y = matmul(a, b);
+    const FusionPlan plan = PlanFusion(CollectProgram({&y.node()}));
+    codegen::DynamicRows rows;
+    rows.max = 1 << 12;
+    rows.nodes = {&a.node(), &y.node()};
+    return codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows).has_value();
+  };
+  EXPECT_TRUE(takes_rows(testing::Placeholder({777, 64}), in({64, 45})));
+  EXPECT_FALSE(takes_rows(testing::Placeholder({777, 33}), in({33, 48})));
+  EXPECT_TRUE(takes_rows(testing::Placeholder({777, 33}, DType::kF32),
+                         testing::Placeholder({33, 48}, DType::kF32)));  // the plain kernel
+  // Aligned operands: one launch, no workspace.
+  const Tensor aligned = matmul(in({4097, 4096}), in({4096, 4096}));
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&aligned.node()}, Target{9, 0, true}).kernels;
+  EXPECT_EQ(ks[0].launches.size(), 1u);
+  EXPECT_EQ(ks[0].workspace_bytes, 0);
+}
+
+// f32 under TF32 on Hopper: wgmma reads 32-bit operands only K-major, so an MN-major operand
+// is staged transposed (B, [k, n]); A, K-major with 16-byte rows, is read as stored (the
+// tensor cores truncate its values to TF32, as the CPU backend does); A with rows of 201
+// floats is staged.
+TEST(GemmTilesTest, Tf32OnHopperStagesKMajorOperands) {
+  set_matmul_precision(MatmulPrecision::kTF32);
+  auto in = [](Shape s) { return Tensor(MakeInputNode(DType::kF32, Device::kCPU, s, nullptr)); };
+  const Tensor y = matmul(in({300, 200}), in({200, 264}));
+  const Tensor odd = matmul(in({300, 201}), in({201, 264}));
+  set_matmul_precision(MatmulPrecision::kHighest);
+  const std::vector<codegen::KernelSource> ks =
+      codegen::PlanAndGenerate({&y.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(ks.size(), 1u);
+  ASSERT_EQ(ks[0].launches.size(), 2u);
+  EXPECT_TRUE(absl::EndsWith(ks[0].launches[0].entry, "_transpose"));
+  EXPECT_EQ(ks[0].launches[0].grid[0], 7 * 9);  // 32 x 32 tiles of B
+  ASSERT_EQ(ks[0].tensor_maps.size(), 2u);
+  EXPECT_EQ(ks[0].tensor_maps[0].arg, 0);  // A as stored
+  EXPECT_EQ(ks[0].tensor_maps[1].arg, 3);  // B's copy, in the workspace
+  for (const codegen::TensorMapSpec& map : ks[0].tensor_maps) {
+    EXPECT_EQ(map.dtype, DType::kF32);
+    EXPECT_EQ(map.box[0], 32);    // 128-byte rows
+    EXPECT_EQ(map.dims[0], 200);  // K innermost: both K-major
+  }
+  EXPECT_EQ(ks[0].tensor_maps[1].dims[1], 264);
+  EXPECT_EQ(ks[0].workspace_bytes, 264 * 200 * 4);
+  const std::vector<codegen::KernelSource> padded =
+      codegen::PlanAndGenerate({&odd.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(padded.size(), 1u);
+  ASSERT_EQ(padded[0].launches.size(), 3u);
+  EXPECT_TRUE(absl::EndsWith(padded[0].launches[0].entry, "_stage"));
+
+  // Three TF32 products (kHigh): each operand's TF32 part and remainder, two matrices along
+  // the maps' third axis, twice the workspace.
+  set_matmul_precision(MatmulPrecision::kHigh);
+  const Tensor high = matmul(in({300, 200}), in({200, 264}));
+  set_matmul_precision(MatmulPrecision::kHighest);
+  const std::vector<codegen::KernelSource> split =
+      codegen::PlanAndGenerate({&high.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(split.size(), 1u);
+  ASSERT_EQ(split[0].tensor_maps.size(), 2u);
+  for (const codegen::TensorMapSpec& map : split[0].tensor_maps) EXPECT_EQ(map.dims[2], 2);
+  EXPECT_EQ(split[0].workspace_bytes, 2 * 300 * 200 * 4 + 2 * 264 * 200 * 4);
+}
+
+// Every Hopper GEMM tile the heuristic picks fits the 227 KB a block may use, with at least
+// three stages in flight, and persistent launches cover every tile.
+TEST(GemmTilesTest, HopperGemmTilesFitSharedMemory) {
+  const Target hopper{9, 0, true};
+  for (int64_t m : {16, 128, 1000, 8192}) {
+    for (int64_t n : {8, 64, 200, 1024, 14336}) {
+      for (bool one_output : {true, false}) {
+        SCOPED_TRACE(::testing::Message()
+                     << m << " x " << n << (one_output ? "" : ", two outputs"));
+        auto in = [](Shape s) {
+          return Tensor(MakeInputNode(DType::kBF16, Device::kCPU, s, nullptr));
+        };
+        Tensor y = matmul(in({m, 256}), in({256, n}));
+        std::vector<const Node*> roots = {&y.node()};
+        Tensor z = relu(y);
+        if (!one_output) roots.push_back(&z.node());
+        const std::vector<codegen::KernelSource> ks =
+            codegen::PlanAndGenerate(roots, hopper).kernels;
+        ASSERT_EQ(ks.size(), 1u);
+        ASSERT_EQ(ks[0].launches.size(), 1u);
+        const codegen::Launch& l = ks[0].launches[0];
+        EXPECT_LE(l.shared_bytes, 227 * 1024);
+        EXPECT_EQ(l.persistent_per_sm, 1);
+        const size_t at = ks[0].source.find("STAGES = ");
+        ASSERT_NE(at, std::string::npos);
+        EXPECT_GE(std::stoi(ks[0].source.substr(at + 9)), 3);
+        const size_t bn = ks[0].source.find("BN = ");
+        const int64_t tile_n = std::stoi(ks[0].source.substr(bn + 5));
+        EXPECT_EQ(l.grid[0], (m + 127) / 128 * ((n + tile_n - 1) / tile_n));
+      }
+    }
+  }
+}
+
+// Three TF32 products hold two parts of each operand a stage: at most 128 wide, and still
+// at least three stages in the 227 KB.
+TEST(GemmTilesTest, HopperSplitTf32TilesFitSharedMemory) {
+  for (int64_t m : {16, 128, 1000, 8192}) {
+    for (int64_t n : {8, 64, 200, 1024, 14336}) {
+      SCOPED_TRACE(::testing::Message() << m << " x " << n);
+      const codegen::GemmTile t = codegen::ChooseGemmTile(m, n, 1, /*tf32=*/true, /*parts=*/2);
+      EXPECT_LE(t.bn, 128);
+      EXPECT_GE(t.stages, 3);
+      EXPECT_LE(1024 + t.stages * (t.bm + t.bn) * 128 * 2 + 8 * (2 * t.stages + 4), 227 * 1024);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessel

@@ -87,10 +87,13 @@ void InlineDeviceLibrary(absl::string_view text, absl::flat_hash_set<std::string
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     absl::string_view name = line;
     if (line == "#pragma once") continue;
-    if (!absl::ConsumePrefix(&name, kInclude) || !absl::ConsumeSuffix(&name, "\"")) {
+    // The name runs to its closing quote (a comment may follow).
+    const size_t close = absl::ConsumePrefix(&name, kInclude) ? name.find('"') : name.npos;
+    if (close == name.npos) {
       absl::StrAppend(out, line, "\n");
       continue;
     }
+    name = name.substr(0, close);
     for (const DeviceHeader& h : DeviceLibrary()) {
       if (h.name == name && pasted.insert(std::string(name)).second) {
         InlineDeviceLibrary(h.text, pasted, out);

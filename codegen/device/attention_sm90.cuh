@@ -228,7 +228,7 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
     // tiles no turn or product has gathered the warpgroup since its wait for Q, so it meets
     // here first: a warp still to wait for this Q would otherwise see the next one's phase.
     // A consumer alone takes no turns either: it meets here each time (a bar.sync a work tile)
-    // before its signalling thread lets the producer write the next work tile's number.
+    // before its signalling thread lets the producer load the next work tile's Q.
     if (tiles <= 0 || K == 1) tessel_named_barrier(4 + c, 128);  // past the turns' barriers
     if (signals) tessel_mbar_arrive(bar.q_empty);
     if (tiles > 0) {

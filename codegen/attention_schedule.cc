@@ -21,7 +21,12 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   const Shape batch = BatchOf(kernel.matmul->shape());
   AttentionSchedule a;
   // The warpgroups trade registers: f calling a function with a stack frame stays on mma.sync.
-  a.hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel);
+  // So do heads of 129 to 192 columns: padded to 256, their last 64-column chunk would be a
+  // TMA box wholly past the row's end, not yet run on a GPU (a byte count short of the box
+  // would hang the block); docs/plans/attention_throughput.md says how to lift this.
+  const int64_t cols = q.node->shape()[q.d_axis];
+  a.hopper = target.major == 9 && target.arch_specific && !CallsWithStack(kernel) &&
+             !(d == 256 && cols <= 192);
   a.tiles = a.hopper ? AttentionTiles{128, 128} : AttentionTiles{};
   // D = 256: O alone takes 128 of a consumer's 232 registers; key tiles of 80 (FlashAttention-3's)
   // leave S 40 and P 20, and Q (64 KB) and two stages of K and V (160 KB) just fit in shared

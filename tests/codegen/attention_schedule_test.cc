@@ -1,5 +1,8 @@
 // Attention kernels' schedules (codegen/attention_schedule.h): tiles, the folding of head
 // groups, splits over the keys, work tiles by ticket; no GPU needed.
+#include <utility>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "codegen/generate.h"
 #include "gtest/gtest.h"
@@ -86,6 +89,17 @@ TEST(AttentionScheduleTest, HeadDimension256TakesKeyTilesOf80) {
   const auto ampere = codegen::PlanAndGenerate({&o.node()}, Target{8, 0, false}).kernels;
   ASSERT_EQ(ampere.size(), 1u);
   EXPECT_TRUE(absl::StrContains(ampere[0].source, "tessel_attention_sm80<"));
+  // Heads of 160 columns, padded to 256, stay on mma.sync on sm_90a (a K/V chunk past the
+  // row's end); 200 columns take wgmma.
+  for (const auto& [cols, mainloop] : std::vector<std::pair<int64_t, const char*>>{
+           {160, "tessel_attention_sm80<"}, {200, "tessel_attention_sm90<"}}) {
+    const Tensor narrow = matmul(
+        softmax(matmul(in({2, 4, 500, cols}), transpose(in({2, 4, 700, cols}))) * 0.0625, -1),
+        in({2, 4, 700, cols}));
+    const auto ks = codegen::PlanAndGenerate({&narrow.node()}, Target{9, 0, true}).kernels;
+    ASSERT_EQ(ks.size(), 1u);
+    EXPECT_TRUE(absl::StrContains(ks[0].source, mainloop)) << cols;
+  }
 }
 
 }  // namespace

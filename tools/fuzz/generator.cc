@@ -453,14 +453,15 @@ class Generator {
   // valid length, the softmax by the op or by hand, k and v sometimes shared by the heads
   // (broadcast, or a group axis as grouped-query attention writes it), sometimes one sequence
   // against a long key list (the wgmma kernel then splits the keys among blocks); mostly head
-  // dimension 64 or 128, some others up to 256 (padded with zeros), q, k and v sometimes
-  // permuted from [batch, s, heads, d] or sliced from one packed projection.
+  // dimension 64 or 128, some others up to 256 (padded with zeros; 160 stays on mma.sync, 200
+  // and 256 take wgmma's key tiles of 80), q, k and v sometimes permuted from [batch, s,
+  // heads, d] or sliced from one packed projection.
   void Attention() {
     static const std::vector<int64_t> lengths = {1, 7, 16, 33, 64, 65, 100, 130};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
     const int64_t d = rng_.Chance(0.8)
                           ? (rng_.Chance(0.5) ? 64 : 128)
-                          : rng_.Pick(std::vector<int64_t>{8, 16, 32, 40, 80, 96, 256}),
+                          : rng_.Pick(std::vector<int64_t>{8, 16, 32, 40, 80, 96, 160, 200, 256}),
                   heads = rng_.Between(1, 4);
     const bool long_keys = rng_.Chance(0.15);
     const int64_t batch = long_keys ? 1 : 2, sq = rng_.Pick(lengths);

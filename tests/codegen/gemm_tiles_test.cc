@@ -51,8 +51,7 @@ TEST(GemmTilesTest, UnalignedRowsAreStagedForTensorCores) {
                          testing::Placeholder({33, 48}, DType::kF32)));  // the plain kernel
   // Aligned operands: one launch, no workspace.
   const Tensor aligned = matmul(in({4097, 4096}), in({4096, 4096}));
-  const std::vector<codegen::KernelSource> ks =
-      codegen::PlanAndGenerate({&aligned.node()}, Target{9, 0, true}).kernels;
+  const std::vector<codegen::KernelSource> ks = testing::GenerateForHopper({aligned}).kernels;
   EXPECT_EQ(ks[0].launches.size(), 1u);
   EXPECT_EQ(ks[0].workspace_bytes, 0);
 }
@@ -67,8 +66,7 @@ TEST(GemmTilesTest, Tf32OnHopperStagesKMajorOperands) {
   const Tensor y = matmul(in({300, 200}), in({200, 264}));
   const Tensor odd = matmul(in({300, 201}), in({201, 264}));
   set_matmul_precision(MatmulPrecision::kHighest);
-  const std::vector<codegen::KernelSource> ks =
-      codegen::PlanAndGenerate({&y.node()}, Target{9, 0, true}).kernels;
+  const std::vector<codegen::KernelSource> ks = testing::GenerateForHopper({y}).kernels;
   ASSERT_EQ(ks.size(), 1u);
   ASSERT_EQ(ks[0].launches.size(), 2u);
   EXPECT_TRUE(absl::EndsWith(ks[0].launches[0].entry, "_transpose"));
@@ -83,8 +81,7 @@ TEST(GemmTilesTest, Tf32OnHopperStagesKMajorOperands) {
   }
   EXPECT_EQ(ks[0].tensor_maps[1].dims[1], 264);
   EXPECT_EQ(ks[0].workspace_bytes, 264 * 200 * 4);
-  const std::vector<codegen::KernelSource> padded =
-      codegen::PlanAndGenerate({&odd.node()}, Target{9, 0, true}).kernels;
+  const std::vector<codegen::KernelSource> padded = testing::GenerateForHopper({odd}).kernels;
   ASSERT_EQ(padded.size(), 1u);
   ASSERT_EQ(padded[0].launches.size(), 3u);
   EXPECT_TRUE(absl::EndsWith(padded[0].launches[0].entry, "_stage"));
@@ -94,8 +91,7 @@ TEST(GemmTilesTest, Tf32OnHopperStagesKMajorOperands) {
   set_matmul_precision(MatmulPrecision::kHigh);
   const Tensor high = matmul(in({300, 200}), in({200, 264}));
   set_matmul_precision(MatmulPrecision::kHighest);
-  const std::vector<codegen::KernelSource> split =
-      codegen::PlanAndGenerate({&high.node()}, Target{9, 0, true}).kernels;
+  const std::vector<codegen::KernelSource> split = testing::GenerateForHopper({high}).kernels;
   ASSERT_EQ(split.size(), 1u);
   ASSERT_EQ(split[0].tensor_maps.size(), 2u);
   for (const codegen::TensorMapSpec& map : split[0].tensor_maps) EXPECT_EQ(map.dims[2], 2);

@@ -39,6 +39,14 @@ inline bool CudaGraphsEnabled() {
   return v == nullptr || std::string(v) != "0";
 }
 
+// TESSEL_PDL=0: on sm_90 and later, kernels no longer start while the one before them on the
+// stream ends (programmatic dependent launch: each waits for it itself, codegen's
+// GridDependency), e.g. to compare. Read at each such launch.
+inline bool ProgrammaticLaunchesEnabled() {
+  const char* v = std::getenv("TESSEL_PDL");
+  return v == nullptr || std::string(v) != "0";
+}
+
 // TESSEL_PERSISTENT_BLOCKS=N: persistent kernels (Hopper GEMMs and attention) launch at most
 // N blocks, so that tests of small problems walk several work tiles a block, as large
 // problems do on 132 SMs. Read once: launches ask.

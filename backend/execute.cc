@@ -129,6 +129,9 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
   runtime::HeldFrees held(device.allocator());
   absl::FixedArray<LaunchParams, 4> params(plan.kernels.size());
   absl::InlinedVector<PendingLaunch, 8> launches;
+  // Kernels built for sm_90 and later wait for their predecessor themselves (codegen's
+  // GridDependency): each may start while the one before it ends.
+  const bool waits_for_predecessor = device.target().major >= 9;
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     const ReadyKernel& k = plan.kernels[i];
     LaunchParams& p = params[i];
@@ -167,7 +170,8 @@ absl::StatusOr<std::vector<BufferPtr>> ExecutePlan(const ReadyPlan& plan,
     for (const ReadyKernel::Entry& e : k.entries) {
       TESSEL_ASSIGN_OR_RETURN(const auto grid, LaunchGrid(k, e, rows, device.sm_count()));
       if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;
-      launches.push_back({e.function, grid, e.block, e.shared_bytes, &p, &e.name, &k.plan_line});
+      launches.push_back({e.function, grid, e.block, e.shared_bytes, &p, &e.name, &k.plan_line,
+                          waits_for_predecessor});
     }
     for (int r : k.release) values[r].reset();
   }

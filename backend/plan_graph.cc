@@ -51,6 +51,32 @@ absl::Status IssueEach(absl::Span<const PendingLaunch> launches, const runtime::
   return absl::OkStatus();
 }
 
+// Through cuLaunchKernelEx where the kernel may start before the previous one on the stream
+// ends (it waits for it itself), where the driver has it.
+CUresult LaunchKernel(const PendingLaunch& launch, const runtime::Driver* driver, CUstream stream) {
+  const std::array<int64_t, 3>& grid = launch.grid;
+  void** params = const_cast<void**>(launch.params->pointers.data());
+  if (!launch.waits_for_predecessor || driver->cuLaunchKernelEx == nullptr ||
+      !ProgrammaticLaunchesEnabled()) {
+    return driver->cuLaunchKernel(launch.function, grid[0], grid[1], grid[2], launch.block, 1, 1,
+                                  launch.shared_bytes, stream, params, nullptr);
+  }
+  CUlaunchAttribute overlap;
+  overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  overlap.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = static_cast<unsigned>(grid[0]);
+  config.gridDimY = static_cast<unsigned>(grid[1]);
+  config.gridDimZ = static_cast<unsigned>(grid[2]);
+  config.blockDimX = static_cast<unsigned>(launch.block);
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = static_cast<unsigned>(launch.shared_bytes);
+  config.hStream = stream;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  return driver->cuLaunchKernelEx(&config, launch.function, params, nullptr);
+}
+
 }  // namespace
 
 void LaunchParams::Seal() {
@@ -72,9 +98,7 @@ absl::Status IssueLaunch(const PendingLaunch& launch, const runtime::Driver* dri
                          CUstream stream) {
   const std::array<int64_t, 3>& grid = launch.grid;
   // The messages are built only on failure: this is the launch path.
-  const CUresult launched = driver->cuLaunchKernel(
-      launch.function, grid[0], grid[1], grid[2], launch.block, 1, 1, launch.shared_bytes, stream,
-      const_cast<void**>(launch.params->pointers.data()), nullptr);
+  const CUresult launched = LaunchKernel(launch, driver, stream);
   if (launched != CUDA_SUCCESS) {
     return runtime::CheckCu(launched,
                             absl::StrCat("launching ", *launch.name, ", ", *launch.plan_line));

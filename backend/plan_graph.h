@@ -53,6 +53,9 @@ struct PendingLaunch {
   const LaunchParams* params;
   const std::string* name;       // the entry's
   const std::string* plan_line;  // the kernel's place in the plan
+  // The kernel waits for the previous one on the stream itself (griddepcontrol.wait): it is
+  // launched with programmatic stream serialization, to start while that one ends.
+  bool waits_for_predecessor;
 };
 
 // Issues `launch` on `stream` (with TESSEL_SYNC, waits for it; with TESSEL_LOG, says so).

@@ -327,7 +327,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   }
   w.Blank();
   {
-    auto body = KernelBlock(w, absl::StrCat(threads, hopper ? ", 1" : ""), kNamePlaceholder, ks);
+    auto body = KernelBlock(w, absl::StrCat(threads, hopper ? ", 1" : ""), kNamePlaceholder, ks, 1,
+                            hopper ? GridDependency::kInLibrary : GridDependency::kAtEntry);
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     if (hopper) {
       w.Line("tessel_attention_sm90<attention_config>(tmap0, tmap1, tmap2, ",

@@ -25,6 +25,10 @@ class CodeWriter {
   class Scope {
    public:
     Scope(CodeWriter* w, std::string close) : w_(w), close_(std::move(close)) { ++w_->indent_; }
+    // The same with the body's first line.
+    Scope(CodeWriter* w, std::string close, absl::string_view first) : Scope(w, std::move(close)) {
+      w_->Line(first);
+    }
     ~Scope() {
       --w_->indent_;
       w_->Line(close_);

@@ -371,7 +371,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   }
   w.Blank();
   {
-    auto body = KernelBlock(w, "384, 1", kNamePlaceholder, ks);
+    // tessel_gemm_sm90 prefetches its first stages into L2 before it waits.
+    auto body = KernelBlock(w, "384, 1", kNamePlaceholder, ks, 1, GridDependency::kInLibrary);
     w.Line("const auto a_map = ", MapOfPart(0, a_maps), ";");
     w.Line("const auto b_map = ", MapOfPart(a_maps, parts.size()), ";");
     if (tma_store) {

@@ -27,17 +27,22 @@ int IndexOf(const std::vector<const Node*>& nodes, const Node* node) {
   return it == nodes.end() ? -1 : static_cast<int>(it - nodes.begin());
 }
 
+// Inputs, the workspace and the index records are not __restrict__: an entry that only reads
+// such a pointer then loads through the non-coherent path (ld.global.nc: read-only for the
+// kernel's whole life), which ptxas moves above the grid dependency wait (tessel_grid_begin),
+// so that a kernel overlapping its predecessor read what that one had not yet written (fuzz
+// seed 58018840). The inspect examples' SASS is the same without it but for those loads
+// (2026-11-26). Outputs keep it (entries write them; without it an attention kernel spills).
 std::string ParameterList(const KernelSource& ks) {
   std::vector<std::string> params;
   for (size_t i = 0; i < ks.inputs.size(); ++i) {
-    params.push_back(
-        absl::StrCat("const ", StorageType(ks.inputs[i]->dtype()), "* __restrict__ in", i));
+    params.push_back(absl::StrCat("const ", StorageType(ks.inputs[i]->dtype()), "* in", i));
   }
   for (size_t i = 0; i < ks.outputs.size(); ++i) {
     params.push_back(absl::StrCat(StorageType(ks.outputs[i]->dtype()), "* __restrict__ out", i));
   }
-  if (ks.workspace_bytes > 0) params.push_back("float* __restrict__ ws");
-  if (!ks.index_checks.empty()) params.push_back("unsigned long long* __restrict__ bad");
+  if (ks.workspace_bytes > 0) params.push_back("float* ws");
+  if (!ks.index_checks.empty()) params.push_back("unsigned long long* bad");
   for (size_t i = 0; i < ks.tensor_maps.size(); ++i) {
     params.push_back(absl::StrCat("const __grid_constant__ tessel_tensor_map tmap", i));
   }
@@ -113,11 +118,13 @@ std::string ScalarName(const KernelSource& ks, const Node* node) {
 }
 
 CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds, absl::string_view name,
-                              const KernelSource& ks, int cluster) {
+                              const KernelSource& ks, int cluster, GridDependency dependency) {
   const std::string dims =
       cluster > 1 ? absl::StrCat("__cluster_dims__(", cluster, ", 1, 1) ") : std::string();
-  return w.Block("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", dims, name, "(",
-                 ParameterList(ks), ")");
+  w.Line("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", dims, name, "(",
+         ParameterList(ks), ") {");
+  if (dependency == GridDependency::kInLibrary) return CodeWriter::Scope(&w, "}");
+  return CodeWriter::Scope(&w, "}", "tessel_grid_begin();");
 }
 
 const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows) {

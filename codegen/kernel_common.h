@@ -35,15 +35,23 @@ int InputIndex(const KernelSource& ks, const Node* node);
 // The position of `node` among the kernel's outputs (its `out<i>` parameter), or -1.
 int OutputSlot(const KernelSource& ks, const Node* node);
 
+// Where a kernel waits for the one before it on the stream, which it may overlap
+// (programmatic dependent launch on sm_90 and later: the backend launches every kernel so).
+// Nothing may touch global memory before the wait.
+enum class GridDependency {
+  kAtEntry,    // its first statement (tessel_grid_begin)
+  kInLibrary,  // its device library's prologue, after work that touches no global memory
+};
+
 // Opens kernel `name`: `extern "C" __global__ void __launch_bounds__(<bounds>) name(<params>) {`
-// with the parameters in the order the backend passes them: "const float* __restrict__ in0,
-// ..., bf16_t* __restrict__ out0, float* __restrict__ ws, unsigned long long* __restrict__
-// bad, const __grid_constant__ tessel_tensor_map tmap0, ..., float s0, unsigned long long s1,
-// long long rows". `cluster` > 1: launched in thread-block clusters of that many blocks
-// along x (`__cluster_dims__`, sm_90).
+// with the parameters in the order the backend passes them: "const float* in0, ..., bf16_t*
+// __restrict__ out0, float* ws, unsigned long long* bad, const __grid_constant__
+// tessel_tensor_map tmap0, ..., float s0, unsigned long long s1, long long rows". `cluster` > 1:
+// launched in thread-block clusters of that many blocks along x (`__cluster_dims__`, sm_90).
 [[nodiscard]] CodeWriter::Scope KernelBlock(CodeWriter& w, absl::string_view bounds,
                                             absl::string_view name, const KernelSource& ks,
-                                            int cluster = 1);
+                                            int cluster = 1,
+                                            GridDependency dependency = GridDependency::kAtEntry);
 
 // "int" when every index fits in 31 bits (with dynamic rows: at their most), else "long long".
 const char* IndexType(const FusedKernel& kernel, const DynamicRows* rows = nullptr);

@@ -10,6 +10,27 @@ typedef unsigned short bf16_t;
 typedef unsigned short f16_t;
 typedef unsigned char bool_t;
 
+// Programmatic dependent launch (sm_90; nothing before): every kernel may be launched to
+// start while the kernel before it on the stream still runs. Each thread waits for that
+// kernel's completion and memory before it touches global memory; and once every block of
+// this grid has started (or ended), the next kernel's blocks may take the resources it
+// leaves free and run up to their own wait.
+__device__ __forceinline__ void tessel_grid_dependency_wait() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void tessel_launch_dependents() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+// The first statement of a kernel without a prologue of its own.
+__device__ __forceinline__ void tessel_grid_begin() {
+  tessel_launch_dependents();
+  tessel_grid_dependency_wait();
+}
+
 __device__ __forceinline__ float tessel_bf16_to_float(bf16_t v) {
   return __uint_as_float(((unsigned)v) << 16);
 }

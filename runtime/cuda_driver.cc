@@ -13,7 +13,8 @@ absl::StatusOr<Driver> Load() {
 #define TESSEL_LOAD(name, symbol) TESSEL_RETURN_IF_ERROR(LoadSymbol(lib, symbol, &d.name));
   TESSEL_CUDA_DRIVER_FUNCTIONS(TESSEL_LOAD)
 #undef TESSEL_LOAD
-  LoadSymbol(lib, "cuCtxCreate_v2", &d.cuCtxCreateV2).IgnoreError();  // optional
+  LoadSymbol(lib, "cuCtxCreate_v2", &d.cuCtxCreateV2).IgnoreError();       // optional
+  LoadSymbol(lib, "cuLaunchKernelEx", &d.cuLaunchKernelEx).IgnoreError();  // optional
   return d;
 }
 

@@ -61,6 +61,9 @@ struct Driver {
   // A context of its own on a device (for TESSEL_VIRTUAL_DEVICES); the driver's oldest
   // signature, which every driver exports. Null if absent.
   CUresult (*cuCtxCreateV2)(CUcontext* context, unsigned int flags, CUdevice device) = nullptr;
+  // Launches with attributes (programmatic dependent launch); from CUDA 12 drivers. Null if
+  // absent: such kernels then launch as any other.
+  decltype(&::cuLaunchKernelEx) cuLaunchKernelEx = nullptr;
 };
 
 // Makes `context` current on this thread for a scope (the previous one current again after).

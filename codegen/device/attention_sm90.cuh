@@ -100,7 +100,12 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
     }
     tessel_fence_mbar_init();
   }
+  // Every block is resident (a persistent grid): the next kernel's blocks (the split
+  // combine's) may take the SMs this grid leaves free and run up to their own wait.
+  tessel_launch_dependents();
   __syncthreads();
+  // No global memory before this: the kernel before may still be writing or reading it.
+  tessel_grid_dependency_wait();
   // Read from lane 0, the warpgroup is uniform to ptxas: descriptors built from it stay in
   // uniform registers (no R2UR before each wgmma).
   const int warpgroup = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);

@@ -168,12 +168,59 @@ __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work
   return w.tn * C::BN + (C::SWAP ? 64 * c : 0);
 }
 
-// Issues one stage's TMA loads: A's BM x BK block and B's BK x BN block of k-step `kt`.
-template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_load_b(unsigned char* b, unsigned long long* full,
-                                                        const tessel_tensor_map& b_map, int bb,
-                                                        int tn, int kt);
+// Every TMA box of k-step `kt`'s stage of a tile, A's BM x BK block and B's BK x BN block
+// (and the second B's, DUAL): box(offset, map, c0, c1, c2) with `offset` the box's bytes into
+// the stage and (c0 innermost, c1, c2) its coordinates.
+template <class C, class Box>
+__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset,
+                                                         const tessel_tensor_map& b_map, int bb,
+                                                         int tn, int kt, Box& box);
 
+template <class C, class Box>
+__device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& a_map,
+                                                       const tessel_tensor_map& b_map,
+                                                       const tessel_tensor_map& b2_map, int batch,
+                                                       int tm, int tn, int kt, Box& box) {
+  using L = tessel_gemm_sm90_layout<C>;
+  const int ab = C::a_batch(batch), bb = C::b_batch(batch);
+  // K-major: one box of rows x 64 k. MN-major: boxes of 64 k-rows x 64 rows/columns.
+  if constexpr (C::A_MN) {
+#pragma unroll
+    for (int i = 0; i < C::BM / 64; ++i) {
+      box(i * 64 * L::kRowBytes, a_map, tm * C::BM + i * 64, kt * C::BK, ab);
+    }
+  } else {
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      box(part * L::kAPart, a_map, kt * C::BK, tm * C::BM, ab * L::kParts + part);
+    }
+  }
+  tessel_gemm_sm90_b_boxes<C>(L::kABytes, b_map, bb, tn, kt, box);
+  if constexpr (C::DUAL) {
+    tessel_gemm_sm90_b_boxes<C>(L::kABytes + L::kBPart, b2_map, bb, tn, kt, box);
+  }
+}
+
+// B's BK x BN block of k-step `kt` (all its parts), `offset` bytes into the stage.
+template <class C, class Box>
+__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset,
+                                                         const tessel_tensor_map& b_map, int bb,
+                                                         int tn, int kt, Box& box) {
+  using L = tessel_gemm_sm90_layout<C>;
+  if constexpr (C::B_MN) {
+#pragma unroll
+    for (int i = 0; i < C::BN / 64; ++i) {
+      box(offset + i * 64 * L::kRowBytes, b_map, tn * C::BN + i * 64, kt * C::BK, bb);
+    }
+  } else {
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      box(offset + part * L::kBPart, b_map, kt * C::BK, tn * C::BN, bb * L::kParts + part);
+    }
+  }
+}
+
+// Issues one stage's TMA loads.
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                                                       unsigned long long* full,
@@ -181,48 +228,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                                                       const tessel_tensor_map& b_map,
                                                       const tessel_tensor_map& b2_map, int batch,
                                                       int tm, int tn, int kt) {
-  using L = tessel_gemm_sm90_layout<C>;
-  tessel_mbar_arrive_expect_tx(full, L::kStageBytes);
-  const int ab = C::a_batch(batch), bb = C::b_batch(batch);
-  // K-major: one box of rows x 64 k. MN-major: boxes of 64 k-rows x 64 rows/columns.
-  if constexpr (C::A_MN) {
-#pragma unroll
-    for (int i = 0; i < C::BM / 64; ++i) {
-      tessel_tma_load_3d(stage + i * 64 * L::kRowBytes, &a_map, full, tm * C::BM + i * 64,
-                         kt * C::BK, ab);
-    }
-  } else {
-#pragma unroll
-    for (int part = 0; part < L::kParts; ++part) {
-      tessel_tma_load_3d(stage + part * L::kAPart, &a_map, full, kt * C::BK, tm * C::BM,
-                         ab * L::kParts + part);
-    }
-  }
-  tessel_gemm_sm90_load_b<C>(stage + L::kABytes, full, b_map, bb, tn, kt);
-  if constexpr (C::DUAL) {
-    tessel_gemm_sm90_load_b<C>(stage + L::kABytes + L::kBPart, full, b2_map, bb, tn, kt);
-  }
-}
-
-// B's BK x BN block of k-step `kt` (all its parts) at `b`.
-template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_load_b(unsigned char* b, unsigned long long* full,
-                                                        const tessel_tensor_map& b_map, int bb,
-                                                        int tn, int kt) {
-  using L = tessel_gemm_sm90_layout<C>;
-  if constexpr (C::B_MN) {
-#pragma unroll
-    for (int i = 0; i < C::BN / 64; ++i) {
-      tessel_tma_load_3d(b + i * 64 * L::kRowBytes, &b_map, full, tn * C::BN + i * 64, kt * C::BK,
-                         bb);
-    }
-  } else {
-#pragma unroll
-    for (int part = 0; part < L::kParts; ++part) {
-      tessel_tma_load_3d(b + part * L::kBPart, &b_map, full, kt * C::BK, tn * C::BN,
-                         bb * L::kParts + part);
-    }
-  }
+  tessel_mbar_arrive_expect_tx(full, tessel_gemm_sm90_layout<C>::kStageBytes);
+  auto load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2) {
+    tessel_tma_load_3d(stage + offset, &map, full, c0, c1, c2);
+  };
+  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, tn, kt, load);
 }
 
 // One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8
@@ -281,6 +291,24 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(
         tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(rest, a, b2, accumulate);
       }
     }
+  }
+}
+
+// Asks L2 for the stages that the block's first tile fills its ring with, before the
+// kernel waits for the one before it (programmatic dependent launch): the weights' first
+// blocks arrive while that kernel ends.
+template <class C, class AMaps, class BMaps>
+__device__ __forceinline__ void tessel_gemm_sm90_prefetch(AMaps& a_maps, BMaps& b_maps,
+                                                          int tiles_m, int tiles) {
+  if (blockIdx.x >= tiles) return;
+  const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(blockIdx.x, tiles_m);
+  const int k_steps = min(C::STAGES, tessel_gemm_sm90_k_steps<C>(w.part));
+  auto prefetch = [](int, const tessel_tensor_map& map, int c0, int c1, int c2) {
+    tessel_tma_prefetch_3d(&map, c0, c1, c2);
+  };
+  for (int kt = 0; kt < k_steps; ++kt) {
+    tessel_gemm_sm90_boxes<C>(*a_maps(w.part), *b_maps(w.part), *b_maps(C::DUAL ? 1 : w.part),
+                              w.batch, w.tm, w.tn, kt, prefetch);
   }
 }
 
@@ -382,8 +410,14 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       tessel_mbar_init(&drained[c], L::kEpilogueThreads);
     }
     tessel_fence_mbar_init();
+    tessel_gemm_sm90_prefetch<C>(a_maps, b_maps, tiles_m, tiles);
   }
+  // Every block is resident (a persistent grid): the next kernel's blocks may take the SMs
+  // this grid leaves free and run up to their own wait.
+  tessel_launch_dependents();
   __syncthreads();
+  // No global memory before this: the kernel before may still be writing or reading it.
+  tessel_grid_dependency_wait();
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();

@@ -148,6 +148,16 @@ __device__ __forceinline__ void tessel_tma_load_5d(void* dst, const tessel_tenso
       : "memory");
 }
 
+// Asks L2 to hold the box at (c0 innermost, c1, c2): a hint, which writes and reads elsewhere
+// keep coherent, so it may run before the kernel's grid dependency wait.
+__device__ __forceinline__ void tessel_tma_prefetch_3d(const tessel_tensor_map* map, int c0,
+                                                       int c1, int c2) {
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(
+                   (unsigned long long)map),
+               "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+
 // Stores the box at (c0 innermost, c1, c2) from `src`; out-of-bounds parts are clipped.
 __device__ __forceinline__ void tessel_tma_store_3d(const tessel_tensor_map* map, const void* src,
                                                     int c0, int c1, int c2) {

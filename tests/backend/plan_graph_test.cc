@@ -23,6 +23,15 @@ CUresult Launch(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, un
   calls.push_back("launch");
   return fail_launches ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES : CUDA_SUCCESS;
 }
+// Records whether the launch lets the kernel start before the previous one ends.
+CUresult LaunchEx(const CUlaunchConfig* config, CUfunction, void**, void**) {
+  const bool overlaps =
+      config->numAttrs == 1 &&
+      config->attrs[0].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
+      config->attrs[0].value.programmaticStreamSerializationAllowed == 1;
+  calls.push_back(overlaps ? "launch overlapping" : "launch ex");
+  return CUDA_SUCCESS;
+}
 CUresult BeginCapture(CUstream stream, CUstreamCaptureMode) {
   if (stream == kUncapturable) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   calls.push_back("begin");
@@ -52,6 +61,7 @@ CUresult GraphDestroy(CUgraph) { return CUDA_SUCCESS; }
 runtime::Driver RecordingDriver() {
   runtime::Driver d;
   d.cuLaunchKernel = &Launch;
+  d.cuLaunchKernelEx = &LaunchEx;
   d.cuStreamBeginCapture = &BeginCapture;
   d.cuStreamEndCapture = &EndCapture;
   d.cuGraphInstantiateWithFlags = &Instantiate;
@@ -64,15 +74,22 @@ runtime::Driver RecordingDriver() {
 // Two kernels of one plan: a buffer and a scalar each.
 class TwoLaunches {
  public:
-  TwoLaunches(CUdeviceptr buffer, uint64_t scalar) {
+  // `second_waits`: the second kernel waits for the first itself (griddepcontrol.wait).
+  TwoLaunches(CUdeviceptr buffer, uint64_t scalar, bool second_waits = false) {
     for (LaunchParams& p : params_) {
       p.buffers.push_back(buffer);
       p.scalars.push_back(scalar);
       p.Seal();
     }
     for (int i = 0; i < 2; ++i) {
-      launches_.push_back(
-          {reinterpret_cast<CUfunction>(0x10 + i), {4, 1, 1}, 256, 0, &params_[i], &name_, &name_});
+      launches_.push_back({reinterpret_cast<CUfunction>(0x10 + i),
+                           {4, 1, 1},
+                           256,
+                           0,
+                           &params_[i],
+                           &name_,
+                           &name_,
+                           second_waits && i == 1});
     }
   }
   absl::Span<const PendingLaunch> launches() const { return launches_; }
@@ -189,6 +206,23 @@ TEST(PlanGraphTest, LaunchesOneByOneWhereNoGraphCanServe) {
       EXPECT_EQ(calls, Calls({"launch"}));
     }
   }
+}
+
+// A kernel that waits for its predecessor itself may start before it ends: launched with
+// programmatic stream serialization, captured so too; not with TESSEL_PDL=0 or a driver
+// without cuLaunchKernelEx.
+TEST(PlanGraphTest, KernelsThatWaitForTheirPredecessorMayOverlapIt) {
+  runtime::Driver driver = RecordingDriver();
+  const Calls overlapping = {"launch", "launch overlapping"};
+  PlanGraph graph;
+  EXPECT_EQ(Issue(graph, driver, TwoLaunches(0x1000, 7, true)), overlapping);
+  EXPECT_EQ(Issue(graph, driver, TwoLaunches(0x1000, 7, true)),
+            Calls({"begin", "launch", "launch overlapping", "end", "instantiate", "replay"}));
+  setenv("TESSEL_PDL", "0", 1);
+  EXPECT_EQ(Issue(graph, driver, TwoLaunches(0x2000, 7, true)), Calls({"launch", "launch"}));
+  unsetenv("TESSEL_PDL");
+  driver.cuLaunchKernelEx = nullptr;
+  EXPECT_EQ(Issue(graph, driver, TwoLaunches(0x3000, 7, true)), Calls({"launch", "launch"}));
 }
 
 // A launch that fails while captured fails the execution, and counts nothing.

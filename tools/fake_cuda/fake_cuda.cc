@@ -199,6 +199,10 @@ CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, un
   return CUDA_SUCCESS;
 }
 
+CUresult cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void**, void**) {
+  return CUDA_SUCCESS;
+}
+
 // Graphs: captured launches run nothing, as launches do.
 CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode) { return CUDA_SUCCESS; }
 

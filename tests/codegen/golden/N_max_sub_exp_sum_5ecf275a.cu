@@ -1,7 +1,8 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_97260a02(const float* __restrict__ in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_5ecf275a(const float* in0, float* __restrict__ out0) {
+  tessel_grid_begin();
   // 96 columns of 64: 32 a block; 8 threads x 8 lanes hold a column
   __shared__ float parts[264];
   const int column = threadIdx.x % 32, part = threadIdx.x / 32;

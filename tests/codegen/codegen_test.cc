@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
 #include "backend/compile.h"
 #include "codegen/gemm_common.h"
 #include "codegen/generate.h"
@@ -19,12 +20,23 @@
 namespace tessel {
 namespace {
 
+// How often `needle` occurs in `text`.
+int Occurrences(absl::string_view text, absl::string_view needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != absl::string_view::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
 // Generated for each target as the CUDA backend would (GEMMs differ), compiled for it.
 // Spills and the ptxas warnings that mean a slow kernel fail the build: C7508 (setmaxnreg
 // ignored), C7511 and C7515 (wgmma serialized); so does a loop no path leaves in the PTX, and
-// on sm_90a a load through the non-coherent path, which ptxas may move above the wait for the
-// kernel before (every kernel may overlap it there: codegen's GridDependency): kernel_common's
-// ParameterList keeps __restrict__ off every pointer an entry may only read.
+// on sm_90a an entry without the wait for the kernel before (every kernel may overlap it
+// there: codegen's GridDependency) or a load through the non-coherent path, which ptxas may
+// move above that wait (kernel_common's ParameterList keeps __restrict__ off every pointer an
+// entry may only read).
 TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
   int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0, attention = 0;
@@ -42,6 +54,10 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
         }
         EXPECT_FALSE(out->cubin.empty());
         EXPECT_THAT(tools::FunctionsWithEndlessLoops(out->ptx), ::testing::IsEmpty());
+        if (target.major >= 9) {  // every entry waits for the kernel before it
+          EXPECT_GE(Occurrences(out->ptx, "griddepcontrol.wait;"),
+                    Occurrences(out->ptx, ".entry "));
+        }
         if (target.major >= 9 && !absl::StrContains(out->ptx, ".global .align")) {
           // (The math library's tables, .global constants, are read so; they never change.)
           EXPECT_FALSE(absl::StrContains(out->ptx, "ld.global.nc")) << k.source;

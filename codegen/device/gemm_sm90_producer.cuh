@@ -1,0 +1,209 @@
+// tessel device library: the Hopper GEMM's layout, its walk over output tiles and its producer
+// (the TMA loads of each stage, and the L2 prefetch before the grid dependency wait), handed to
+// NVRTC as "tessel/gemm_sm90_producer.cuh" and included by tessel/gemm_sm90.cuh, whose header
+// says what the configuration C provides.
+#pragma once
+#include "tessel/ptx.cuh"
+#include "tessel/gemm_sm90_output.cuh"
+
+template <class C>
+struct tessel_gemm_sm90_layout {
+  static constexpr int kRowBytes = 128;  // a stage's rows of K: 64 16-bit values, 32 floats
+  static constexpr int kParts = C::SPLIT ? 2 : 1;  // copies of each operand (SPLIT)
+  static constexpr int kAPart = C::BM * kRowBytes, kBPart = C::BN * kRowBytes;
+  static constexpr int kABytes = kParts * kAPart;  // one stage of A
+  static constexpr int kBBytes = (C::DUAL ? 2 : 1) * kParts * kBPart;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  // Warpgroups of m64 wgmmas: one per 64 rows of the tile (SWAP: per 64 columns).
+  static constexpr int kConsumers = C::SWAP ? C::BN / 64 : C::BM / 64;
+  // Each consumer thread's accumulators: BN / 2 (SWAP: BM / 2).
+  static constexpr int kAccs = C::SWAP ? C::BM / 2 : C::BN / 2;
+  // Warps 1-3 run the epilogue from staging tiles (one consumer's block, 16-bit).
+  static constexpr bool kEpilogueWarps = !C::TMA_STORE && !C::TF32;
+  using Staging = tessel_gemm_sm90_staging_shape<C>;
+  static constexpr int kStagingBytes = C::TF32 ? 0 : (C::DUAL ? 2 : 1) * Staging::kTileBytes;
+  // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
+  // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
+  // drained per consumer).
+  static constexpr int kSmemBytes =
+      1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
+  static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
+  static_assert((C::SWAP ? (C::BN == 128 || C::BN == 64) : (C::BM == 128 || C::BM == 64)) &&
+                    C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
+                "one or two consumer warpgroups of m64, 128-byte rows");
+  static_assert(!C::SWAP || ((C::BM == 16 || C::BM == 32) && !C::A_MN && !C::TF32),
+                "swapped tiles: 16 or 32 K-major rows of 16-bit A");
+  static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
+                "TF32 operands are K-major; the consumers store");
+  static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
+  static_assert(!C::DUAL || (!C::TF32 && !C::TMA_STORE), "a dual GEMM's epilogue combines both");
+  static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
+  // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
+  // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
+  // so warpgroup 0's and the consumers' counts must balance. The epilogue warps need more
+  // than a lone producer; the consumers keep only accumulators and addresses.
+  static constexpr int kWarpgroup0Registers = kEpilogueWarps ? 120 : 40;
+  static constexpr int kConsumerRegisters = kEpilogueWarps ? 192 : 232;
+  static_assert(128 * kWarpgroup0Registers + 256 * kConsumerRegisters <= 384 * 168,
+                "setmaxnreg asks for too many registers");
+  static_assert(C::SMEM >= kSmemBytes, "the host reserves too little shared memory");
+  static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
+};
+
+// Tile t of a tiles_m x tiles_n grid: bands of GROUP_M tile rows are walked column by
+// column, so the CTAs running at once share A rows and B columns in L2.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_band(int t, int tiles_m, int tiles_n, int& tm,
+                                                      int& tn) {
+  const int band = t / (C::GROUP_M * tiles_n);
+  const int first = band * C::GROUP_M;
+  const int rows = min(tiles_m - first, C::GROUP_M);
+  t -= band * C::GROUP_M * tiles_n;
+  tm = first + t % rows;
+  tn = t / rows;
+}
+
+// Tile t of the persistent walk (`tiles_m`: tile rows of the output): batch entry by batch
+// entry, each a band walk over the parts' concatenated tile columns; GROUPED: C::work.
+template <class C>
+__device__ __forceinline__ tessel_gemm_sm90_work tessel_gemm_sm90_tile(int t, int tiles_m) {
+  if constexpr (C::GROUPED) {
+    return C::work(t);
+  } else {
+    tessel_gemm_sm90_work w;
+    w.batch = t / (tiles_m * C::TILES_N);
+    tessel_gemm_sm90_band<C>(t - w.batch * (tiles_m * C::TILES_N), tiles_m, C::TILES_N, w.tm,
+                             w.tn);
+    w.part = C::part(w.tn);
+    return w;
+  }
+}
+
+// Every tile of the walk.
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_tiles(int tiles_m) {
+  if constexpr (C::GROUPED) {
+    return C::TILES;
+  } else {
+    return tiles_m * C::TILES_N * C::BATCH;
+  }
+}
+
+// K steps of a part's tiles.
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
+  if constexpr (C::GROUPED) {
+    return C::k_steps(part);
+  } else {
+    return tessel_gemm_sm90_layout<C>::kKSteps;
+  }
+}
+
+// Every TMA box of k-step `kt`'s stage of a tile, A's BM x BK block and B's BK x BN block
+// (and the second B's, DUAL): box(offset, map, c0, c1, c2) with `offset` the box's bytes into
+// the stage and (c0 innermost, c1, c2) its coordinates.
+template <class C, class Box>
+__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset,
+                                                         const tessel_tensor_map& b_map, int bb,
+                                                         int tn, int kt, Box& box);
+
+template <class C, class Box>
+__device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& a_map,
+                                                       const tessel_tensor_map& b_map,
+                                                       const tessel_tensor_map& b2_map, int batch,
+                                                       int tm, int tn, int kt, Box& box) {
+  using L = tessel_gemm_sm90_layout<C>;
+  const int ab = C::a_batch(batch), bb = C::b_batch(batch);
+  // K-major: one box of rows x 64 k. MN-major: boxes of 64 k-rows x 64 rows/columns.
+  if constexpr (C::A_MN) {
+#pragma unroll
+    for (int i = 0; i < C::BM / 64; ++i) {
+      box(i * 64 * L::kRowBytes, a_map, tm * C::BM + i * 64, kt * C::BK, ab);
+    }
+  } else {
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      box(part * L::kAPart, a_map, kt * C::BK, tm * C::BM, ab * L::kParts + part);
+    }
+  }
+  tessel_gemm_sm90_b_boxes<C>(L::kABytes, b_map, bb, tn, kt, box);
+  if constexpr (C::DUAL) {
+    tessel_gemm_sm90_b_boxes<C>(L::kABytes + L::kBPart, b2_map, bb, tn, kt, box);
+  }
+}
+
+// B's BK x BN block of k-step `kt` (all its parts), `offset` bytes into the stage.
+template <class C, class Box>
+__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset,
+                                                         const tessel_tensor_map& b_map, int bb,
+                                                         int tn, int kt, Box& box) {
+  using L = tessel_gemm_sm90_layout<C>;
+  if constexpr (C::B_MN) {
+#pragma unroll
+    for (int i = 0; i < C::BN / 64; ++i) {
+      box(offset + i * 64 * L::kRowBytes, b_map, tn * C::BN + i * 64, kt * C::BK, bb);
+    }
+  } else {
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      box(offset + part * L::kBPart, b_map, kt * C::BK, tn * C::BN, bb * L::kParts + part);
+    }
+  }
+}
+
+// Issues one stage's TMA loads.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
+                                                      unsigned long long* full,
+                                                      const tessel_tensor_map& a_map,
+                                                      const tessel_tensor_map& b_map,
+                                                      const tessel_tensor_map& b2_map, int batch,
+                                                      int tm, int tn, int kt) {
+  tessel_mbar_arrive_expect_tx(full, tessel_gemm_sm90_layout<C>::kStageBytes);
+  auto load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2) {
+    tessel_tma_load_3d(stage + offset, &map, full, c0, c1, c2);
+  };
+  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, tn, kt, load);
+}
+
+// Asks L2 for the stages that the block's first tile fills its ring with, before the
+// kernel waits for the one before it (programmatic dependent launch): the weights' first
+// blocks arrive while that kernel ends.
+template <class C, class AMaps, class BMaps>
+__device__ __forceinline__ void tessel_gemm_sm90_prefetch(AMaps& a_maps, BMaps& b_maps,
+                                                          int tiles_m, int tiles) {
+  if (blockIdx.x >= tiles) return;
+  const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(blockIdx.x, tiles_m);
+  const int k_steps = min(C::STAGES, tessel_gemm_sm90_k_steps<C>(w.part));
+  auto prefetch = [](int, const tessel_tensor_map& map, int c0, int c1, int c2) {
+    tessel_tma_prefetch_3d(&map, c0, c1, c2);
+  };
+  for (int kt = 0; kt < k_steps; ++kt) {
+    tessel_gemm_sm90_boxes<C>(*a_maps(w.part), *b_maps(w.part), *b_maps(C::DUAL ? 1 : w.part),
+                              w.batch, w.tm, w.tn, kt, prefetch);
+  }
+}
+
+// `a_maps(part)`, `b_maps(part)`: the part's A and B maps.
+template <class C, class AMaps, class BMaps>
+__device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
+                                                          unsigned long long* full,
+                                                          unsigned long long* empty, AMaps& a_maps,
+                                                          BMaps& b_maps, int tiles_m, int tiles) {
+  using L = tessel_gemm_sm90_layout<C>;
+  int stage = 0;
+  unsigned phase = 0;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
+    const tessel_tensor_map& a_map = *a_maps(w.part);
+    const tessel_tensor_map& b_map = *b_maps(w.part);
+    const tessel_tensor_map& b2_map = *b_maps(C::DUAL ? 1 : w.part);
+    const int k_steps = tessel_gemm_sm90_k_steps<C>(w.part);
+    for (int kt = 0; kt < k_steps; ++kt) {
+      tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
+      tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, b2_map,
+                               w.batch, w.tm, w.tn, kt);
+      if (++stage == C::STAGES) stage = 0, phase ^= 1;
+    }
+  }
+}

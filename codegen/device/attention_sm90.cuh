@@ -112,8 +112,7 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kProducerRegisters>();
     if (threadIdx.x == 0) {
-      tessel_attention_sm90_producer<C>(sq, sk, sv, bar, (int*)ws, q_map, k_map, v_map,
-                                        key_range);
+      tessel_attention_sm90_producer<C>(sq, sk, sv, bar, (int*)ws, q_map, k_map, v_map, key_range);
     }
     return;
   }

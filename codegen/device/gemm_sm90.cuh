@@ -58,9 +58,9 @@
 // (256/128/64; SWAP: BM 16/32, BN 128/64), BK (64; 32 with TF32: 128-byte rows either way),
 // STAGES, GROUP_M, SWAP, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
 // (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL, TMA_STORE, STRIDED (the epilogue's
-// lanes one column apart), SMEM (dynamic shared bytes the host reserves), and `static __device__ int a_batch(int)`, `b_batch(int)`:
-// each operand's batch coordinate for an output batch entry (broadcast batches map many
-// entries to one).
+// lanes one column apart), SMEM (dynamic shared bytes the host reserves), and `static __device__
+// int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for an output batch entry
+// (broadcast batches map many entries to one).
 #pragma once
 #include "tessel/gemm_sm90_producer.cuh"
 
@@ -85,8 +85,8 @@ __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(
     float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
-    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], const unsigned char* stage, int c,
-    bool first, bool first_rest) {
+    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], const unsigned char* stage, int c, bool first,
+    bool first_rest) {
   using L = tessel_gemm_sm90_layout<C>;
   constexpr unsigned kStep = 16 * 128, kBlock = 64 * L::kRowBytes;
   if constexpr (C::SWAP) {
@@ -139,9 +139,8 @@ template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
     float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
     float (&part)[tessel_gemm_sm90_layout<C>::kAccs],
-    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], unsigned char* ring,
-    unsigned long long* full, unsigned long long* empty, int c, int k_steps, int& stage,
-    unsigned& phase) {
+    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], unsigned char* ring, unsigned long long* full,
+    unsigned long long* empty, int c, int k_steps, int& stage, unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
   const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;

@@ -3,8 +3,8 @@
 // NVRTC as "tessel/gemm_sm90_producer.cuh" and included by tessel/gemm_sm90.cuh, whose header
 // says what the configuration C provides.
 #pragma once
-#include "tessel/ptx.cuh"
 #include "tessel/gemm_sm90_output.cuh"
+#include "tessel/ptx.cuh"
 
 template <class C>
 struct tessel_gemm_sm90_layout {
@@ -72,8 +72,7 @@ __device__ __forceinline__ tessel_gemm_sm90_work tessel_gemm_sm90_tile(int t, in
   } else {
     tessel_gemm_sm90_work w;
     w.batch = t / (tiles_m * C::TILES_N);
-    tessel_gemm_sm90_band<C>(t - w.batch * (tiles_m * C::TILES_N), tiles_m, C::TILES_N, w.tm,
-                             w.tn);
+    tessel_gemm_sm90_band<C>(t - w.batch * (tiles_m * C::TILES_N), tiles_m, C::TILES_N, w.tm, w.tn);
     w.part = C::part(w.tn);
     return w;
   }
@@ -103,9 +102,8 @@ __device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
 // (and the second B's, DUAL): box(offset, map, c0, c1, c2) with `offset` the box's bytes into
 // the stage and (c0 innermost, c1, c2) its coordinates.
 template <class C, class Box>
-__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset,
-                                                         const tessel_tensor_map& b_map, int bb,
-                                                         int tn, int kt, Box& box);
+__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tessel_tensor_map& b_map,
+                                                         int bb, int tn, int kt, Box& box);
 
 template <class C, class Box>
 __device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& a_map,
@@ -134,9 +132,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& 
 
 // B's BK x BN block of k-step `kt` (all its parts), `offset` bytes into the stage.
 template <class C, class Box>
-__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset,
-                                                         const tessel_tensor_map& b_map, int bb,
-                                                         int tn, int kt, Box& box) {
+__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tessel_tensor_map& b_map,
+                                                         int bb, int tn, int kt, Box& box) {
   using L = tessel_gemm_sm90_layout<C>;
   if constexpr (C::B_MN) {
 #pragma unroll
@@ -170,8 +167,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
 // kernel waits for the one before it (programmatic dependent launch): the weights' first
 // blocks arrive while that kernel ends.
 template <class C, class AMaps, class BMaps>
-__device__ __forceinline__ void tessel_gemm_sm90_prefetch(AMaps& a_maps, BMaps& b_maps,
-                                                          int tiles_m, int tiles) {
+__device__ __forceinline__ void tessel_gemm_sm90_prefetch(AMaps& a_maps, BMaps& b_maps, int tiles_m,
+                                                          int tiles) {
   if (blockIdx.x >= tiles) return;
   const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(blockIdx.x, tiles_m);
   const int k_steps = min(C::STAGES, tessel_gemm_sm90_k_steps<C>(w.part));

@@ -150,8 +150,8 @@ __device__ __forceinline__ void tessel_tma_load_5d(void* dst, const tessel_tenso
 
 // Asks L2 to hold the box at (c0 innermost, c1, c2): a hint, which writes and reads elsewhere
 // keep coherent, so it may run before the kernel's grid dependency wait.
-__device__ __forceinline__ void tessel_tma_prefetch_3d(const tessel_tensor_map* map, int c0,
-                                                       int c1, int c2) {
+__device__ __forceinline__ void tessel_tma_prefetch_3d(const tessel_tensor_map* map, int c0, int c1,
+                                                       int c2) {
   asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(
                    (unsigned long long)map),
                "r"(c0), "r"(c1), "r"(c2)
@@ -273,11 +273,11 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc_advance(unsigned
       "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
 // m64n176: attention's key tiles without masks (attention_sm90.cuh's BK).
-#define TESSEL_WGMMA_REGS_88                                                                       \
-  TESSEL_WGMMA_REGS_64                                                                             \
-      ", "                                                                                         \
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
-      "%82, %83, %84, %85, %86, %87"
+#define TESSEL_WGMMA_REGS_88                                                                   \
+  TESSEL_WGMMA_REGS_64                                                                         \
+  ", "                                                                                         \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
+  "%82, %83, %84, %85, %86, %87"
 #define TESSEL_WGMMA_OUTS_88                                                                     \
   TESSEL_WGMMA_OUTS_64, "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]),         \
       "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), \
@@ -302,8 +302,8 @@ __device__ __forceinline__ unsigned long long tessel_wgmma_desc_advance(unsigned
 
 // m64n80: attention's key tiles at D = 256.
 #define TESSEL_WGMMA_REGS_40 TESSEL_WGMMA_REGS_32 ", %32, %33, %34, %35, %36, %37, %38, %39"
-#define TESSEL_WGMMA_OUTS_40                                                                   \
-  TESSEL_WGMMA_OUTS_32, "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),       \
+#define TESSEL_WGMMA_OUTS_40                                                             \
+  TESSEL_WGMMA_OUTS_32, "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), \
       "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
 
 #define TESSEL_WGMMA_REGS_32                                              \

@@ -98,13 +98,27 @@ __device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
   }
 }
 
+// B's BK x BN block of k-step `kt` (all its parts), `offset` bytes into the stage.
+template <class C, class Box>
+__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tessel_tensor_map& b_map,
+                                                         int bb, int tn, int kt, Box& box) {
+  using L = tessel_gemm_sm90_layout<C>;
+  if constexpr (C::B_MN) {
+#pragma unroll
+    for (int i = 0; i < C::BN / 64; ++i) {
+      box(offset + i * 64 * L::kRowBytes, b_map, tn * C::BN + i * 64, kt * C::BK, bb);
+    }
+  } else {
+#pragma unroll
+    for (int part = 0; part < L::kParts; ++part) {
+      box(offset + part * L::kBPart, b_map, kt * C::BK, tn * C::BN, bb * L::kParts + part);
+    }
+  }
+}
+
 // Every TMA box of k-step `kt`'s stage of a tile, A's BM x BK block and B's BK x BN block
 // (and the second B's, DUAL): box(offset, map, c0, c1, c2) with `offset` the box's bytes into
 // the stage and (c0 innermost, c1, c2) its coordinates.
-template <class C, class Box>
-__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tessel_tensor_map& b_map,
-                                                         int bb, int tn, int kt, Box& box);
-
 template <class C, class Box>
 __device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& a_map,
                                                        const tessel_tensor_map& b_map,
@@ -127,24 +141,6 @@ __device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& 
   tessel_gemm_sm90_b_boxes<C>(L::kABytes, b_map, bb, tn, kt, box);
   if constexpr (C::DUAL) {
     tessel_gemm_sm90_b_boxes<C>(L::kABytes + L::kBPart, b2_map, bb, tn, kt, box);
-  }
-}
-
-// B's BK x BN block of k-step `kt` (all its parts), `offset` bytes into the stage.
-template <class C, class Box>
-__device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tessel_tensor_map& b_map,
-                                                         int bb, int tn, int kt, Box& box) {
-  using L = tessel_gemm_sm90_layout<C>;
-  if constexpr (C::B_MN) {
-#pragma unroll
-    for (int i = 0; i < C::BN / 64; ++i) {
-      box(offset + i * 64 * L::kRowBytes, b_map, tn * C::BN + i * 64, kt * C::BK, bb);
-    }
-  } else {
-#pragma unroll
-    for (int part = 0; part < L::kParts; ++part) {
-      box(offset + part * L::kBPart, b_map, kt * C::BK, tn * C::BN, bb * L::kParts + part);
-    }
   }
 }
 

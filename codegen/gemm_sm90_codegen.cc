@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/gemm_common.h"
+#include "codegen/gemm_k_slices.h"
 #include "codegen/gemm_staging.h"
 #include "codegen/generate.h"
 #include "codegen/kernel_common.h"
@@ -317,9 +318,20 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   const GemmTile tile =
       swapped ? *swapped : ChooseGemmTile(extents, p.batch.numel(), tf32, splits, dual);
   const int64_t smem = 1024 + tile.stages * StageBytes(tile, splits, dual) +
-                       StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 4);
-  ks.schedule = absl::StrCat("wgmma", tile.swap ? " with the operands swapped (rows as its N)" : "",
-                             ", tiles of ", tile.bm, " x ", tile.bn, ", ", tile.stages, " stages");
+                       StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 5);
+  int64_t walk_tiles = 0;
+  for (const GemmProblem& part : walk) walk_tiles += CeilDiv(part.n, tile.bn);
+  walk_tiles *= CeilDiv(p.m, tile.bm) * p.batch.numel();
+  const int64_t k_steps = CeilDiv(p.k, tf32 ? tile.bk / 2 : tile.bk);
+  const int slices = grouped || tf32 ? 1 : KSlices(tile, walk_tiles, k_steps, p.m);
+  // The pieces of K slices, after the staged operands' copies in the workspace.
+  const int64_t fixup_offset = CeilDiv(p.staging_bytes, 256) * 256;
+  const int64_t fixup_bytes = slices > 1 ? KSliceWorkspaceBytes(tile, dual, walk_tiles, slices) : 0;
+  ks.schedule = absl::StrCat(
+      "wgmma", tile.swap ? " with the operands swapped (rows as its N)" : "", ", tiles of ",
+      tile.bm, " x ", tile.bn, ", ", tile.stages, " stages",
+      slices > 1 ? absl::StrCat(", each tile's K in ", slices, " slices for the SMs to share")
+                 : "");
   // The maps: A (each part's, grouped), each part's B, each part's output (TMA stores).
   const size_t a_maps = grouped ? parts.size() : 1;
   for (size_t i = 0; i < a_maps; ++i) {
@@ -346,6 +358,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   w.Line("#include \"tessel/gemm_sm90.cuh\"");
   w.Blank();
   EmitOperandStaging(w, p, &ks);
+  if (slices > 1) ks.workspace_bytes = fixup_offset + fixup_bytes;
   for (size_t i = 0; i < parts.size(); ++i) {
     const std::string which = dual               ? (i == 0 ? "dual, first: " : "dual, second: ")
                               : parts.size() > 1 ? absl::StrCat("part ", i, ": ")
@@ -367,6 +380,9 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
         ", SPLIT = ", splits > 1 ? "true" : "false", ", TMA_STORE = ", tma_store ? "true" : "false",
         ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
         ", GROUPED = ", grouped ? "true" : "false", ", SWAP = ", tile.swap ? "true" : "false", ";");
+    w.Line("static constexpr int K_SLICES = ", slices, ", MAX_TILES = ", walk_tiles,
+           ";  // (the tiles' most, for the workspace)");
+    w.Line("static constexpr long long FIXUP_BYTES = ", fixup_bytes, ";");
     tiles = grouped ? EmitProblemWalk(w, walk, tile) : EmitPartWalk(w, walk, tile);
   }
   w.Blank();
@@ -378,7 +394,10 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
     if (tma_store) {
       w.Line("const auto out_map = ", MapOfPart(a_maps + parts.size(), parts.size()), ";");
     }
-    const std::string m_arg = grouped ? "0" : p.m_expr;  // (grouped: the config's)
+    // m (grouped: the config's), and the K slices' workspace
+    const std::string m_arg =
+        absl::StrCat(grouped ? "0" : p.m_expr,
+                     slices > 1 ? absl::StrCat(", (unsigned char*)ws + ", fixup_offset) : "");
     if (tf32) {
       EmitConsumerEpilogue(w, ks, p, tile);
     } else if (tma_store) {
@@ -394,7 +413,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   if (grouped) {
     launch.grid = {tiles, 1, 1};
   } else {
-    SetGemmGrid(p, tile.bm, tiles, &launch);
+    SetGemmGrid(p, tile.bm, tiles * slices, &launch);  // a unit a block, at most one an SM
   }
   launch.block = 384;
   launch.shared_bytes = smem;

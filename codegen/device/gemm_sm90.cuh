@@ -52,17 +52,23 @@
 // tile, and the epilogue gets both values of each output position, so that neither product
 // is written to memory.
 //
+// K_SLICES > 1 (tiles for at most half the SMs, a long K: codegen/gemm_k_slices.cc): the walk
+// cuts every tile's K steps into even slices that the blocks take in turn
+// (gemm_sm90_producer.cuh), and the last block to finish a slice of a tile adds the tile's
+// pieces through the workspace and runs its epilogue (gemm_sm90_fixup.cuh).
+//
 // C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
 // part(int& tn)` (the part of tile column tn, which it makes local to the part), GROUPED (and
 // then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN
 // (256/128/64; SWAP: BM 16/32, BN 128/64), BK (64; 32 with TF32: 128-byte rows either way),
 // STAGES, GROUP_M, SWAP, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL, TMA_STORE, STRIDED (the epilogue's
-// lanes one column apart), SMEM (dynamic shared bytes the host reserves), and `static __device__
-// int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for an output batch entry
-// (broadcast batches map many entries to one).
+// (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL, TMA_STORE, K_SLICES, MAX_TILES and
+// FIXUP_BYTES (the walk's most tiles and the workspace of K slices' pieces), STRIDED (the
+// epilogue's lanes one column apart), SMEM (dynamic shared bytes the host reserves), and
+// `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for an
+// output batch entry (broadcast batches map many entries to one).
 #pragma once
-#include "tessel/gemm_sm90_producer.cuh"
+#include "tessel/gemm_sm90_fixup.cuh"
 
 // The origin of consumer c's block of tile w: its 64 rows (SWAP: its 64 columns).
 template <class C>
@@ -182,9 +188,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
 // With TF32, `epilogue(acc, part, batch, row0, col0)` runs in each consumer for its 64 x BN
 // block at (row0, col0): thread t's acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 +
 // 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1), t = threadIdx.x % 128.
+// `ws`: the workspace of K slices' pieces (tessel/gemm_sm90_fixup.cuh), else unused.
 template <class C, class AMaps, class BMaps, class OutMaps, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, OutMaps out_maps,
-                                                 Epilogue epilogue, int m) {
+                                                 Epilogue epilogue, int m,
+                                                 unsigned char* ws = nullptr) {
   using L = tessel_gemm_sm90_layout<C>;
   const int tiles_m = (m + C::BM - 1) / C::BM;  // (GROUPED: unused)
   const int tiles = tessel_gemm_sm90_tiles<C>(tiles_m);
@@ -195,6 +203,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   unsigned long long* empty = full + C::STAGES;
   unsigned long long* staged = empty + C::STAGES;  // consumer c's staging tile is written
   unsigned long long* drained = staged + 2;        // ... and the epilogue warps have read it
+  unsigned* verdicts = (unsigned*)(drained + 2);   // K slices: consumer c finishes the tile
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
@@ -222,16 +231,19 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
     } else if constexpr (!L::kEpilogueWarps) {
       // No epilogue warps: the producer's warpgroup has nothing else to do.
     } else if (threadIdx.x >= 32) {
-      // The CTA's last tile is the consumers' own (see below).
-      for (int t = blockIdx.x, n = 0; t + gridDim.x < tiles; t += gridDim.x, ++n) {
-        const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
+      // The block's last segment and split tiles are the consumers' own (see below).
+      tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+      int n = 0;  // tiles handed over
+      for (tessel_gemm_sm90_segment s; walk.take(s) && walk.more();) {
+        if (s.split) continue;
         for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
-              staging_base + c * L::kStagingBytes, threadIdx.x - 32, w,
-              tessel_gemm_sm90_row0<C>(w, c), tessel_gemm_sm90_col0<C>(w, c), epilogue);
+              staging_base + c * L::kStagingBytes, threadIdx.x - 32, s.w,
+              tessel_gemm_sm90_row0<C>(s.w, c), tessel_gemm_sm90_col0<C>(s.w, c), epilogue);
           tessel_mbar_arrive(&drained[c]);
         }
+        ++n;
       }
     }
     return;
@@ -245,16 +257,22 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   unsigned phase = 0;
   // part, rest: SPLIT's parts' product of a stage and remainder products (else unused)
   float acc[L::kAccs], part[L::kAccs], rest[L::kAccs];
-  for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
-    const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+  int n = 0;  // tiles handed to the epilogue warps
+  for (tessel_gemm_sm90_segment s; walk.take(s);) {
+    const tessel_gemm_sm90_work& w = s.w;
     const int row0 = tessel_gemm_sm90_row0<C>(w, c), col0 = tessel_gemm_sm90_col0<C>(w, c);
-    tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c,
-                                 tessel_gemm_sm90_k_steps<C>(w.part), stage, phase);
+    tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, s.k1 - s.k0, stage, phase);
     if constexpr (C::SPLIT) {
       // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
       // infinity; the parts' product then is that infinity (or the NaN f32 gives too).
 #pragma unroll
       for (int i = 0; i < L::kAccs; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
+    }
+    if constexpr (C::K_SLICES > 1) {
+      if (!tessel_gemm_sm90_fix_up<C>(acc, rest, ws, s, c, &verdicts[c])) {
+        continue;  // another block adds this tile's pieces
+      }
     }
     if constexpr (C::TF32) {
       epilogue(acc, w.part, w.batch, row0, col0);
@@ -276,13 +294,16 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       tessel_mbar_wait(&drained[c], (n & 1) ^ 1);  // the epilogue warps read the last tile
       tessel_gemm_sm90_stage<C>(acc, staging);
       if constexpr (C::DUAL) tessel_gemm_sm90_stage<C>(rest, staging + L::Staging::kTileBytes);
-      if (t + gridDim.x < tiles) {
+      if (walk.more() && !s.split) {
         tessel_mbar_arrive(&staged[c]);
+        ++n;
       } else {
         // Nothing left to multiply: rather than leave the last epilogue to three warps while
-        // the tensor cores idle, each consumer runs its own half with all its threads.
+        // the tensor cores idle, each consumer runs its own half with all its threads (as it
+        // does a split tile's, which the epilogue warps cannot know it finishes).
         tessel_named_barrier(1 + c, 128);
         tessel_gemm_sm90_epilogue<C, 128>(staging, threadIdx.x % 128, w, row0, col0, epilogue);
+        tessel_named_barrier(1 + c, 128);  // read, before the next tile's staging
       }
     }
   }

@@ -24,9 +24,9 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kStagingBytes = C::TF32 ? 0 : (C::DUAL ? 2 : 1) * Staging::kTileBytes;
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
   // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
-  // drained per consumer).
+  // drained per consumer); a word per consumer for K slices' verdicts (gemm_sm90_fixup.cuh).
   static constexpr int kSmemBytes =
-      1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 4) * 8;
+      1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 5) * 8;
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static_assert((C::SWAP ? (C::BN == 128 || C::BN == 64) : (C::BM == 128 || C::BM == 64)) &&
                     C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
@@ -37,6 +37,8 @@ struct tessel_gemm_sm90_layout {
                 "TF32 operands are K-major; the consumers store");
   static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
   static_assert(!C::DUAL || (!C::TF32 && !C::TMA_STORE), "a dual GEMM's epilogue combines both");
+  static_assert(C::K_SLICES == 1 || (!C::GROUPED && !C::TF32 && C::K_SLICES <= kKSteps),
+                "K slices: one K for every tile, no TF32 remainders");
   static constexpr int kEpilogueThreads = 96;  // warps 1-3, when !TMA_STORE
   // setmaxnreg: the block holds 384 x 168 registers from launch (the bound of
   // __launch_bounds__(384, 1)); an increase waits for registers another warpgroup gave back,
@@ -97,6 +99,45 @@ __device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
     return tessel_gemm_sm90_layout<C>::kKSteps;
   }
 }
+
+// One segment of a block's walk: a tile and the K steps [k0, k1) of it the block multiplies,
+// its slice of the tile's K (K_SLICES > 1: `split`, a piece for tessel/gemm_sm90_fixup.cuh).
+struct tessel_gemm_sm90_segment {
+  tessel_gemm_sm90_work w;
+  int t, slice, k0, k1;
+  bool split;
+};
+
+// A block's share of the persistent walk, segment by segment. Units go to the blocks in turn,
+// unit blockIdx.x first: whole tiles, or with K_SLICES = S > 1 (too few tiles to keep the SMs
+// streaming B: a decode batch's projections) every tile's K steps cut into S even slices,
+// slice by slice over all tiles. The last block to finish a slice of a tile adds the tile's
+// pieces (tessel/gemm_sm90_fixup.cuh).
+template <class C>
+struct tessel_gemm_sm90_walk {
+  static constexpr int kKSteps = tessel_gemm_sm90_layout<C>::kKSteps;
+  int tiles_m, tiles, next, end;
+  __device__ __forceinline__ tessel_gemm_sm90_walk(int tiles_m_, int tiles_)
+      : tiles_m(tiles_m_), tiles(tiles_), next(blockIdx.x), end(tiles_ * C::K_SLICES) {}
+  // Whether a segment is left after the last one taken.
+  __device__ __forceinline__ bool more() const { return next < end; }
+  __device__ __forceinline__ bool take(tessel_gemm_sm90_segment& s) {
+    if (next >= end) return false;
+    s.slice = C::K_SLICES > 1 ? next / tiles : 0;
+    s.t = next - s.slice * tiles;
+    next += gridDim.x;
+    s.w = tessel_gemm_sm90_tile<C>(s.t, tiles_m);
+    s.split = C::K_SLICES > 1;
+    if (s.split) {
+      s.k0 = s.slice * kKSteps / C::K_SLICES;
+      s.k1 = (s.slice + 1) * kKSteps / C::K_SLICES;
+    } else {
+      s.k0 = 0;
+      s.k1 = tessel_gemm_sm90_k_steps<C>(s.w.part);
+    }
+    return true;
+  }
+};
 
 // B's BK x BN block of k-step `kt` (all its parts), `offset` bytes into the stage.
 template <class C, class Box>
@@ -165,13 +206,14 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
 template <class C, class AMaps, class BMaps>
 __device__ __forceinline__ void tessel_gemm_sm90_prefetch(AMaps& a_maps, BMaps& b_maps, int tiles_m,
                                                           int tiles) {
-  if (blockIdx.x >= tiles) return;
-  const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(blockIdx.x, tiles_m);
-  const int k_steps = min(C::STAGES, tessel_gemm_sm90_k_steps<C>(w.part));
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+  tessel_gemm_sm90_segment s;
+  if (!walk.take(s)) return;
+  const tessel_gemm_sm90_work& w = s.w;
   auto prefetch = [](int, const tessel_tensor_map& map, int c0, int c1, int c2) {
     tessel_tma_prefetch_3d(&map, c0, c1, c2);
   };
-  for (int kt = 0; kt < k_steps; ++kt) {
+  for (int kt = s.k0; kt < min(s.k1, s.k0 + C::STAGES); ++kt) {
     tessel_gemm_sm90_boxes<C>(*a_maps(w.part), *b_maps(w.part), *b_maps(C::DUAL ? 1 : w.part),
                               w.batch, w.tm, w.tn, kt, prefetch);
   }
@@ -186,13 +228,13 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const tessel_gemm_sm90_work w = tessel_gemm_sm90_tile<C>(t, tiles_m);
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+  for (tessel_gemm_sm90_segment s; walk.take(s);) {
+    const tessel_gemm_sm90_work& w = s.w;
     const tessel_tensor_map& a_map = *a_maps(w.part);
     const tessel_tensor_map& b_map = *b_maps(w.part);
     const tessel_tensor_map& b2_map = *b_maps(C::DUAL ? 1 : w.part);
-    const int k_steps = tessel_gemm_sm90_k_steps<C>(w.part);
-    for (int kt = 0; kt < k_steps; ++kt) {
+    for (int kt = s.k0; kt < s.k1; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
       tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, b2_map,
                                w.batch, w.tm, w.tn, kt);

@@ -179,6 +179,13 @@ __device__ __forceinline__ void tessel_bulk_wait_read() {
 __device__ __forceinline__ void tessel_fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
+// A tag of this launch, never 0, from %gridid (the context's temporal grid launch number):
+// a word that memory written by any earlier launch holds only by a 2^-31 chance.
+__device__ __forceinline__ unsigned tessel_launch_tag() {
+  unsigned long long grid;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(grid));
+  return (unsigned)(grid ^ (grid >> 32)) | 0x80000000u;
+}
 // Barrier `id` (1-15; 0 is __syncthreads) over `threads` threads.
 __device__ __forceinline__ void tessel_named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");

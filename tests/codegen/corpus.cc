@@ -158,6 +158,25 @@ std::vector<CorpusCase> Corpus() {
           silu(matmul(w, In({64, 1024}, b16))) * matmul(w, In({64, 1024}, b16))}});
   }
   {
+    // K slices (few tiles, long K: every tile's K cut into slices for the SMs to share, the
+    // pieces added through the workspace), one program each: 64 rows stored by TMA; ragged
+    // rows, columns and K with bias, GELU and a residual in the epilogue warps; q/k/v
+    // siblings; SwiGLU's dual GEMM; 16 rows of a dual GEMM on swapped tiles.
+    const DType b16 = DType::kBF16;
+    Tensor x = In({64, 2048}, b16), y = In({16, 2048}, b16);
+    c.push_back({"k_slices_gemm", {matmul(x, In({2048, 512}, b16))}});
+    c.push_back({"k_slices_epilogue",
+                 {gelu(matmul(In({50, 1000}, b16), In({1000, 200}, b16)) + In({200}, b16)) +
+                  In({50, 200}, b16)}});
+    c.push_back({"k_slices_siblings",
+                 {matmul(x, In({2048, 256}, b16)), matmul(x, In({2048, 64}, b16)),
+                  gelu(matmul(x, In({2048, 72}, b16)))}});
+    c.push_back({"k_slices_dual",
+                 {silu(matmul(x, In({2048, 264}, b16))) * matmul(x, In({2048, 264}, b16))}});
+    c.push_back({"k_slices_swapped_dual",
+                 {silu(matmul(y, In({2048, 1024}, b16))) * matmul(y, In({2048, 1024}, b16))}});
+  }
+  {
     // Grouped GEMMs (independent, any sizes): experts of 1 to 50 rows stored by TMA; problems
     // of different K and N with their own epilogues, one with B read transposed apart.
     const DType b16 = DType::kBF16;

@@ -16,14 +16,7 @@
 namespace tessel {
 namespace {
 
-using testing::GenerateForHopper;
 Tensor In(Shape shape, DType dtype = DType::kBF16) { return testing::Placeholder(shape, dtype); }
-
-codegen::KernelSource OnlyKernel(const std::vector<Tensor>& outputs) {
-  codegen::GeneratedPlan g = GenerateForHopper(outputs);
-  EXPECT_EQ(g.kernels.size(), 1u);
-  return g.kernels.at(0);
-}
 
 bool Swaps(const codegen::KernelSource& k) { return absl::StrContains(k.source, "SWAP = true"); }
 
@@ -41,8 +34,10 @@ TEST(GemmSwapTest, TileRowsFollowTheLongestOutput) {
 }
 
 TEST(GemmSwapTest, DecodeProjectionSwapsAndCoversEveryTile) {
-  const codegen::KernelSource k = OnlyKernel({matmul(In({16, 512}), In({512, 4096}))});
+  const codegen::KernelSource k =
+      testing::OnlyHopperKernel({matmul(In({16, 512}), In({512, 4096}))});
   EXPECT_TRUE(Swaps(k)) << k.source;
+  // 64 tiles of 8 K steps: too short to slice (gemm_k_slices_test).
   EXPECT_EQ(k.schedule,
             "wgmma with the operands swapped (rows as its N), tiles of 16 x 64, 16 stages");
   EXPECT_EQ(k.launches.at(0).grid[0], 4096 / 64);
@@ -53,34 +48,37 @@ TEST(GemmSwapTest, DecodeProjectionSwapsAndCoversEveryTile) {
 }
 
 TEST(GemmSwapTest, EpiloguesSiblingsAndBatchesSwapToo) {
-  EXPECT_TRUE(Swaps(OnlyKernel({gelu(matmul(In({1, 256}), In({256, 200})) + In({200}))})));
   EXPECT_TRUE(
-      Swaps(OnlyKernel({matmul(In({20, 64}, DType::kF16), transpose(In({45, 64}, DType::kF16)))})));
+      Swaps(testing::OnlyHopperKernel({gelu(matmul(In({1, 256}), In({256, 200})) + In({200}))})));
+  EXPECT_TRUE(Swaps(testing::OnlyHopperKernel(
+      {matmul(In({20, 64}, DType::kF16), transpose(In({45, 64}, DType::kF16)))})));
   const Tensor x = In({8, 256});
-  EXPECT_TRUE(Swaps(OnlyKernel({matmul(x, In({256, 512})), matmul(x, In({256, 128}))})));
-  EXPECT_TRUE(Swaps(OnlyKernel({matmul(In({3, 5, 64}), In({64, 96}))})));
+  EXPECT_TRUE(
+      Swaps(testing::OnlyHopperKernel({matmul(x, In({256, 512})), matmul(x, In({256, 128}))})));
+  EXPECT_TRUE(Swaps(testing::OnlyHopperKernel({matmul(In({3, 5, 64}), In({64, 96}))})));
   // A dual GEMM (SwiGLU's gate and up) and experts of at most 32 rows each.
   const Tensor y = In({16, 128});
   const codegen::KernelSource dual =
-      OnlyKernel({silu(matmul(y, In({128, 1024}))) * matmul(y, In({128, 1024}))});
+      testing::OnlyHopperKernel({silu(matmul(y, In({128, 1024}))) * matmul(y, In({128, 1024}))});
   EXPECT_TRUE(Swaps(dual));
   EXPECT_NE(dual.source.find("DUAL = true"), std::string::npos);
   const codegen::KernelSource grouped =
-      OnlyKernel(grouped_matmul({In({1, 128}), In({20, 128}), In({32, 64})},
-                                {In({128, 256}), In({128, 136}), In({64, 512})}));
+      testing::OnlyHopperKernel(grouped_matmul({In({1, 128}), In({20, 128}), In({32, 64})},
+                                               {In({128, 256}), In({128, 136}), In({64, 512})}));
   EXPECT_TRUE(Swaps(grouped));
   EXPECT_NE(grouped.source.find("GROUPED = true"), std::string::npos);
   EXPECT_EQ(grouped.launches.at(0).grid[0], 4 + 3 + 8);  // 64-column tiles of 32 rows
 }
 
 TEST(GemmSwapTest, OtherGemmsKeepTheirTiles) {
-  EXPECT_FALSE(Swaps(OnlyKernel({matmul(In({33, 512}), In({512, 4096}))})));
-  EXPECT_FALSE(Swaps(OnlyKernel({matmul(transpose(In({512, 16})), In({512, 4096}))})));
-  EXPECT_FALSE(Swaps(OnlyKernel(
+  EXPECT_FALSE(Swaps(testing::OnlyHopperKernel({matmul(In({33, 512}), In({512, 4096}))})));
+  EXPECT_FALSE(
+      Swaps(testing::OnlyHopperKernel({matmul(transpose(In({512, 16})), In({512, 4096}))})));
+  EXPECT_FALSE(Swaps(testing::OnlyHopperKernel(
       grouped_matmul({In({32, 128}), In({33, 128})}, {In({128, 256}), In({128, 256})}))));
   set_matmul_precision(MatmulPrecision::kTF32);
-  EXPECT_FALSE(
-      Swaps(OnlyKernel({matmul(In({16, 512}, DType::kF32), In({512, 4096}, DType::kF32))})));
+  EXPECT_FALSE(Swaps(testing::OnlyHopperKernel(
+      {matmul(In({16, 512}, DType::kF32), In({512, 4096}, DType::kF32))})));
   set_matmul_precision(MatmulPrecision::kHighest);
 }
 

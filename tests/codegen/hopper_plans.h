@@ -7,6 +7,7 @@
 
 #include "codegen/generate.h"
 #include "core/realize.h"
+#include "gtest/gtest.h"
 #include "tessel.h"
 
 namespace tessel::testing {
@@ -22,6 +23,13 @@ inline codegen::GeneratedPlan GenerateForHopper(const std::vector<Tensor>& outpu
   std::vector<const Node*> roots;
   for (const Tensor& t : outputs) roots.push_back(&t.node());
   return codegen::PlanAndGenerate(roots, kHopper);
+}
+
+// The kernel of `outputs`' plan for sm_90a, which must be one kernel.
+inline codegen::KernelSource OnlyHopperKernel(const std::vector<Tensor>& outputs) {
+  codegen::GeneratedPlan g = GenerateForHopper(outputs);
+  EXPECT_EQ(g.kernels.size(), 1u);
+  return g.kernels.at(0);
 }
 
 }  // namespace tessel::testing

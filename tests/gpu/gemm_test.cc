@@ -524,6 +524,52 @@ TEST_F(GemmTest, GroupedExpertsOneLaunch) {
   }
 }
 
+// K slices (too few tiles for the SMs and a long K: every tile's K cut into slices that
+// different blocks multiply, the last to finish adding the pieces, device/gemm_sm90_fixup.cuh)
+// over swapped and 64-row tiles, ragged rows, columns and K: plain outputs (stored by TMA),
+// epilogues, siblings and dual GEMMs, in 2 to 8 slices (from 8 rows: swapped tiles mostly
+// past the last row stay whole). Repeats agree bit for bit, whichever block finishes a tile
+// last.
+TEST_F(GemmTest, KSlicesShareLongKBetweenTheSms) {
+  const Target t = runtime::DeviceTarget();
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    for (int64_t m : {8, 17, 50, 64}) {
+      SCOPED_TRACE(::testing::Message() << "m " << m << " " << DTypeName(dt));
+      auto plain = [&](Device d) {
+        return std::vector<Tensor>{matmul(Data({m, 4096}, 1, dt, d), Data({4096, 512}, 2, dt, d))};
+      };
+      auto epilogue = [&](Device d) {
+        return std::vector<Tensor>{
+            gelu(matmul(Data({m, 1000}, 3, dt, d), Data({1000, 200}, 4, dt, d)) +
+                 Data({200}, 5, dt, d)) +
+            Data({m, 200}, 6, dt, d)};
+      };
+      auto siblings = [&](Device d) {
+        const Tensor x = Data({m, 2048}, 7, dt, d);
+        return std::vector<Tensor>{matmul(x, Data({2048, 1024}, 8, dt, d)),
+                                   matmul(x, Data({2048, 256}, 9, dt, d)),
+                                   gelu(matmul(x, Data({2048, 200}, 10, dt, d)))};
+      };
+      auto swiglu = [&](Device d) {
+        const Tensor x = Data({m, 2048}, 11, dt, d);
+        return std::vector<Tensor>{silu(matmul(x, Data({2048, 2752}, 12, dt, d))) *
+                                   matmul(x, Data({2048, 2752}, 13, dt, d))};
+      };
+      for (const Build& build : {Build(plain), Build(epilogue), Build(siblings), Build(swiglu)}) {
+        if (t.major == 9 && t.arch_specific) {
+          const std::string text = explain(build(Device::kCUDA));
+          EXPECT_TRUE(absl::StrContains(text, "slices for the SMs to share")) << text;
+        }
+      }
+      // Dual: as in DualGemmsNeverWriteTheirProducts.
+      CompareAsOneKernel({plain, epilogue, siblings});
+      CompareAsOneKernel({swiglu}, 0.05);
+      const std::vector<float> first = plain(Device::kCUDA)[0].to_vector<float>();
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(plain(Device::kCUDA)[0].to_vector<float>(), first);
+    }
+  }
+}
+
 TEST_F(GemmTest, RepeatedRunsAgreeBitForBit) {
   auto run = [] {
     Tensor c = matmul(Data({512, 512}, 1, DType::kBF16, Device::kCUDA),

@@ -92,6 +92,38 @@ TEST_F(GpuTest, SiblingProjectionsTakeTheBatch) {
   EXPECT_LE(GetStats().plans_built - before, 8);
 }
 
+// GEMMs in K slices (few tiles, long K: device/gemm_sm90_fixup.cuh) over batch sizes (the
+// kernels take the batch as their rows argument; 64-row and 128-row tiles) and replayed as a
+// CUDA graph: the slices' counters read whatever the workspace held as none, and each launch
+// leaves them as the next finds them.
+TEST_F(GpuTest, KSlicedGemmsTakeTheBatchAndReplay) {
+  auto qkv = [](int64_t b, Device d) {
+    const Tensor x = Data({b, 1024}, 40 + b, DType::kBF16, d);
+    return std::vector<Tensor>{matmul(x, Data({1024, 512}, 41, DType::kBF16, d)),
+                               gelu(matmul(x, Data({1024, 128}, 42, DType::kBF16, d)))};
+  };
+  for (int64_t b : {17, 33, 50, 64, 65, 100}) {
+    SCOPED_TRACE(::testing::Message() << "batch " << b);
+    Compare([&](Device d) { return qkv(b, d); }, 3.2e-2, 1e-2);
+  }
+  const int64_t replays = GetStats().graph_replays;
+  Compare(
+      [](Device d) {
+        Tensor x = Data({64, 2048}, 50, DType::kBF16, d);
+        const Tensor w = Data({2048, 512}, 51, DType::kBF16, d, -0.05f, 0.05f);
+        Tensor acc = zeros({64, 512}, DType::kF32, d);
+        realize({x, acc});
+        for (int step = 0; step < 8; ++step) {
+          assign(x, sin(x * 3.0));
+          assign(acc, acc * 0.5 + cast(matmul(x, w), DType::kF32));
+          realize({x, acc});
+        }
+        return std::vector<Tensor>{acc};
+      },
+      3.2e-2, 0.05);
+  EXPECT_GT(GetStats().graph_replays, replays);
+}
+
 // A loop whose plan of several launches repeats with the same buffers (its input updated in
 // place, its results folded into accumulators in place) is captured as a CUDA graph and
 // replayed: each step's new values (a new order each step) come out as the CPU computes them.

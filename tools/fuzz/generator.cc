@@ -587,10 +587,11 @@ class Generator {
     static const std::vector<int64_t> widths = {8, 16, 24, 40, 45, 64, 72, 128, 136, 200, 264};
     static const std::vector<int64_t> rows = {1, 3, 17, 64, 65, 100, 200, 300};
     static const std::vector<int64_t> depths = {8, 16, 40, 64, 72, 128, 136};
-    static const std::vector<int64_t> deep_rows = {1, 3, 17, 33}, deep = {1024, 1088};
+    static const std::vector<int64_t> deep_rows = {1, 3, 17, 33}, deep = {1024, 1088, 2048};
     const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
     // Sometimes a decode batch's few rows over a deep K (the stage ring wraps many times in
-    // a tile; up to 32 rows, the tensor cores' operands swapped), or experts of few rows.
+    // a tile; up to 32 rows, the tensor cores' operands swapped; from 8 rows, tiles for few
+    // SMs in K slices of 8 or more steps: 2 to 4 here), or experts of few rows.
     const bool decode = rng_.Chance(0.2);
     const int64_t m = rng_.Pick(decode ? deep_rows : rows), k = rng_.Pick(decode ? deep : depths);
     if (m * k * 3 * 264 > o_.max_matmul_flops) return;

@@ -18,7 +18,7 @@ int KSlices(const GemmTile& tile, int64_t tiles, int64_t k_steps, int64_t rows) 
   // 64 columns for 132 SMs), as many slices as fit one wave, each at least 8 K steps so that
   // it pays for its piece (written and read once, against 8 stages or more). H100, session
   // 26, same kernels otherwise: 16 x 4096 x 4096 in 2 slices 50-52 TFLOP/s against 45-46
-  // whole (cuBLASLt about 52), 32 x 4096 x 4096 92-93 against 84-88. Not measured better:
+  // whole (cuBLASLt about 52), 32 x 4096 x 4096 92-94.5 against 84-88. Not measured better:
   // - swapped tiles mostly past the last row: 1 x 4096 x 4096 2.43-2.50 against 2.61-2.72,
   //   though the same kernel at 16 rows gains (a cause not yet found);
   // - slices over several waves: q/k/v at M = 64 (96 tiles) in 4 slices 0.028 ms against

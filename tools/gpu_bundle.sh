@@ -12,7 +12,7 @@
 #   benchmarks, and PyTorch's SDPA on the same
 #   shapes (tools/sdpa_baseline.py); profile: Nsight Compute on the fused 8192^3 GEMM, PROFILE_FILTER picks another
 #   benchmark; profile-kernel: Nsight Compute on the kernel PROFILE_KERNEL (a regex) of the
-#   gpu_bench benchmark PROFILE_FILTER; sanitize: memcheck, racecheck and synccheck; fuzz: the
+#   benchmark PROFILE_FILTER of PROFILE_BINARY (default gpu_bench); sanitize: memcheck, racecheck and synccheck; fuzz: the
 #   differential fuzzer in diff mode, FUZZ_COUNT programs from seed FUZZ_FIRST (default:
 #   fresh) in FUZZ_JOBS processes; fuzz-worker: one worker process over FUZZ_COUNT programs
 #   from FUZZ_FIRST, in order (a failure that needs its predecessors);
@@ -143,10 +143,11 @@ if [ "$what" = profile ]; then
 fi
 if [ "$what" = profile-kernel ]; then
   # One kernel of a memory-bound benchmark: PROFILE_FILTER picks the benchmark, PROFILE_KERNEL
-  # a regex of the kernel's name (its third launch: warm).
+  # a regex of the kernel's name (its third launch: warm), PROFILE_BINARY the benchmark binary
+  # (gpu_bench unless given, e.g. gemm_group_bench).
   ncu --clock-control none --kernel-name regex:"${PROFILE_KERNEL:-.}" --launch-skip 2 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-    --section SchedulerStats --section Occupancy --section LaunchStats "$here/gpu_bench" \
+    --section SchedulerStats --section Occupancy --section LaunchStats "$here/${PROFILE_BINARY:-gpu_bench}" \
     --benchmark_filter="${PROFILE_FILTER:-BM_CrossEntropy}" \
     --benchmark_min_time=0.01 2>&1 | tee "$out/ncu_kernel.txt" | tail -${PROFILE_TAIL:-120}
 fi

@@ -23,7 +23,8 @@ double Seconds(const std::function<void()>& f) {
 
 // An exact f32 GEMM of a 128 x 128 output and a long K keeps a few SMs busy computing for
 // milliseconds: two on two streams take the time of one. (Not bf16: the tensor-core kernel
-// deals such a K out to more SMs in slices, and the two then share DRAM, not SMs.)
+// deals such a K out to 16 SMs in slices, and two of those measured 6.9 ms together against
+// 7.7 apart on the H100.)
 TEST_F(GpuTest, WorkOnTwoStreamsOverlaps) {
   const int64_t k = int64_t{1} << 16;
   auto make = [&](uint64_t seed) {

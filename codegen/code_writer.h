@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
 namespace tessel::codegen {
@@ -20,6 +21,13 @@ class CodeWriter {
   void Blank() { text_ += "\n"; }
   // Text as is (the prelude): no indentation added.
   void Raw(absl::string_view text) { absl::StrAppend(&text_, text); }
+  // The lines `inner` wrote, at this writer's indentation: code written after code that
+  // must precede it (values hoisted out of a loop while its body is written).
+  void Append(const CodeWriter& inner) {
+    for (absl::string_view line : absl::StrSplit(inner.text(), '\n', absl::SkipEmpty())) {
+      Line(line);
+    }
+  }
 
   // `header {` ... `}` with the body indented, closed when the scope ends.
   class Scope {

@@ -86,6 +86,38 @@ std::string NothingCombined(OpKind op, DType dtype) {
   return op == OpKind::kMean ? "__int_as_float(0x7fc00000)" : absl::StrCat(one, ".0f");
 }
 
+// Whether `node` holds positions below 2^31 as i64: an arange, seen through any views.
+bool IsNarrowPosition(const Node* node) {
+  while (GetOpInfo(node->op()).category == OpCategory::kView) node = &node->input(0);
+  return node->op() == OpKind::kArange && node->dtype() == DType::kI64 &&
+         node->shape()[0] <= std::numeric_limits<int32_t>::max();
+}
+
+// eq or ne of an i64 position (IsNarrowPosition, per lane) and an i64 value the same in every
+// lane (a row's target class): the value's high word is tested once and each lane compares
+// 32 bits. The compiler, given two i64s, compares both words in every lane (one-hot picks of
+// a bf16 cross-entropy: 3 of its 14 instructions an element). "" where this does not apply.
+std::string NarrowCompare(const Node& node, const std::vector<Value>& values,
+                          const std::vector<std::string>& args) {
+  const bool eq = node.op() == OpKind::kEq;
+  if ((!eq && node.op() != OpKind::kNe) || node.input(0).dtype() != DType::kI64 ||
+      node.input(1).dtype() != DType::kI64) {
+    return "";
+  }
+  for (int narrow = 0; narrow < 2; ++narrow) {
+    const int wide = 1 - narrow;
+    if (!IsNarrowPosition(&node.input(narrow)) || values[wide].per_lane) continue;
+    // & and |, not && and ||: a branch on the high word made the compiler keep the lanes'
+    // results as bytes (twice the instructions).
+    const std::string high =
+        absl::StrCat("((unsigned long long)", args[wide], " >> 32 ", eq ? "==" : "!=", " 0)");
+    const std::string low = absl::StrCat("((unsigned)", args[narrow],
+                                         eq ? " == " : " != ", "(unsigned)", args[wide], ")");
+    return absl::StrCat("(", high, eq ? " & " : " | ", low, ")");
+  }
+  return "";
+}
+
 std::string ConvertExpr(const std::string& e, DType from, DType to) {
   const std::string f = CudaComputeType(from), t = CudaComputeType(to);
   if (f == t) return Round(to, e);
@@ -123,6 +155,7 @@ void ExprEmitter::Bind(const Node* node, const IndexExpr& idx, Value value) {
 Value ExprEmitter::Get(const Node* node, const IndexExpr& idx) {
   const auto key = std::make_pair(node, idx.Key());
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (outer_ != nullptr && !idx.PerLane()) return outer_->Get(node, idx);
   const std::string pointer = PointerName(kernel_, node);
   Value v = pointer.empty() ? Compute(node, idx) : Load(node, pointer, idx);
   memo_[key] = v;
@@ -160,18 +193,27 @@ Value ExprEmitter::Load(const Node* node, const std::string& pointer, const Inde
     w_->Line(type, " ", v.name, "[", lanes_, "];");
     w_->Line("#pragma unroll");
     auto loop = w_->Block("for (int k = 0; k < ", lanes_, "; k += ", width, ")");
-    const std::string load = absl::StrCat("tessel_load_vec<", StorageType(dtype), ", ", width, ">(",
-                                          pointer, " + ", LinearOffset(idx, node->shape()), ")");
+    // 16-bit elements arrive as 32-bit words and widen from them: a word's high half is one
+    // mask (as 16-bit values, two instructions: an extract and a shift).
+    const bool words = IsHalfFloat(dtype) && width % 2 == 0;
+    const std::string element = words ? "unsigned" : StorageType(dtype);
+    const int count = words ? width / 2 : width;
+    const std::string offset = LinearOffset(idx, node->shape());
+    const std::string load =
+        words ? absl::StrCat("tessel_load_vec<unsigned, ", count, ">((const unsigned*)(", pointer,
+                             " + ", offset, "))")
+              : absl::StrCat("tessel_load_vec<", element, ", ", count, ">(", pointer, " + ", offset,
+                             ")");
     // A group of lanes is wholly inside or outside the row: its first lane decides.
     if (guard.empty()) {
       w_->Line("const auto vec = ", load, ";");
     } else {
-      w_->Line("tessel_vec<", StorageType(dtype), ", ", width, "> vec{};");
+      w_->Line("tessel_vec<", element, ", ", count, "> vec{};");
       w_->Line("if (", guard, ") vec = ", load, ";");
     }
     w_->Line("#pragma unroll");
-    w_->Line("for (int j = 0; j < ", width, "; ++j) ", v.name,
-             "[k + j] = ", LoadConvert(dtype, "vec.v[j]"), ";");
+    w_->Line("for (int j = 0; j < ", width, "; ++j) ", v.name, "[k + j] = ",
+             words ? Value{"vec.v", true, dtype}.At("j") : LoadConvert(dtype, "vec.v[j]"), ";");
     return v;
   }
   std::string load =
@@ -355,10 +397,9 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
       return Value{dtype == DType::kBool ? absl::StrCat("(", s, " != 0)") : s, false};
     }
     case OpKind::kArange:
-      // Positions are never negative: widened from unsigned, an i64 position's high word is
-      // known zero, so comparing it (one-hot picks: eq(arange, target)) is one 32-bit compare
-      // per element, not two plus a sign extension (cross-entropy over 32000 bf16 classes, the
-      // where/eq form: 3.4% faster on the H100).
+      // Positions are never negative: an i64 position widens from unsigned, with no sign
+      // extension (cross-entropy over 32000 bf16 classes, the where/eq form: 3.4% faster on
+      // the H100), and compares in 32 bits where NarrowCompare applies.
       // Past 2^31 positions the position converts from 64 bits.
       if (node->shape()[0] > std::numeric_limits<int32_t>::max()) {
         return Define(name, CudaComputeType(dtype), idx.PerLane(),
@@ -453,7 +494,8 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
     return Define(name, "float", true,
                   Round(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));
   }
-  const std::string expr = CudaScalarExpr(node->op(), operand, args);
+  const std::string narrow = NarrowCompare(*node, values, args);
+  const std::string expr = narrow.empty() ? CudaScalarExpr(node->op(), operand, args) : narrow;
   // Values of the operand dtype are already rounded to it (loads, rounded results, scalar
   // arguments rounded on the host): a selection among them needs no rounding (two
   // instructions per element of a bf16 cross-entropy's where).

@@ -55,6 +55,11 @@ class ExprEmitter {
   // multiplies of two paired values, conversions to 16 bits, and stores. Needs even lanes.
   void PairHalves() { pair_halves_ = lanes_ % 2 == 0; }
 
+  // Values at positions the same for every lane come from `outer` (emitted where it writes):
+  // for a loop whose only changing position is the lanes' (a streamed row), what is the same
+  // along the row is read once, before the loop, not at every step.
+  void HoistInvariantsTo(ExprEmitter* outer) { outer_ = outer; }
+
   // The value of `node` at `idx`, emitting what it takes.
   Value Get(const Node* node, const IndexExpr& idx);
   // Declares that `node` at `idx` is `value` (reduction results, GEMM accumulators).
@@ -84,6 +89,7 @@ class ExprEmitter {
   CodeWriter* w_;
   int lanes_;
   bool pair_halves_ = false;
+  ExprEmitter* outer_ = nullptr;
   const KernelSource& kernel_;
   absl::flat_hash_map<std::pair<const Node*, std::string>, Value> memo_;
   absl::flat_hash_map<std::string, int> names_;

@@ -230,28 +230,35 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     w.Line("index_t c = begin + (index_t)threadIdx.x * ", vec, ";");
     w.Line("auto col = [&](int k) -> index_t { return c + (k / ", vec, ") * ", kThreads * vec,
            " + k % ", vec, "; };");
+    // What is the same along the row (a target class, a row's scale) is read once, before
+    // the loops: `w` takes it while the loops are written to `steps`.
+    ExprEmitter row_values(&w, lanes, ks);
+    CodeWriter steps;
     auto accumulate = [&](const std::string& guard) {
       const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
-      ExprEmitter e(&w, lanes, ks);
+      ExprEmitter e(&steps, lanes, ks);
+      e.HoistInvariantsTo(&row_values);
       for (const Accumulator& a : accs) {
         const int p = PairOf(k, a.reduction);
         if (p >= 0) {
           const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
-          AccumulateOnline(w, max, a.name, e.Get(&max.reduction->input(0), idx), lanes, guard, p);
+          AccumulateOnline(steps, max, a.name, e.Get(&max.reduction->input(0), idx), lanes, guard,
+                           p);
         } else if (FirstPairOf(k, a.reduction) < 0) {  // a max of pairs runs in them
-          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), lanes, guard);
+          Accumulate(steps, a, e.Get(&a.reduction->input(0), idx), lanes, guard);
         }
       }
     };
     {
-      auto loop = w.Block("for (; c + ", (kInFlight - 1) * kThreads * vec + vec,
-                          " <= end; c += ", kInFlight * kThreads * vec, ")");
+      auto loop = steps.Block("for (; c + ", (kInFlight - 1) * kThreads * vec + vec,
+                              " <= end; c += ", kInFlight * kThreads * vec, ")");
       accumulate("");
     }
     {
-      auto tail = w.Block("if (c < end)");
+      auto tail = steps.Block("if (c < end)");
       accumulate("col(k) < end");
     }
+    w.Append(steps);
     if (parts == 1) {  // the block holds whole rows: finish them here, no second launch
       EmitRowResults(w, ks, k, l, accs, 1, nullptr);
     } else {

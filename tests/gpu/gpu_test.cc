@@ -652,5 +652,26 @@ TEST_F(GpuTest, OnlineSumsOverLongRows) {
   });
 }
 
+// Cross-entropy's one-hot pick written with eq and ne against the classes' positions: each
+// row's target is read once and compared in 32 bits, so targets past 2^32, negative ones and
+// the edges must pick exactly what 64-bit compares pick. Rows of 40000 stream in one chunk,
+// rows of 2^17 in several.
+TEST_F(GpuTest, OneHotPicksOfWideTargets) {
+  for (int64_t length : {int64_t{40000}, int64_t{131072}}) {
+    Compare([length](Device d) {
+      const std::vector<int64_t> ids = {0,     length - 1,          -1,     (int64_t{1} << 32) + 3,
+                                        12345, -(int64_t{1} << 32), length, int64_t{1} << 32};
+      const int64_t rows = static_cast<int64_t>(ids.size());
+      const Tensor x = Data({rows, length}, 24, DType::kBF16, d, -8, 8);
+      const Tensor targets = from_vector(ids, {rows, 1}, DType::kI64, d);
+      const Tensor classes = arange(length, DType::kI64, d);
+      const Tensor picked = sum(where(eq(classes, targets), x, 0.0), {1}, true);
+      const Tensor others = sum(where(ne(targets, reshape(classes, {1, length})), 0.0, x), {1});
+      return std::vector<Tensor>{logsumexp(x, {1}, true) - picked, others,
+                                 mean(logsumexp(x, {1}, true) - picked)};
+    });
+  }
+}
+
 }  // namespace
 }  // namespace tessel

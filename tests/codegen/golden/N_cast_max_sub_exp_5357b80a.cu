@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_ed1605be(const bf16_t* in0, const float* in1, const f16_t* in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2, float s0, float s1) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_5357b80a(const bf16_t* in0, const float* in1, const f16_t* in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2, float s0, float s1) {
   tessel_grid_begin();
   // 64 rows of 96: 32 threads x 4 lanes hold a row (4-element vectors)
   __shared__ float scratch_f32[32];
@@ -11,10 +11,10 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_ed1605be(con
   float in0_0[4];
   #pragma unroll
   for (int k = 0; k < 4; k += 4) {
-    tessel_vec<bf16_t, 4> vec{};
-    if (col(k) < 96) vec = tessel_load_vec<bf16_t, 4>(in0 + (row * 96 + col(k)));
+    tessel_vec<unsigned, 2> vec{};
+    if (col(k) < 96) vec = tessel_load_vec<unsigned, 2>((const unsigned*)(in0 + (row * 96 + col(k))));
     #pragma unroll
-    for (int j = 0; j < 4; ++j) in0_0[k + j] = tessel_bf16_to_float(vec.v[j]);
+    for (int j = 0; j < 4; ++j) in0_0[k + j] = tessel_bf16_lane(vec.v, j);
   }
   float acc0 = __int_as_float(0xff800000);
   #pragma unroll
@@ -47,10 +47,10 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_ed1605be(con
   float in2_0[4];
   #pragma unroll
   for (int k = 0; k < 4; k += 4) {
-    tessel_vec<f16_t, 4> vec{};
-    if (col(k) < 96) vec = tessel_load_vec<f16_t, 4>(in2 + (row * 96 + col(k)));
+    tessel_vec<unsigned, 2> vec{};
+    if (col(k) < 96) vec = tessel_load_vec<unsigned, 2>((const unsigned*)(in2 + (row * 96 + col(k))));
     #pragma unroll
-    for (int j = 0; j < 4; ++j) in2_0[k + j] = tessel_f16_to_float(vec.v[j]);
+    for (int j = 0; j < 4; ++j) in2_0[k + j] = tessel_f16_lane(vec.v, j);
   }
   float mul1[4];
   #pragma unroll

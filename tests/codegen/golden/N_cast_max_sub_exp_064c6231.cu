@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_ce3dce5d(const bf16_t* in0, bf16_t* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_064c6231(const bf16_t* in0, bf16_t* __restrict__ out0) {
   tessel_grid_begin();
   // 64 rows of 128: 32 threads x 8 lanes hold a row (8-element vectors)
   __shared__ float scratch_f32[32];
@@ -11,10 +11,10 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_ce3dce5d(con
   float in0_0[8];
   #pragma unroll
   for (int k = 0; k < 8; k += 8) {
-    tessel_vec<bf16_t, 8> vec{};
-    if (col(k) < 128) vec = tessel_load_vec<bf16_t, 8>(in0 + (row * 128 + col(k)));
+    tessel_vec<unsigned, 4> vec{};
+    if (col(k) < 128) vec = tessel_load_vec<unsigned, 4>((const unsigned*)(in0 + (row * 128 + col(k))));
     #pragma unroll
-    for (int j = 0; j < 8; ++j) in0_0[k + j] = tessel_bf16_to_float(vec.v[j]);
+    for (int j = 0; j < 8; ++j) in0_0[k + j] = tessel_bf16_lane(vec.v, j);
   }
   float acc0 = __int_as_float(0xff800000);
   #pragma unroll

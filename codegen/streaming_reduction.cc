@@ -184,6 +184,45 @@ void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k,
   }
   StoreReduced(w, e, ks, l, "row");
 }
+// A row's steps: kInFlight vectors a thread and step, loaded before any is used (a row
+// streamed one 16-byte load per thread at a time left cross-entropy latency-bound); whole
+// steps first, with no lane guards (a guard per lane costs a branch per element), then each
+// thread's one partial step. What is the same along the row (a target class, a row's scale)
+// is read once, before the loops: `w` takes it while the loops are written to `steps`; both
+// in a scope of their own, so that the row's results after them name their values afresh.
+void EmitSteps(CodeWriter& w, const FusedKernel& k, const RowLayout& l, const KernelSource& ks,
+               const std::vector<Accumulator>& accs, int vec) {
+  const int lanes = vec * kInFlight;
+  w.Line("{");
+  CodeWriter::Scope steps_scope(&w, "}");
+  ExprEmitter row_values(&w, lanes, ks);
+  CodeWriter steps;
+  auto accumulate = [&](const std::string& guard) {
+    const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
+    ExprEmitter e(&steps, lanes, ks);
+    e.HoistInvariantsTo(&row_values);
+    for (const Accumulator& a : accs) {
+      const int p = PairOf(k, a.reduction);
+      if (p >= 0) {
+        const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
+        AccumulateOnline(steps, max, a.name, e.Get(&max.reduction->input(0), idx), lanes, guard, p);
+      } else if (FirstPairOf(k, a.reduction) < 0) {  // a max of pairs runs in them
+        Accumulate(steps, a, e.Get(&a.reduction->input(0), idx), lanes, guard);
+      }
+    }
+  };
+  {
+    auto loop = steps.Block("for (; c + ", (kInFlight - 1) * kThreads * vec + vec,
+                            " <= end; c += ", kInFlight * kThreads * vec, ")");
+    accumulate("");
+  }
+  {
+    auto tail = steps.Block("if (c < end)");
+    accumulate("col(k) < end");
+  }
+  w.Append(steps);
+}
+
 }  // namespace
 
 KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
@@ -222,43 +261,10 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       const Accumulator& max = accs[AccumulatorOfNode(accs, o.max)];
       w.Line(max.type(), " pm", p, " = ", max.Identity(), ", ph", p, " = shift", p, "(pm", p, ");");
     }
-    // kInFlight vectors per thread and step, loaded before any is used (a row streamed one
-    // 16-byte load per thread at a time left cross-entropy latency-bound); whole steps first,
-    // with no lane guards (a guard per lane costs a branch per element), then each thread's
-    // one partial step.
-    const int lanes = vec * kInFlight;
     w.Line("index_t c = begin + (index_t)threadIdx.x * ", vec, ";");
     w.Line("auto col = [&](int k) -> index_t { return c + (k / ", vec, ") * ", kThreads * vec,
            " + k % ", vec, "; };");
-    // What is the same along the row (a target class, a row's scale) is read once, before
-    // the loops: `w` takes it while the loops are written to `steps`.
-    ExprEmitter row_values(&w, lanes, ks);
-    CodeWriter steps;
-    auto accumulate = [&](const std::string& guard) {
-      const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
-      ExprEmitter e(&steps, lanes, ks);
-      e.HoistInvariantsTo(&row_values);
-      for (const Accumulator& a : accs) {
-        const int p = PairOf(k, a.reduction);
-        if (p >= 0) {
-          const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
-          AccumulateOnline(steps, max, a.name, e.Get(&max.reduction->input(0), idx), lanes, guard,
-                           p);
-        } else if (FirstPairOf(k, a.reduction) < 0) {  // a max of pairs runs in them
-          Accumulate(steps, a, e.Get(&a.reduction->input(0), idx), lanes, guard);
-        }
-      }
-    };
-    {
-      auto loop = steps.Block("for (; c + ", (kInFlight - 1) * kThreads * vec + vec,
-                              " <= end; c += ", kInFlight * kThreads * vec, ")");
-      accumulate("");
-    }
-    {
-      auto tail = steps.Block("if (c < end)");
-      accumulate("col(k) < end");
-    }
-    w.Append(steps);
+    EmitSteps(w, k, l, ks, accs, vec);
     if (parts == 1) {  // the block holds whole rows: finish them here, no second launch
       EmitRowResults(w, ks, k, l, accs, 1, nullptr);
     } else {

@@ -184,6 +184,7 @@ void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k,
   }
   StoreReduced(w, e, ks, l, "row");
 }
+
 // A row's steps: kInFlight vectors a thread and step, loaded before any is used (a row
 // streamed one 16-byte load per thread at a time left cross-entropy latency-bound); whole
 // steps first, with no lane guards (a guard per lane costs a branch per element), then each

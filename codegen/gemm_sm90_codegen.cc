@@ -2,7 +2,8 @@
 // the kernel; the mainloop is the device library's tessel_gemm_sm90 (codegen/device/).
 // Operands arrive by TMA, so each needs rows of a multiple of 16 bytes: other rows are staged
 // first (gemm_staging.h) and the maps read the padded copies. f32 operands under TF32 must be
-// K-major, the only layout wgmma reads 32-bit operands in: MN-major ones are staged
+// K-major, the only layout wgmma reads 32-bit operands from shared memory in: B as stored is
+// read into registers on tiles of 128 rows (B_REGS), other MN-major ones are staged
 // transposed; under kHigh both are staged as TF32 parts and remainders.
 #include <algorithm>
 #include <optional>
@@ -68,20 +69,37 @@ TensorMapSpec OperandMap(const KernelSource& ks, const GemmOperand& o, int box_r
 }
 
 // TF32: each consumer's accumulators through the epilogue, pairs of columns from registers
-// (the fragment layout tessel_gemm_sm90 documents).
+// (the fragment layout tessel_gemm_sm90 documents); with B read into registers (`b_regs`)
+// the accumulators hold the block transposed, one output each.
 void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProblem& p,
-                          const GemmTile& tile) {
+                          const GemmTile& tile, bool b_regs) {
   w.Line("tessel_gemm_sm90<gemm_config>(a_map, b_map, tessel_gemm_sm90_no_store{}, [&](const ",
          "float (&acc)[", tile.bn / 2, "], int part, int batch, int row0, int col0) {");
   CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
   w.Line("const int t = threadIdx.x % 128;");
+  EpilogueSite site(b_regs ? 1 : 2, "batch", "row", "col");
+  if (b_regs) {
+    w.Line(
+        "const int row_base = row0 + 2 * (t % 4), col_base = col0 + 16 * (t / 32) + (t % 32) / 4;");
+    w.Line("// acc[64 j + e]: 64 columns x 128 rows, transposed.");
+    w.Line("#pragma unroll");
+    auto each = w.Block(absl::StrCat("for (int i = 0; i < ", tile.bn / 2, "; ++i)"));
+    w.Line("const int e = i % 64;");
+    w.Line("const int row = row_base + 8 * (e >> 2) + (e & 1), ",
+           "col = col_base + 64 * (i / 64) + 8 * ((e >> 1) & 1);");
+    site.matmul_value = "acc[i]";
+    site.lane_column = "0";
+    site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
+    site.cols_inside = p.n % tile.bn == 0;
+    EmitGemmEpilogue(w, ks, p, site);
+    return;
+  }
   w.Line(
       "const int row_base = row0 + 16 * (t / 32) + (t % 32) / 4, col_base = col0 + 2 * (t % 4);");
   w.Line("// Register pair q holds columns (col, col + 1) of one row.");
   w.Line("#pragma unroll");
   auto pairs = w.Block(absl::StrCat("for (int q = 0; q < ", tile.bn / 4, "; ++q)"));
   w.Line("const int row = row_base + 8 * (q % 2), col = col_base + 8 * (q / 2);");
-  EpilogueSite site(2, "batch", "row", "col");
   site.matmul_value = "acc[2 * q + k]";
   site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
   site.cols_inside = p.n % tile.bn == 0;
@@ -198,10 +216,22 @@ bool GemmSm90Applies(const FusedKernel& kernel, const Target& target) {
 KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
   std::vector<GemmProblem> parts = AnalyzeGemmParts(kernel, rows);
-  for (GemmProblem& part : parts) PlanOperandStaging(part, WgmmaStagingNeed(part));
-  const GemmProblem& p = parts[0];  // siblings and dual: A, m, k and the batch are every part's
   const bool dual = kernel.gemm_form == GemmForm::kDual;
   const bool grouped = kernel.gemm_form == GemmForm::kGrouped;
+  const bool tf32 = parts[0].a.buffer->dtype() == DType::kF32;
+  // TF32 with B as stored ([k, n], MN-major) reads B into registers and multiplies transposed
+  // (gemm_sm90.cuh's B_REGS) where the tile has 128 rows and 128 or 256 columns: no transposed
+  // copy of B first (4096^3: 45 us of 401 under Nsight Compute).
+  const bool b_regs =
+      tf32 && parts.size() == 1 && !parts[0].split_tf32 && !parts[0].b.transposed && [&] {
+        const GemmTile t =
+            ChooseGemmTile({{parts[0].m, parts[0].n}}, parts[0].batch.numel(), true, 1, false);
+        return t.bm == 128 && t.bn >= 128;
+      }();
+  for (GemmProblem& part : parts) {
+    PlanOperandStaging(part, b_regs ? StagingNeed::kKMajorA : WgmmaStagingNeed(part));
+  }
+  const GemmProblem& p = parts[0];  // siblings and dual: A, m, k and the batch are every part's
   for (const GemmProblem& part : parts) {
     TESSEL_CHECK(parts.size() == 1 ||
                      (!part.a.staged && !part.b.staged && !part.tf32 &&
@@ -211,7 +241,6 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   }
   // The parts the tile walk covers: a dual GEMM's two share their tiles.
   const std::vector<GemmProblem> walk(parts.begin(), dual ? parts.begin() + 1 : parts.end());
-  const bool tf32 = p.a.buffer->dtype() == DType::kF32;
   ks.takes_rows = p.rows_argument;
   // A kernel whose outputs are the matmuls themselves stores the consumers' staging tiles by
   // TMA; any other runs the generated epilogue in the epilogue warps (TF32: the consumers).
@@ -248,16 +277,17 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   ks.schedule = absl::StrCat(
       "wgmma", tile.swap ? " with the operands swapped (rows as its N)" : "", ", tiles of ",
       tile.bm, " x ", tile.bn, ", ", tile.stages, " stages",
-      slices > 1 ? absl::StrCat(", each tile's K in ", slices, " slices for the SMs to share")
-                 : "");
+      slices > 1 ? absl::StrCat(", each tile's K in ", slices, " slices for the SMs to share") : "",
+      b_regs ? ", B read into registers (the product transposed)" : "");
   // The maps: A (each part's, grouped), each part's B, each part's output (TMA stores).
   const size_t a_maps = grouped ? parts.size() : 1;
   for (size_t i = 0; i < a_maps; ++i) {
     ks.tensor_maps.push_back(
         OperandMap(ks, parts[i].a, a_mn ? 64 : tile.bm, p.rows_argument, splits));
   }
+  const int bk = tf32 ? tile.bk / 2 : tile.bk;  // a stage's K: 128-byte rows
   for (const GemmProblem& part : parts) {
-    ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? 64 : tile.bn, false, splits));
+    ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? bk : tile.bn, false, splits));
   }
   if (tma_store) {
     for (const GemmProblem& part : parts) {
@@ -290,14 +320,14 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
     w.Line("struct gemm_config {");
     CodeWriter::Scope config(&w, "};");
     EmitOperandConfig(w, p);
-    w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn,
-           ", BK = ", tf32 ? tile.bk / 2 : tile.bk, ", STAGES = ", tile.stages,
-           ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
-    w.Line(
-        "static constexpr bool TF32 = ", tf32 ? "true" : "false",
-        ", SPLIT = ", splits > 1 ? "true" : "false", ", TMA_STORE = ", tma_store ? "true" : "false",
-        ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
-        ", GROUPED = ", grouped ? "true" : "false", ", SWAP = ", tile.swap ? "true" : "false", ";");
+    w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn, ", BK = ", bk,
+           ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
+    w.Line("static constexpr bool TF32 = ", tf32 ? "true" : "false",
+           ", SPLIT = ", splits > 1 ? "true" : "false", ", B_REGS = ", b_regs ? "true" : "false",
+           ", TMA_STORE = ", tma_store ? "true" : "false",
+           ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
+           ", GROUPED = ", grouped ? "true" : "false", ", SWAP = ", tile.swap ? "true" : "false",
+           ";");
     w.Line("static constexpr int K_SLICES = ", slices, ", MAX_TILES = ", walk_tiles,
            ";  // (the tiles' most, for the workspace)");
     w.Line("static constexpr long long FIXUP_BYTES = ", fixup_bytes, ";");
@@ -317,7 +347,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
         absl::StrCat(grouped ? "0" : p.m_expr,
                      slices > 1 ? absl::StrCat(", (unsigned char*)ws + ", fixup_offset) : "");
     if (tf32) {
-      EmitConsumerEpilogue(w, ks, p, tile);
+      EmitConsumerEpilogue(w, ks, p, tile, b_regs);
     } else if (tma_store) {
       w.Line(
           "tessel_gemm_sm90<gemm_config>(a_map, b_map, out_map, tessel_gemm_sm90_no_epilogue{}, ",

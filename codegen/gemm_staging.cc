@@ -137,7 +137,8 @@ void PlanOperandStaging(GemmProblem& p, StagingNeed need) {
     const int64_t per16 = std::max<int64_t>(1, 16 / ElementBytes(*o));
     // As stored, A is K-major ([m, k] rows) unless read transposed; B the other way round.
     const bool mn_major = o == &p.a ? o->transposed : !o->transposed;
-    o->stage_transposed = need != StagingNeed::kRows && mn_major;
+    o->stage_transposed =
+        need != StagingNeed::kRows && mn_major && !(need == StagingNeed::kKMajorA && o == &p.b);
     o->staged = p.stage_splits_tf32 || o->stage_transposed || inner % per16 != 0;
     o->rows = o->stage_transposed ? inner : outer;
     o->inner = o->stage_transposed ? outer : inner;

@@ -1,7 +1,8 @@
 // Staged GEMM operands: copies of an operand that the tensor-core mainloops can read where
 // the buffer as stored cannot be: rows that are not 16-byte multiples (TMA's stride rule,
-// the portable kernel's 16-byte copies) are padded; wgmma reads 32-bit (TF32) operands only
-// K-major, so MN-major ones are transposed; three TF32 products (kHigh) need each operand as
+// the portable kernel's 16-byte copies) are padded; wgmma reads 32-bit (TF32) operands from
+// shared memory only K-major, so MN-major ones are transposed (but B where the kernel reads it
+// into registers); three TF32 products (kHigh) need each operand as
 // its TF32 part and remainder, so both are split. The staging entries run before the GEMM in
 // the same kernel source and write the workspace.
 #ifndef TESSEL_CODEGEN_GEMM_STAGING_H_
@@ -20,6 +21,7 @@ enum class StagingNeed {
   kRows,       // rows that are 16-byte multiples
   kKMajor,     // ... and K-major (wgmma on TF32); the copies keep the bits, which the tensor
                // cores read as TF32 (truncated, as the CPU backend and mma.sync kernels do)
+  kKMajorA,    // ... A K-major, B as stored (TF32 with B read into registers, MN-major)
   kTf32Split,  // ... and as TF32 parts and remainders (three products, kHigh): every operand
 };
 

@@ -39,6 +39,12 @@
 // problem (part) and coordinates, C::k_steps(part) its K steps; a_maps(part), b_maps(part)
 // and out_maps(part) its maps.
 //
+// B_REGS (TF32 with B as stored, [k, n]: MN-major, which wgmma reads from shared memory only
+// for 16-bit types): the product runs transposed, as C^T = B^T A^T, so that no copy of B is
+// transposed first. Each consumer loads its BN / 2 columns of a stage's B into registers as
+// wgmma's A (tessel_gemm_sm90_b_frags), and the tile's 128 rows of A, K-major, are wgmma's B;
+// its accumulators hold blocks of 64 columns x 128 rows (the epilogue's mapping says how).
+//
 // SWAP (few rows: M <= 32, the case of decoding a handful of tokens; any form above): the
 // operands trade places in the tensor cores, computing the tile's transpose B^T A^T. A tile
 // is BM = 16 or 32 rows (wgmma's N) by 64 of B's columns per consumer (wgmma's M), so that
@@ -62,22 +68,23 @@
 // then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN
 // (256/128/64; SWAP: BM 16/32, BN 128/64), BK (64; 32 with TF32: 128-byte rows either way),
 // STAGES, GROUP_M, SWAP, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands and matmul, else bf16), TF32, SPLIT, DUAL, TMA_STORE, K_SLICES, MAX_TILES and
-// FIXUP_BYTES (the walk's most tiles and the workspace of K slices' pieces), STRIDED (the
+// (f16 operands and matmul, else bf16), TF32, SPLIT, B_REGS, DUAL, TMA_STORE, K_SLICES, MAX_TILES
+// and FIXUP_BYTES (the walk's most tiles and the workspace of K slices' pieces), STRIDED (the
 // epilogue's lanes one column apart), SMEM (dynamic shared bytes the host reserves), and
 // `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for an
 // output batch entry (broadcast batches map many entries to one).
 #pragma once
 #include "tessel/gemm_sm90_fixup.cuh"
 
-// The origin of consumer c's block of tile w: its 64 rows (SWAP: its 64 columns).
+// The origin of consumer c's block of tile w: its 64 rows (SWAP: its 64 columns; B_REGS: its
+// BN / 2 columns).
 template <class C>
 __device__ __forceinline__ int tessel_gemm_sm90_row0(const tessel_gemm_sm90_work& w, int c) {
-  return w.tm * C::BM + (C::SWAP ? 0 : 64 * c);
+  return w.tm * C::BM + (C::SWAP || C::B_REGS ? 0 : 64 * c);
 }
 template <class C>
 __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work& w, int c) {
-  return w.tn * C::BN + (C::SWAP ? 64 * c : 0);
+  return w.tn * C::BN + (C::SWAP ? 64 * c : C::B_REGS ? C::BN / 2 * c : 0);
 }
 
 // One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8
@@ -139,6 +146,84 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(
   }
 }
 
+// B_REGS: consumer c's fragments of one stage's B (its BN / 2 columns, kBlocks blocks of 64,
+// wgmma's A) for the stage's four k8 steps, f[kk][j] as tessel_wgmma_tf32_rs takes them, from
+// the MN-major boxes of 32 columns x BK k-rows (128-byte rows whose 16-byte chunks are swizzled
+// by the row: chunk ^ k % 8). The k8 steps change no row's swizzle, so each load's address is
+// a per-thread base plus constants.
+template <class C>
+struct tessel_gemm_sm90_b_frags {
+  static constexpr int kBlocks = C::BN / 128;
+  unsigned f[4][kBlocks][4];
+  __device__ __forceinline__ void load(const unsigned char* stage, int c) {
+    using L = tessel_gemm_sm90_layout<C>;
+    const int t = threadIdx.x % 128, g = (t % 32) / 4, q = t % 4;
+    const unsigned b0 = tessel_smem(stage) + L::kABytes;
+#pragma unroll
+    for (int j = 0; j < kBlocks; ++j) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int n = c * (C::BN / 2) + 64 * j + 16 * (t / 32) + g + 8 * (r & 1);
+        const int k = q + 4 * (r >> 1);
+        const unsigned at =
+            b0 + (n / 32) * (C::BK * 128) + k * 128 + ((((n % 32) / 4) ^ k) << 4) + (n % 4) * 4;
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) f[kk][j][r] = tessel_ld_shared_u32(at + kk * 8 * 128);
+      }
+    }
+  }
+};
+
+// B_REGS: one stage of consumer c: its fragments of B, then wgmma m64 x BM x k8 for each k8
+// step and 64 columns, with the tile's rows of A (K-major) as wgmma's B.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_mma_b_regs(
+    float (&acc)[tessel_gemm_sm90_layout<C>::kAccs], tessel_gemm_sm90_b_frags<C>& b,
+    const unsigned char* stage, int c, bool first) {
+  b.load(stage, c);
+  tessel_wgmma_fence();  // the fragments' registers, before the wgmmas read them
+  const unsigned rows = tessel_smem(stage);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    const unsigned long long a = tessel_wgmma_desc(rows + kk * 32, 16, 1024);
+#pragma unroll
+    for (int j = 0; j < tessel_gemm_sm90_b_frags<C>::kBlocks; ++j) {
+      tessel_wgmma_tf32_rs(*(float(*)[64])(acc + 64 * j), b.f[kk][j], a,
+                           (first && kk == 0) ? 0 : 1);
+    }
+  }
+}
+
+// B_REGS: one tile's mainloop for consumer c (tessel_gemm_sm90_mainloop's contract). Two
+// sets of fragments, stage by stage: a stage's wgmmas may still read one set while the next
+// stage's loads fill the other.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_mainloop_b_regs(
+    float (&acc)[tessel_gemm_sm90_layout<C>::kAccs], unsigned char* ring, unsigned long long* full,
+    unsigned long long* empty, int c, int k_steps, int& stage, unsigned& phase) {
+  using L = tessel_gemm_sm90_layout<C>;
+  const bool signals = threadIdx.x % 128 == 0;
+  int previous = 0;
+  tessel_gemm_sm90_b_frags<C> b[2];
+  auto step = [&](tessel_gemm_sm90_b_frags<C>& frags, int kt) {
+    tessel_mbar_wait(&full[stage], phase);
+    tessel_gemm_sm90_mma_b_regs<C>(acc, frags, ring + stage * L::kStageBytes, c, kt == 0);
+    tessel_wgmma_commit();
+    if (kt > 0) {
+      tessel_wgmma_wait<1>();
+      if (signals) tessel_mbar_arrive(&empty[previous]);
+    }
+    previous = stage;
+    if (++stage == C::STAGES) stage = 0, phase ^= 1;
+  };
+  for (int kt = 0; kt < k_steps; kt += 2) {
+    step(b[0], kt);
+    if (kt + 1 < k_steps) step(b[1], kt + 1);
+  }
+  tessel_wgmma_wait<0>();
+  if (signals) tessel_mbar_arrive(&empty[previous]);
+}
+
 // One tile's mainloop for consumer c; `stage` and `phase` carry over to the next tile.
 // With SPLIT, `part` takes each stage's parts' product, added to `acc` once it has retired.
 template <class C>
@@ -188,6 +273,9 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
 // With TF32, `epilogue(acc, part, batch, row0, col0)` runs in each consumer for its 64 x BN
 // block at (row0, col0): thread t's acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 +
 // 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1), t = threadIdx.x % 128.
+// B_REGS: the block is 128 rows x BN / 2 columns, its transpose in blocks of 64 columns:
+// acc[64 j + e] at row row0 + 8 (e >> 2) + 2 (t % 4) + (e & 1), column col0 + 64 j +
+// 16 (t / 32) + (t % 32) / 4 + 8 ((e >> 1) & 1).
 // `ws`: the workspace of K slices' pieces (tessel/gemm_sm90_fixup.cuh), else unused.
 template <class C, class AMaps, class BMaps, class OutMaps, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, OutMaps out_maps,
@@ -262,7 +350,12 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   for (tessel_gemm_sm90_segment s; walk.take(s);) {
     const tessel_gemm_sm90_work& w = s.w;
     const int row0 = tessel_gemm_sm90_row0<C>(w, c), col0 = tessel_gemm_sm90_col0<C>(w, c);
-    tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, s.k1 - s.k0, stage, phase);
+    if constexpr (C::B_REGS) {
+      tessel_gemm_sm90_mainloop_b_regs<C>(acc, ring, full, empty, c, s.k1 - s.k0, stage, phase);
+    } else {
+      tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, s.k1 - s.k0, stage,
+                                   phase);
+    }
     if constexpr (C::SPLIT) {
       // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the
       // infinity; the parts' product then is that infinity (or the NaN f32 gives too).

@@ -33,8 +33,11 @@ struct tessel_gemm_sm90_layout {
                 "one or two consumer warpgroups of m64, 128-byte rows");
   static_assert(!C::SWAP || ((C::BM == 16 || C::BM == 32) && !C::A_MN && !C::TF32),
                 "swapped tiles: 16 or 32 K-major rows of 16-bit A");
-  static_assert(!C::TF32 || (!C::A_MN && !C::B_MN && !C::TMA_STORE),
-                "TF32 operands are K-major; the consumers store");
+  static_assert(!C::TF32 || (!C::A_MN && (!C::B_MN || C::B_REGS) && !C::TMA_STORE),
+                "TF32 operands are K-major (B MN-major only from registers); the consumers store");
+  static_assert(!C::B_REGS || (C::TF32 && C::B_MN && !C::SPLIT && !C::SWAP && !C::DUAL &&
+                               C::BM == 128 && (C::BN == 128 || C::BN == 256)),
+                "B from registers: TF32, B MN-major, tiles of 128 rows by 128 or 256 columns");
   static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
   static_assert(!C::DUAL || (!C::TF32 && !C::TMA_STORE), "a dual GEMM's epilogue combines both");
   static_assert(C::K_SLICES == 1 || (!C::GROUPED && !C::TF32 && C::K_SLICES <= kKSteps),
@@ -145,9 +148,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tesse
                                                          int bb, int tn, int kt, Box& box) {
   using L = tessel_gemm_sm90_layout<C>;
   if constexpr (C::B_MN) {
+    // Boxes of a 128-byte row's columns (64 16-bit, 32 floats) by BK k-rows.
+    constexpr int kColumns = C::TF32 ? 32 : 64;
 #pragma unroll
-    for (int i = 0; i < C::BN / 64; ++i) {
-      box(offset + i * 64 * L::kRowBytes, b_map, tn * C::BN + i * 64, kt * C::BK, bb);
+    for (int i = 0; i < C::BN / kColumns; ++i) {
+      box(offset + i * C::BK * L::kRowBytes, b_map, tn * C::BN + i * kColumns, kt * C::BK, bb);
     }
   } else {
 #pragma unroll

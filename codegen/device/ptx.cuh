@@ -20,6 +20,11 @@ __device__ __forceinline__ unsigned tessel_ld_shared_u16(unsigned address) {
   asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(address));
   return v;
 }
+__device__ __forceinline__ unsigned tessel_ld_shared_u32(unsigned address) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
+  return v;
+}
 __device__ __forceinline__ uint4 tessel_ld_shared_v4(unsigned address) {
   uint4 v;
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -377,6 +382,22 @@ TESSEL_DEFINE_WGMMA(16, 8, 8, 9, 10, 11, 12)
 TESSEL_DEFINE_WGMMA_TF32(256, 128, 128, 129, 130)
 TESSEL_DEFINE_WGMMA_TF32(128, 64, 64, 65, 66)
 TESSEL_DEFINE_WGMMA_TF32(64, 32, 32, 33, 34)
+
+// The same with A in registers: for each warp's 16 rows the m16n8k8 TF32 A fragment (rows
+// g, g + 8 and k t, t + 4 for lane 4g + t, in that order: a[0] (g, t), a[1] (g + 8, t),
+// a[2] (g, t + 4), a[3] (g + 8, t + 4)); B K-major in shared memory.
+#define TESSEL_DEFINE_WGMMA_TF32_RS(N, R, A0, A1, A2, A3, B, ACC)                                  \
+  __device__ __forceinline__ void tessel_wgmma_tf32_rs(float(&d)[R], const unsigned(&a)[4],        \
+                                                       unsigned long long b, int accumulate) {     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #ACC                                         \
+                 ", 0;\n"                                                                          \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k8.f32.tf32.tf32 {" TESSEL_WGMMA_REGS_##R \
+                 "}, {%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #B ", p, 1, 1;\n}\n"             \
+                 : TESSEL_WGMMA_OUTS_##R                                                           \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));           \
+  }
+
+TESSEL_DEFINE_WGMMA_TF32_RS(128, 64, 64, 65, 66, 67, 68, 69)
 
 // D (f32, m64 x N, R = N/2 registers per thread) += A x B with A in registers (for each warp's
 // 16 rows the m16n8k16 A fragment: 4 registers of two 16-bit values) and B in shared memory;

@@ -86,6 +86,22 @@ TEST(GemmTilesTest, Tf32OnHopperStagesKMajorOperands) {
   ASSERT_EQ(padded[0].launches.size(), 3u);
   EXPECT_TRUE(absl::EndsWith(padded[0].launches[0].entry, "_stage"));
 
+  // B as stored on a tile of 128 rows and 256 columns: read into registers (gemm_sm90.cuh's
+  // B_REGS), in place, in boxes of 32 columns by the stage's 32 k-rows; no copy.
+  set_matmul_precision(MatmulPrecision::kTF32);
+  const Tensor wide = matmul(in({2000, 96}), in({96, 2100}));
+  set_matmul_precision(MatmulPrecision::kHighest);
+  const std::vector<codegen::KernelSource> regs = testing::GenerateForHopper({wide}).kernels;
+  ASSERT_EQ(regs.size(), 1u);
+  EXPECT_EQ(regs[0].launches.size(), 1u);
+  EXPECT_EQ(regs[0].workspace_bytes, 0);
+  EXPECT_TRUE(absl::StrContains(regs[0].schedule, "B read into registers")) << regs[0].schedule;
+  ASSERT_EQ(regs[0].tensor_maps.size(), 2u);
+  EXPECT_EQ(regs[0].tensor_maps[1].arg, 1);  // B as stored
+  EXPECT_EQ(regs[0].tensor_maps[1].dims[0], 2100);
+  EXPECT_EQ(regs[0].tensor_maps[1].box[0], 32);
+  EXPECT_EQ(regs[0].tensor_maps[1].box[1], 32);
+
   // Three TF32 products (kHigh): each operand's TF32 part and remainder, two matrices along
   // the maps' third axis, twice the workspace.
   set_matmul_precision(MatmulPrecision::kHigh);

@@ -315,6 +315,32 @@ TEST_F(GemmTest, Tf32WhenChosen) {
   EXPECT_EQ(times_identity(Device::kCUDA), times_identity(Device::kCPU));
 }
 
+// TF32 with B as stored ([k, n], MN-major) on tiles of 128 rows: the Hopper kernel reads B
+// into registers and multiplies transposed (gemm_sm90.cuh's B_REGS), no transposed copy.
+// 256- and 128-wide tiles, ragged rows and columns, K not a multiple of 8 (A's rows staged),
+// B's rows staged, a batch, a bias and GELU in the epilogue; against the CPU backend's TF32.
+TEST_F(GemmTest, Tf32ReadsBAsStored) {
+  set_matmul_precision(MatmulPrecision::kTF32);
+  auto build = [](Device d) {
+    const DType f = DType::kF32;
+    return std::vector<Tensor>{
+        matmul(Data({2000, 300}, 1, f, d), Data({300, 2100}, 2, f, d)),
+        gelu(matmul(Data({1100, 77}, 3, f, d), Data({77, 2100}, 4, f, d)) + Data({2100}, 5, f, d)),
+        matmul(Data({1000, 64}, 6, f, d), Data({64, 2101}, 7, f, d)),
+        matmul(Data({3, 700, 96}, 8, f, d), Data({96, 1000}, 9, f, d))};
+  };
+  const std::vector<Tensor> outputs = build(Device::kCUDA);
+  const Target t = runtime::DeviceTarget();
+  if (t.major == 9 && t.arch_specific) {
+    for (const Tensor& out : outputs) {
+      const std::string plan = explain({out});
+      EXPECT_TRUE(absl::StrContains(plan, "B read into registers")) << plan;
+    }
+  }
+  Compare(build, 1e-4, 1e-4);
+  set_matmul_precision(MatmulPrecision::kHighest);
+}
+
 // MatmulPrecision::kHigh (three TF32 products) against an f64 reference: its error stays
 // within a small multiple of exact f32's (the CPU backend's), far below TF32's; on both
 // layouts, staged rows, a batch, an epilogue and a long same-sign sum.

@@ -13,7 +13,7 @@ struct gemm_config {
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
   static constexpr int BM = 16, BN = 64, BK = 64, STAGES = 16, GROUP_M = 8, SMEM = 167208;
-  static constexpr bool TF32 = false, SPLIT = false, TMA_STORE = true, STRIDED = false, DUAL = false, GROUPED = false, SWAP = true;
+  static constexpr bool TF32 = false, SPLIT = false, B_REGS = false, TMA_STORE = true, STRIDED = false, DUAL = false, GROUPED = false, SWAP = true;
   static constexpr int K_SLICES = 1, MAX_TILES = 12;  // (the tiles' most, for the workspace)
   static constexpr long long FIXUP_BYTES = 0;
   static constexpr int TILES_N = 12;  // 8 + 2 + 2 for the parts
@@ -24,7 +24,7 @@ struct gemm_config {
   }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_8c62ee2a(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5, const __grid_constant__ tessel_tensor_map tmap6) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_eb548676(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5, const __grid_constant__ tessel_tensor_map tmap6) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int part) { return part == 0 ? &tmap1 : part == 1 ? &tmap2 : &tmap3; };
   const auto out_map = [&](int part) { return part == 0 ? &tmap4 : part == 1 ? &tmap5 : &tmap6; };

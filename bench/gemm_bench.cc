@@ -237,6 +237,10 @@ BENCHMARK(BM_Tessel)
     // rows, against the aligned 4096^3 above (issue 13: >= 90% of it).
     ->Args({4097, 4095, 4096, kNone})
     ->Args({4097, 4095, 4095, kNone})
+    // Each irregularity alone: rows of A past a tile (B and the output aligned), B's and the
+    // output's rows (staged B, an epilogue of scalar stores).
+    ->Args({4097, 4096, 4096, kNone})
+    ->Args({4096, 4095, 4096, kNone})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -194,6 +194,28 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma_b_regs(
   }
 }
 
+// After a stage's wgmmas are committed (the `kt`-th of the tile): the previous stage's have
+// retired once at most one group is in flight, so its slot goes back to the producer; then
+// on to the next stage.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_next_stage(unsigned long long* empty, int kt,
+                                                            int& previous, int& stage,
+                                                            unsigned& phase) {
+  if (kt > 0) {
+    tessel_wgmma_wait<1>();
+    if (threadIdx.x % 128 == 0) tessel_mbar_arrive(&empty[previous]);
+  }
+  previous = stage;
+  if (++stage == C::STAGES) stage = 0, phase ^= 1;
+}
+
+// The tile's last stage: its wgmmas retire, its slot goes back.
+__device__ __forceinline__ void tessel_gemm_sm90_last_stage(unsigned long long* empty,
+                                                            int previous) {
+  tessel_wgmma_wait<0>();
+  if (threadIdx.x % 128 == 0) tessel_mbar_arrive(&empty[previous]);
+}
+
 // B_REGS: one tile's mainloop for consumer c (tessel_gemm_sm90_mainloop's contract). Two
 // sets of fragments, stage by stage: a stage's wgmmas may still read one set while the next
 // stage's loads fill the other.
@@ -202,26 +224,19 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop_b_regs(
     float (&acc)[tessel_gemm_sm90_layout<C>::kAccs], unsigned char* ring, unsigned long long* full,
     unsigned long long* empty, int c, int k_steps, int& stage, unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
-  const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;
   tessel_gemm_sm90_b_frags<C> b[2];
   auto step = [&](tessel_gemm_sm90_b_frags<C>& frags, int kt) {
     tessel_mbar_wait(&full[stage], phase);
     tessel_gemm_sm90_mma_b_regs<C>(acc, frags, ring + stage * L::kStageBytes, c, kt == 0);
     tessel_wgmma_commit();
-    if (kt > 0) {
-      tessel_wgmma_wait<1>();
-      if (signals) tessel_mbar_arrive(&empty[previous]);
-    }
-    previous = stage;
-    if (++stage == C::STAGES) stage = 0, phase ^= 1;
+    tessel_gemm_sm90_next_stage<C>(empty, kt, previous, stage, phase);
   };
   for (int kt = 0; kt < k_steps; kt += 2) {
     step(b[0], kt);
     if (kt + 1 < k_steps) step(b[1], kt + 1);
   }
-  tessel_wgmma_wait<0>();
-  if (signals) tessel_mbar_arrive(&empty[previous]);
+  tessel_gemm_sm90_last_stage(empty, previous);
 }
 
 // One tile's mainloop for consumer c; `stage` and `phase` carry over to the next tile.
@@ -245,22 +260,14 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
       if (signals) tessel_mbar_arrive(&empty[stage]);
 #pragma unroll
       for (int i = 0; i < L::kAccs; ++i) acc[i] = kt == 0 ? part[i] : acc[i] + part[i];
+      if (++stage == C::STAGES) stage = 0, phase ^= 1;
     } else {
       tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, kt == 0, false);
       tessel_wgmma_commit();
-      // The previous stage's wgmmas have retired once at most one group is in flight.
-      if (kt > 0) {
-        tessel_wgmma_wait<1>();
-        if (signals) tessel_mbar_arrive(&empty[previous]);
-      }
-      previous = stage;
+      tessel_gemm_sm90_next_stage<C>(empty, kt, previous, stage, phase);
     }
-    if (++stage == C::STAGES) stage = 0, phase ^= 1;
   }
-  if constexpr (!C::SPLIT) {
-    tessel_wgmma_wait<0>();
-    if (signals) tessel_mbar_arrive(&empty[previous]);
-  }
+  if constexpr (!C::SPLIT) tessel_gemm_sm90_last_stage(empty, previous);
 }
 
 // `epilogue(mm, part, batch, row, col)` runs in the epilogue warps for every run of BN / 8

@@ -78,6 +78,8 @@ void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProbl
   CodeWriter::Scope epilogue(&w, absl::StrCat("}, ", p.m_expr, ");"));
   w.Line("const int t = threadIdx.x % 128;");
   EpilogueSite site(b_regs ? 1 : 2, "batch", "row", "col");
+  site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
+  site.cols_inside = p.n % tile.bn == 0;
   if (b_regs) {
     w.Line(
         "const int row_base = row0 + 2 * (t % 4), col_base = col0 + 16 * (t / 32) + (t % 32) / 4;");
@@ -89,8 +91,6 @@ void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProbl
            "col = col_base + 64 * (i / 64) + 8 * ((e >> 1) & 1);");
     site.matmul_value = "acc[i]";
     site.lane_column = "0";
-    site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
-    site.cols_inside = p.n % tile.bn == 0;
     EmitGemmEpilogue(w, ks, p, site);
     return;
   }
@@ -101,8 +101,6 @@ void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProbl
   auto pairs = w.Block(absl::StrCat("for (int q = 0; q < ", tile.bn / 4, "; ++q)"));
   w.Line("const int row = row_base + 8 * (q % 2), col = col_base + 8 * (q / 2);");
   site.matmul_value = "acc[2 * q + k]";
-  site.rows_inside = !p.rows_argument && p.m % tile.bm == 0;
-  site.cols_inside = p.n % tile.bn == 0;
   EmitGemmEpilogue(w, ks, p, site);
 }
 
@@ -144,6 +142,19 @@ void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<
     site.run = strided ? 1 : 8;
     EmitGemmEpilogue(w, ks, parts[i], site);
   }
+}
+
+// TF32 with B as stored ([k, n], MN-major) reads B into registers and multiplies transposed
+// (gemm_sm90.cuh's B_REGS) where the tile has 128 rows and 128 or 256 columns: no transposed
+// copy of B first (4096^3: 45 us of 401 under Nsight Compute). (Before staging is planned:
+// the tile a single TF32 product gets does not depend on it.)
+bool ReadsBIntoRegisters(const std::vector<GemmProblem>& parts) {
+  const GemmProblem& p = parts[0];
+  if (p.a.buffer->dtype() != DType::kF32 || parts.size() != 1 || p.split_tf32 || p.b.transposed) {
+    return false;
+  }
+  const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), true);
+  return tile.bm == 128 && tile.bn >= 128;
 }
 
 }  // namespace
@@ -219,15 +230,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   const bool dual = kernel.gemm_form == GemmForm::kDual;
   const bool grouped = kernel.gemm_form == GemmForm::kGrouped;
   const bool tf32 = parts[0].a.buffer->dtype() == DType::kF32;
-  // TF32 with B as stored ([k, n], MN-major) reads B into registers and multiplies transposed
-  // (gemm_sm90.cuh's B_REGS) where the tile has 128 rows and 128 or 256 columns: no transposed
-  // copy of B first (4096^3: 45 us of 401 under Nsight Compute).
-  const bool b_regs =
-      tf32 && parts.size() == 1 && !parts[0].split_tf32 && !parts[0].b.transposed && [&] {
-        const GemmTile t =
-            ChooseGemmTile({{parts[0].m, parts[0].n}}, parts[0].batch.numel(), true, 1, false);
-        return t.bm == 128 && t.bn >= 128;
-      }();
+  const bool b_regs = ReadsBIntoRegisters(parts);
   for (GemmProblem& part : parts) {
     PlanOperandStaging(part, b_regs ? StagingNeed::kKMajorA : WgmmaStagingNeed(part));
   }
@@ -269,7 +272,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   int64_t walk_tiles = 0;
   for (const GemmProblem& part : walk) walk_tiles += CeilDiv(part.n, tile.bn);
   walk_tiles *= CeilDiv(p.m, tile.bm) * p.batch.numel();
-  const int64_t k_steps = CeilDiv(p.k, tf32 ? tile.bk / 2 : tile.bk);
+  const int bk = tf32 ? tile.bk / 2 : tile.bk;  // a stage's K: 128-byte rows
+  const int64_t k_steps = CeilDiv(p.k, bk);
   const int slices = grouped || tf32 ? 1 : KSlices(tile, walk_tiles, k_steps, p.m);
   // The pieces of K slices, after the staged operands' copies in the workspace.
   const int64_t fixup_offset = CeilDiv(p.staging_bytes, 256) * 256;
@@ -285,7 +289,6 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
     ks.tensor_maps.push_back(
         OperandMap(ks, parts[i].a, a_mn ? 64 : tile.bm, p.rows_argument, splits));
   }
-  const int bk = tf32 ? tile.bk / 2 : tile.bk;  // a stage's K: 128-byte rows
   for (const GemmProblem& part : parts) {
     ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? bk : tile.bn, false, splits));
   }

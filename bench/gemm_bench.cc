@@ -207,9 +207,18 @@ void BM_Batched(benchmark::State& state) {
 }
 
 void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> epilogues) {
-  const Mnk shapes[] = {{8192, 8192, 8192},  {4096, 4096, 4096}, {8192, 11008, 4096},
-                        {4096, 14336, 4096}, {16, 8192, 8192},   {128, 8192, 8192},
-                        {16, 4096, 4096},    {1, 4096, 4096},    {32, 4096, 4096}};
+  const Mnk shapes[] = {{8192, 8192, 8192},
+                        {4096, 4096, 4096},
+                        {8192, 11008, 4096},
+                        {4096, 14336, 4096},
+                        {16, 8192, 8192},
+                        {128, 8192, 8192},
+                        {16, 4096, 4096},
+                        {1, 4096, 4096},
+                        {32, 4096, 4096},
+                        // a last round of 60 and 56 tiles of 128 x 256, their K in slices
+                        {1536, 4096, 4096},
+                        {2560, 4096, 4096}};
   for (const auto& [m, n, k] : shapes) {
     for (int64_t e : epilogues) b->Args({m, n, k, e});
   }

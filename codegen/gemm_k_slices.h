@@ -1,5 +1,5 @@
-// K slices for the Hopper GEMM (device/gemm_sm90_fixup.cuh): how many even slices of each
-// tile's K steps a walk deals out to the SMs, and the workspace the slices' sums take.
+// K slices for the Hopper GEMM (device/gemm_sm90_fixup.cuh): which tiles of a walk have their
+// K steps cut into even slices that several SMs multiply, and the workspace their sums take.
 #ifndef TESSEL_CODEGEN_GEMM_K_SLICES_H_
 #define TESSEL_CODEGEN_GEMM_K_SLICES_H_
 
@@ -9,13 +9,29 @@
 
 namespace tessel::codegen {
 
-// The slices of each tile's `k_steps` K steps for a walk over `tiles` tiles of outputs of at
-// most `rows` rows: 1 (whole tiles) unless whole tiles would leave half the SMs idle.
-int KSlices(const GemmTile& tile, int64_t tiles, int64_t k_steps, int64_t rows);
+// A walk's K slices: each cut tile's slices (the kernel's K_SLICES; 1: whole tiles), whether
+// every tile is cut so (CUT_ALL: fewer tiles than SMs), and the pieces the workspace holds
+// (MAX_PIECES). Else the kernel cuts the tiles that whole tiles would leave to a last, partly
+// idle round, in at most K_SLICES slices that it picks from its grid (TailSlices).
+struct KSlicing {
+  int slices = 1;
+  bool all = false;
+  int64_t pieces = 0;
+};
 
-// The workspace bytes of the counters and pieces of `tiles` tiles cut into `slices`
-// (tessel_gemm_sm90_fixup_layout); `dual`: two products a tile.
-int64_t KSliceWorkspaceBytes(const GemmTile& tile, bool dual, int64_t tiles, int slices);
+// For a walk over `tiles` tiles of outputs of at most `rows` rows, `k_steps` K steps each.
+KSlicing ChooseKSlices(const GemmTile& tile, int64_t tiles, int64_t k_steps, int64_t rows);
+
+// The slices of each of `cut` tiles over `blocks` blocks that end the walk soonest, at most
+// `most` and `max_pieces` pieces in all: the host's copy of tessel_gemm_sm90_tail_slices.
+int TailSlices(int64_t cut, int64_t blocks, int most, int64_t max_pieces);
+
+// The shared bytes of the kernel's walk with K slices (tessel_gemm_sm90_cuts).
+inline constexpr int kKSliceWalkBytes = 48;
+
+// The workspace bytes of the counters and `pieces` pieces (tessel_gemm_sm90_fixup_layout);
+// `dual`: two products a tile.
+int64_t KSliceWorkspaceBytes(const GemmTile& tile, bool dual, int64_t pieces);
 
 }  // namespace tessel::codegen
 

@@ -267,21 +267,28 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   if (!tf32 && !a_mn) swapped = ChooseSwappedTile(extents, p.batch.numel(), dual);
   const GemmTile tile =
       swapped ? *swapped : ChooseGemmTile(extents, p.batch.numel(), tf32, splits, dual);
-  const int64_t smem = 1024 + tile.stages * StageBytes(tile, splits, dual) +
-                       StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 5);
   int64_t walk_tiles = 0;
   for (const GemmProblem& part : walk) walk_tiles += CeilDiv(part.n, tile.bn);
   walk_tiles *= CeilDiv(p.m, tile.bm) * p.batch.numel();
   const int bk = tf32 ? tile.bk / 2 : tile.bk;  // a stage's K: 128-byte rows
   const int64_t k_steps = CeilDiv(p.k, bk);
-  const int slices = grouped || tf32 ? 1 : KSlices(tile, walk_tiles, k_steps, p.m);
+  const KSlicing cuts =
+      grouped || tf32 ? KSlicing{} : ChooseKSlices(tile, walk_tiles, k_steps, p.m);
+  const int slices = cuts.slices;
   // The pieces of K slices, after the staged operands' copies in the workspace.
   const int64_t fixup_offset = CeilDiv(p.staging_bytes, 256) * 256;
-  const int64_t fixup_bytes = slices > 1 ? KSliceWorkspaceBytes(tile, dual, walk_tiles, slices) : 0;
+  const int64_t fixup_bytes = slices > 1 ? KSliceWorkspaceBytes(tile, dual, cuts.pieces) : 0;
+  // tessel_gemm_sm90_layout's kSmemBytes (the K slices' walk: kKSliceWalkBytes more).
+  const int64_t smem = 1024 + tile.stages * StageBytes(tile, splits, dual) +
+                       StagingBytes(tile, tf32, dual) + 8 * (2 * tile.stages + 5) +
+                       (slices > 1 && !cuts.all ? kKSliceWalkBytes : 0);
   ks.schedule = absl::StrCat(
       "wgmma", tile.swap ? " with the operands swapped (rows as its N)" : "", ", tiles of ",
       tile.bm, " x ", tile.bn, ", ", tile.stages, " stages",
-      slices > 1 ? absl::StrCat(", each tile's K in ", slices, " slices for the SMs to share") : "",
+      slices == 1 ? ""
+      : cuts.all
+          ? absl::StrCat(", each tile's K in ", slices, " slices for the SMs to share")
+          : absl::StrCat(", the last round's tiles' K in ", slices, " slices for the SMs to share"),
       b_regs ? ", B read into registers (the product transposed)" : "");
   // The maps: A (each part's, grouped), each part's B, each part's output (TMA stores).
   const size_t a_maps = grouped ? parts.size() : 1;
@@ -331,8 +338,10 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
            ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
            ", GROUPED = ", grouped ? "true" : "false", ", SWAP = ", tile.swap ? "true" : "false",
            ";");
-    w.Line("static constexpr int K_SLICES = ", slices, ", MAX_TILES = ", walk_tiles,
-           ";  // (the tiles' most, for the workspace)");
+    w.Line("static constexpr int K_SLICES = ", slices, ", MAX_PIECES = ", cuts.pieces,
+           ";  // (the most slices of a tile, and of all)");
+    w.Line("static constexpr bool CUT_ALL = ", cuts.all ? "true" : "false",
+           ";  // (every tile in K_SLICES slices)");
     w.Line("static constexpr long long FIXUP_BYTES = ", fixup_bytes, ";");
     tiles = grouped ? EmitProblemWalk(w, walk, tile) : EmitPartWalk(w, walk, tile);
   }

@@ -58,21 +58,23 @@
 // tile, and the epilogue gets both values of each output position, so that neither product
 // is written to memory.
 //
-// K_SLICES > 1 (tiles for at most half the SMs, a long K: codegen/gemm_k_slices.cc): the walk
-// cuts every tile's K steps into even slices that the blocks take in turn
-// (gemm_sm90_producer.cuh), and the last block to finish a slice of a tile adds the tile's
-// pieces through the workspace and runs its epilogue (gemm_sm90_fixup.cuh).
+// K_SLICES > 1 (codegen/gemm_k_slices.cc: tiles for at most half the SMs, or a last round of
+// tiles that would leave most SMs idle, and a long K): the walk cuts those tiles' K steps into
+// even slices that the blocks take in turn (gemm_sm90_producer.cuh), and the last block to
+// finish a slice of a tile adds the tile's pieces through the workspace and runs its epilogue
+// (gemm_sm90_fixup.cuh).
 //
 // C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
 // part(int& tn)` (the part of tile column tn, which it makes local to the part), GROUPED (and
 // then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN
 // (256/128/64; SWAP: BM 16/32, BN 128/64), BK (64; 32 with TF32: 128-byte rows either way),
 // STAGES, GROUP_M, SWAP, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands and matmul, else bf16), TF32, SPLIT, B_REGS, DUAL, TMA_STORE, K_SLICES, MAX_TILES
-// and FIXUP_BYTES (the walk's most tiles and the workspace of K slices' pieces), STRIDED (the
-// epilogue's lanes one column apart), SMEM (dynamic shared bytes the host reserves), and
-// `static __device__ int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for an
-// output batch entry (broadcast batches map many entries to one).
+// (f16 operands and matmul, else bf16), TF32, SPLIT, B_REGS, DUAL, TMA_STORE, K_SLICES (the
+// most slices of a tile), CUT_ALL (every tile in K_SLICES slices), MAX_PIECES and FIXUP_BYTES (the
+// pieces the workspace holds, its bytes), STRIDED (the epilogue's lanes one column apart), SMEM
+// (dynamic shared bytes the host reserves), and `static __device__ int a_batch(int)`,
+// `b_batch(int)`: each operand's batch coordinate for an output batch entry (broadcast batches map
+// many entries to one).
 #pragma once
 #include "tessel/gemm_sm90_b_regs.cuh"
 #include "tessel/gemm_sm90_fixup.cuh"
@@ -207,7 +209,9 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   unsigned long long* staged = empty + C::STAGES;  // consumer c's staging tile is written
   unsigned long long* drained = staged + 2;        // ... and the epilogue warps have read it
   unsigned* verdicts = (unsigned*)(drained + 2);   // K slices: consumer c finishes the tile
+  tessel_gemm_sm90_cuts* cuts = (tessel_gemm_sm90_cuts*)(verdicts + 2);  // ... and the walk's cut
   if (threadIdx.x == 0) {
+    if constexpr (C::K_SLICES > 1 && !C::CUT_ALL) tessel_gemm_sm90_plan_cuts<C>(cuts, tiles);
 #pragma unroll
     for (int s = 0; s < C::STAGES; ++s) {
       tessel_mbar_init(&full[s], 1);               // the producer's arrive plus the TMA bytes
@@ -218,7 +222,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       tessel_mbar_init(&drained[c], L::kEpilogueThreads);
     }
     tessel_fence_mbar_init();
-    tessel_gemm_sm90_prefetch<C>(a_maps, b_maps, tiles_m, tiles);
+    tessel_gemm_sm90_prefetch<C>(a_maps, b_maps, tiles_m, tiles, cuts);
   }
   // Every block is resident (a persistent grid): the next kernel's blocks may take the SMs
   // this grid leaves free and run up to their own wait.
@@ -230,12 +234,12 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
-      tessel_gemm_sm90_producer<C>(ring, full, empty, a_maps, b_maps, tiles_m, tiles);
+      tessel_gemm_sm90_producer<C>(ring, full, empty, a_maps, b_maps, tiles_m, tiles, cuts);
     } else if constexpr (!L::kEpilogueWarps) {
       // No epilogue warps: the producer's warpgroup has nothing else to do.
     } else if (threadIdx.x >= 32) {
       // The block's last segment and split tiles are the consumers' own (see below).
-      tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+      tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
       int n = 0;  // tiles handed over
       for (tessel_gemm_sm90_segment s; walk.take(s) && walk.more();) {
         if (s.split) continue;
@@ -260,7 +264,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   unsigned phase = 0;
   // part, rest: SPLIT's parts' product of a stage and remainder products (else unused)
   float acc[L::kAccs], part[L::kAccs], rest[L::kAccs];
-  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
   int n = 0;  // tiles handed to the epilogue warps
   for (tessel_gemm_sm90_segment s; walk.take(s);) {
     const tessel_gemm_sm90_work& w = s.w;
@@ -278,7 +282,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       for (int i = 0; i < L::kAccs; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
     }
     if constexpr (C::K_SLICES > 1) {
-      if (!tessel_gemm_sm90_fix_up<C>(acc, rest, ws, s, c, &verdicts[c])) {
+      if (s.split && !tessel_gemm_sm90_fix_up<C>(acc, rest, ws, s, c, &verdicts[c])) {
         continue;  // another block adds this tile's pieces
       }
     }

@@ -6,6 +6,15 @@
 #include "tessel/gemm_sm90_output.cuh"
 #include "tessel/ptx.cuh"
 
+// The walk's cut (K_SLICES > 1), worked out once a block by tessel_gemm_sm90_plan_cuts and kept
+// in shared memory, where every walk reads it (registers are short across a consumer's
+// mainloop, and the divisions would delay each block's first loads): the first `whole` tiles
+// whole, the `cut` after them in `slices` slices each, slice s from K step first[s].
+struct tessel_gemm_sm90_cuts {
+  int whole, cut, slices;
+  int first[9];
+};
+
 template <class C>
 struct tessel_gemm_sm90_layout {
   static constexpr int kRowBytes = 128;  // a stage's rows of K: 64 16-bit values, 32 floats
@@ -24,9 +33,11 @@ struct tessel_gemm_sm90_layout {
   static constexpr int kStagingBytes = C::TF32 ? 0 : (C::DUAL ? 2 : 1) * Staging::kTileBytes;
   // 1024 bytes of slack to align the ring to the 128-byte swizzle's 1024-byte atom; the
   // ring; a staging tile per consumer; the barriers (full and empty per stage, staged and
-  // drained per consumer); a word per consumer for K slices' verdicts (gemm_sm90_fixup.cuh).
+  // drained per consumer); a word per consumer for K slices' verdicts (gemm_sm90_fixup.cuh),
+  // and their walk's cut.
   static constexpr int kSmemBytes =
-      1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 5) * 8;
+      1024 + C::STAGES * kStageBytes + kConsumers * kStagingBytes + (2 * C::STAGES + 5) * 8 +
+      (C::K_SLICES > 1 && !C::CUT_ALL ? (int)sizeof(tessel_gemm_sm90_cuts) : 0);
   static constexpr int kKSteps = (C::K + C::BK - 1) / C::BK;
   static_assert((C::SWAP ? (C::BN == 128 || C::BN == 64) : (C::BM == 128 || C::BM == 64)) &&
                     C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
@@ -103,37 +114,100 @@ __device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
   }
 }
 
-// One segment of a block's walk: a tile and the K steps [k0, k1) of it the block multiplies,
-// its slice of the tile's K (K_SLICES > 1: `split`, a piece for tessel/gemm_sm90_fixup.cuh).
+// One segment of a block's walk: a tile and the K steps [k0, k1) of it the block multiplies.
+// `split`: the tile's K is cut into `slices` slices, this segment's is `slice`, and its piece
+// (tessel/gemm_sm90_fixup.cuh) is the `cut`-th of the walk's cut tiles'.
 struct tessel_gemm_sm90_segment {
   tessel_gemm_sm90_work w;
-  int t, slice, k0, k1;
+  int t, slice, slices, cut, k0, k1;
   bool split;
 };
 
+// The slices of each of the walk's `cut` last tiles, which whole tiles would leave to a last
+// round over `blocks` blocks: the count that ends the walk soonest (ceil(cut S / blocks)
+// rounds of 1 / S of a tile), the fewest on a tie, at most K_SLICES and MAX_PIECES pieces.
+// codegen/gemm_k_slices.cc's TailSlices is the host's copy, which sizes the kernel.
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_tail_slices(int cut, int blocks) {
+  int best = 1, best_rounds = 1;
+  if (cut == 0) return best;
+  for (int s = 2; s <= C::K_SLICES && cut * s <= C::MAX_PIECES; ++s) {
+    const int rounds = (cut * s + blocks - 1) / blocks;
+    if (rounds * best < best_rounds * s) best = s, best_rounds = rounds;
+  }
+  return best;
+}
+
+// The cut of a walk over `tiles` tiles on this grid.
+template <class C>
+__device__ __forceinline__ void tessel_gemm_sm90_plan_cuts(tessel_gemm_sm90_cuts* cuts, int tiles) {
+  static_assert(C::K_SLICES <= 8, "first[] holds 8 slices");
+  int cut = tiles % gridDim.x;
+  const int slices = tessel_gemm_sm90_tail_slices<C>(cut, gridDim.x);
+  if (slices == 1) cut = 0;
+  cuts->whole = tiles - cut;
+  cuts->cut = cut;
+  cuts->slices = slices;
+  for (int s = 0; s <= slices; ++s) {
+    cuts->first[s] = s * tessel_gemm_sm90_layout<C>::kKSteps / slices;
+  }
+}
+
 // A block's share of the persistent walk, segment by segment. Units go to the blocks in turn,
-// unit blockIdx.x first: whole tiles, or with K_SLICES = S > 1 (too few tiles to keep the SMs
-// streaming B: a decode batch's projections) every tile's K steps cut into S even slices,
-// slice by slice over all tiles. The last block to finish a slice of a tile adds the tile's
-// pieces (tessel/gemm_sm90_fixup.cuh).
+// unit blockIdx.x first: whole tiles, then with K_SLICES > 1 the tiles a last round would
+// leave to a few blocks each cut into even slices of its K steps, dealt slice by slice, so
+// that every block takes a share; with CUT_ALL (too few tiles for the SMs: a decode batch's
+// projections) every tile in K_SLICES slices. The last block to finish a slice of a tile adds the
+// tile's pieces (tessel/gemm_sm90_fixup.cuh).
 template <class C>
 struct tessel_gemm_sm90_walk {
-  static constexpr int kKSteps = tessel_gemm_sm90_layout<C>::kKSteps;
-  int tiles_m, tiles, next, end;
-  __device__ __forceinline__ tessel_gemm_sm90_walk(int tiles_m_, int tiles_)
-      : tiles_m(tiles_m_), tiles(tiles_), next(blockIdx.x), end(tiles_ * C::K_SLICES) {}
+  int tiles_m, tiles, next;
+  const tessel_gemm_sm90_cuts* cuts;  // K_SLICES > 1, else unused
+  __device__ __forceinline__ tessel_gemm_sm90_walk(int tiles_m_, int tiles_,
+                                                   const tessel_gemm_sm90_cuts* cuts_)
+      : tiles_m(tiles_m_), tiles(tiles_), next(blockIdx.x), cuts(cuts_) {}
+  __device__ __forceinline__ int units() const {
+    if constexpr (C::K_SLICES == 1) {
+      return tiles;
+    } else if constexpr (C::CUT_ALL) {
+      return tiles * C::K_SLICES;
+    } else {
+      return tiles + cuts->cut * (cuts->slices - 1);
+    }
+  }
   // Whether a segment is left after the last one taken.
-  __device__ __forceinline__ bool more() const { return next < end; }
+  __device__ __forceinline__ bool more() const { return next < units(); }
   __device__ __forceinline__ bool take(tessel_gemm_sm90_segment& s) {
-    if (next >= end) return false;
-    s.slice = C::K_SLICES > 1 ? next / tiles : 0;
-    s.t = next - s.slice * tiles;
+    if (next >= units()) return false;
+    s.t = next;
+    s.slice = s.cut = 0;
+    s.slices = 1;
+    s.split = false;
+    if constexpr (C::CUT_ALL) {
+      s.split = true;
+      s.slices = C::K_SLICES;
+      s.slice = next / tiles;
+      s.cut = s.t = next - s.slice * tiles;
+    } else if constexpr (C::K_SLICES > 1) {
+      const int whole = cuts->whole;
+      if (next >= whole) {
+        s.split = true;
+        s.slices = cuts->slices;
+        int unit = next - whole;
+        const int cut = cuts->cut;
+        while (unit >= cut) unit -= cut, ++s.slice;  // at most 7 times
+        s.cut = unit;
+        s.t = whole + unit;
+      }
+    }
     next += gridDim.x;
     s.w = tessel_gemm_sm90_tile<C>(s.t, tiles_m);
-    s.split = C::K_SLICES > 1;
-    if (s.split) {
-      s.k0 = s.slice * kKSteps / C::K_SLICES;
-      s.k1 = (s.slice + 1) * kKSteps / C::K_SLICES;
+    if constexpr (C::CUT_ALL) {
+      s.k0 = s.slice * tessel_gemm_sm90_layout<C>::kKSteps / C::K_SLICES;
+      s.k1 = (s.slice + 1) * tessel_gemm_sm90_layout<C>::kKSteps / C::K_SLICES;
+    } else if (s.split) {
+      s.k0 = cuts->first[s.slice];
+      s.k1 = cuts->first[s.slice + 1];
     } else {
       s.k0 = 0;
       s.k1 = tessel_gemm_sm90_k_steps<C>(s.w.part);
@@ -210,8 +284,9 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
 // blocks arrive while that kernel ends.
 template <class C, class AMaps, class BMaps>
 __device__ __forceinline__ void tessel_gemm_sm90_prefetch(AMaps& a_maps, BMaps& b_maps, int tiles_m,
-                                                          int tiles) {
-  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+                                                          int tiles,
+                                                          const tessel_gemm_sm90_cuts* cuts) {
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
   tessel_gemm_sm90_segment s;
   if (!walk.take(s)) return;
   const tessel_gemm_sm90_work& w = s.w;
@@ -229,11 +304,12 @@ template <class C, class AMaps, class BMaps>
 __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
                                                           unsigned long long* full,
                                                           unsigned long long* empty, AMaps& a_maps,
-                                                          BMaps& b_maps, int tiles_m, int tiles) {
+                                                          BMaps& b_maps, int tiles_m, int tiles,
+                                                          const tessel_gemm_sm90_cuts* cuts) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
-  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles);
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
   for (tessel_gemm_sm90_segment s; walk.take(s);) {
     const tessel_gemm_sm90_work& w = s.w;
     const tessel_tensor_map& a_map = *a_maps(w.part);

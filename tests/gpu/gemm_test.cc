@@ -596,6 +596,42 @@ TEST_F(GemmTest, KSlicesShareLongKBetweenTheSms) {
   }
 }
 
+// One round of tiles and a second of few: those tiles' K in slices over the SMs
+// (gemm_k_slices.cc), the rest whole. 128 x 256 tiles stored by TMA (192 tiles: 60 in 2
+// slices), an epilogue over ragged rows and columns, and a dual GEMM of 128 x 128 tiles
+// (172: 40 in 3 slices). Repeats agree bit for bit.
+TEST_F(GemmTest, TheLastRoundsTilesShareTheirK) {
+  const Target t = runtime::DeviceTarget();
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    SCOPED_TRACE(DTypeName(dt));
+    auto plain = [&](Device d) {
+      return std::vector<Tensor>{
+          matmul(Data({1536, 1024}, 1, dt, d), Data({1024, 4096}, 2, dt, d))};
+    };
+    auto epilogue = [&](Device d) {
+      return std::vector<Tensor>{
+          gelu(matmul(Data({1500, 1024}, 3, dt, d), Data({1024, 4000}, 4, dt, d)) +
+               Data({4000}, 5, dt, d)) +
+          Data({1500, 4000}, 6, dt, d)};
+    };
+    auto swiglu = [&](Device d) {
+      const Tensor x = Data({200, 2048}, 7, dt, d);
+      return std::vector<Tensor>{silu(matmul(x, Data({2048, 11000}, 8, dt, d))) *
+                                 matmul(x, Data({2048, 11000}, 9, dt, d))};
+    };
+    for (const Build& build : {Build(plain), Build(epilogue), Build(swiglu)}) {
+      if (t.major == 9 && t.arch_specific) {
+        const std::string text = explain(build(Device::kCUDA));
+        EXPECT_TRUE(absl::StrContains(text, "the last round's tiles' K in")) << text;
+      }
+    }
+    CompareAsOneKernel({plain, epilogue});
+    CompareAsOneKernel({swiglu}, 0.05);
+    const std::vector<float> first = epilogue(Device::kCUDA)[0].to_vector<float>();
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(epilogue(Device::kCUDA)[0].to_vector<float>(), first);
+  }
+}
+
 TEST_F(GemmTest, RepeatedRunsAgreeBitForBit) {
   auto run = [] {
     Tensor c = matmul(Data({512, 512}, 1, DType::kBF16, Device::kCUDA),

@@ -275,6 +275,8 @@ BENCHMARK(BM_ColdWeights)
 
 BENCHMARK(BM_F32)
     ->ArgsProduct({{4096, 8192}, {4096}, {4096}, {0, 1, 2, 3, 4}})
+    // Few rows on TF32 (64-row tiles): B's read is the whole cost.
+    ->ArgsProduct({{16, 64}, {4096}, {4096}, {0, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -83,12 +83,13 @@ void EmitConsumerEpilogue(CodeWriter& w, const KernelSource& ks, const GemmProbl
   if (b_regs) {
     w.Line(
         "const int row_base = row0 + 2 * (t % 4), col_base = col0 + 16 * (t / 32) + (t % 32) / 4;");
-    w.Line("// acc[64 j + e]: 64 columns x 128 rows, transposed.");
+    const int block = tile.bm / 2;  // accumulators of 64 columns x BM rows
+    w.Line("// acc[", block, " j + e]: 64 columns x ", tile.bm, " rows, transposed.");
     w.Line("#pragma unroll");
     auto each = w.Block(absl::StrCat("for (int i = 0; i < ", tile.bn / 2, "; ++i)"));
-    w.Line("const int e = i % 64;");
-    w.Line("const int row = row_base + 8 * (e >> 2) + (e & 1), ",
-           "col = col_base + 64 * (i / 64) + 8 * ((e >> 1) & 1);");
+    w.Line("const int e = i % ", block, ";");
+    w.Line("const int row = row_base + 8 * (e >> 2) + (e & 1), ", "col = col_base + 64 * (i / ",
+           block, ") + 8 * ((e >> 1) & 1);");
     site.matmul_value = "acc[i]";
     site.lane_column = "0";
     EmitGemmEpilogue(w, ks, p, site);
@@ -145,16 +146,16 @@ void EmitWarpEpilogues(CodeWriter& w, const KernelSource& ks, const std::vector<
 }
 
 // TF32 with B as stored ([k, n], MN-major) reads B into registers and multiplies transposed
-// (gemm_sm90.cuh's B_REGS) where the tile has 128 rows and 128 or 256 columns: no transposed
-// copy of B first (4096^3: 45 us of 401 under Nsight Compute). (Before staging is planned:
-// the tile a single TF32 product gets does not depend on it.)
+// (gemm_sm90.cuh's B_REGS) where the tile has 128 rows and 128 or 256 columns, or 64 rows: no
+// transposed copy of B first (4096^3: 45 us of 401 under Nsight Compute). (Before staging is
+// planned: the tile a single TF32 product gets does not depend on it.)
 bool ReadsBIntoRegisters(const std::vector<GemmProblem>& parts) {
   const GemmProblem& p = parts[0];
   if (p.a.buffer->dtype() != DType::kF32 || parts.size() != 1 || p.split_tf32 || p.b.transposed) {
     return false;
   }
   const GemmTile tile = ChooseGemmTile(p.m, p.n, p.batch.numel(), true);
-  return tile.bm == 128 && tile.bn >= 128;
+  return (tile.bm == 128 && tile.bn >= 128) || tile.bm == 64;
 }
 
 }  // namespace

@@ -41,9 +41,10 @@
 //
 // B_REGS (TF32 with B as stored, [k, n]: MN-major, which wgmma reads from shared memory only
 // for 16-bit types): the product runs transposed, as C^T = B^T A^T, so that no copy of B is
-// transposed first. Each consumer loads its BN / 2 columns of a stage's B into registers as
-// wgmma's A (tessel_gemm_sm90_b_frags), and the tile's 128 rows of A, K-major, are wgmma's B;
-// its accumulators hold blocks of 64 columns x 128 rows (the epilogue's mapping says how).
+// transposed first. Each consumer (one per 64 rows of the tile) loads its share of a stage's
+// B columns into registers as wgmma's A (tessel_gemm_sm90_b_frags), and the tile's BM rows of
+// A, K-major, are wgmma's B; its accumulators hold blocks of 64 columns x BM rows (the
+// epilogue's mapping says how).
 //
 // SWAP (few rows: M <= 32, the case of decoding a handful of tokens; any form above): the
 // operands trade places in the tensor cores, computing the tile's transpose B^T A^T. A tile
@@ -80,14 +81,14 @@
 #include "tessel/gemm_sm90_fixup.cuh"
 
 // The origin of consumer c's block of tile w: its 64 rows (SWAP: its 64 columns; B_REGS: its
-// BN / 2 columns).
+// share of the BN columns).
 template <class C>
 __device__ __forceinline__ int tessel_gemm_sm90_row0(const tessel_gemm_sm90_work& w, int c) {
   return w.tm * C::BM + (C::SWAP || C::B_REGS ? 0 : 64 * c);
 }
 template <class C>
 __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work& w, int c) {
-  return w.tn * C::BN + (C::SWAP ? 64 * c : C::B_REGS ? C::BN / 2 * c : 0);
+  return w.tn * C::BN + (C::SWAP ? 64 * c : C::B_REGS ? C::BN / (C::BM / 64) * c : 0);
 }
 
 // One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8
@@ -190,9 +191,9 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
 // With TF32, `epilogue(acc, part, batch, row0, col0)` runs in each consumer for its 64 x BN
 // block at (row0, col0): thread t's acc[i] at row row0 + 16 (t / 32) + (t % 32) / 4 +
 // 8 ((i >> 1) & 1), column col0 + 8 (i >> 2) + 2 (t % 4) + (i & 1), t = threadIdx.x % 128.
-// B_REGS: the block is 128 rows x BN / 2 columns, its transpose in blocks of 64 columns:
-// acc[64 j + e] at row row0 + 8 (e >> 2) + 2 (t % 4) + (e & 1), column col0 + 64 j +
-// 16 (t / 32) + (t % 32) / 4 + 8 ((e >> 1) & 1).
+// B_REGS: the block is BM rows x the consumer's share of BN columns, its transpose in blocks
+// of 64 columns: acc[BM / 2 j + e] at row row0 + 8 (e >> 2) + 2 (t % 4) + (e & 1), column
+// col0 + 64 j + 16 (t / 32) + (t % 32) / 4 + 8 ((e >> 1) & 1).
 // `ws`: the workspace of K slices' pieces (tessel/gemm_sm90_fixup.cuh), else unused.
 template <class C, class AMaps, class BMaps, class OutMaps, class Epilogue>
 __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, OutMaps out_maps,

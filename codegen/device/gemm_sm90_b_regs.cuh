@@ -7,14 +7,16 @@
 #pragma once
 #include "tessel/gemm_sm90_producer.cuh"
 
-// B_REGS: consumer c's fragments of one stage's B (its BN / 2 columns, kBlocks blocks of 64,
+// B_REGS: consumer c's fragments of one stage's B (its kColumns = BN / consumers columns,
+// kBlocks blocks of 64,
 // wgmma's A) for the stage's four k8 steps, f[kk][j] as tessel_wgmma_tf32_rs takes them, from
 // the MN-major boxes of 32 columns x BK k-rows (128-byte rows whose 16-byte chunks are swizzled
 // by the row: chunk ^ k % 8). The k8 steps change no row's swizzle, so each load's address is
 // a per-thread base plus constants.
 template <class C>
 struct tessel_gemm_sm90_b_frags {
-  static constexpr int kBlocks = C::BN / 128;
+  // A consumer per 64 rows of the tile (one or two), each with the same share of columns.
+  static constexpr int kColumns = C::BN / (C::BM / 64), kBlocks = kColumns / 64;
   unsigned f[4][kBlocks][4];
   __device__ __forceinline__ void load(const unsigned char* stage, int c) {
     using L = tessel_gemm_sm90_layout<C>;
@@ -24,7 +26,7 @@ struct tessel_gemm_sm90_b_frags {
     for (int j = 0; j < kBlocks; ++j) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const int n = c * (C::BN / 2) + 64 * j + 16 * (t / 32) + g + 8 * (r & 1);
+        const int n = c * kColumns + 64 * j + 16 * (t / 32) + g + 8 * (r & 1);
         const int k = q + 4 * (r >> 1);
         const unsigned at =
             b0 + (n / 32) * (C::BK * 128) + k * 128 + ((((n % 32) / 4) ^ k) << 4) + (n % 4) * 4;
@@ -49,7 +51,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma_b_regs(
     const unsigned long long a = tessel_wgmma_desc(rows + kk * 32, 16, 1024);
 #pragma unroll
     for (int j = 0; j < tessel_gemm_sm90_b_frags<C>::kBlocks; ++j) {
-      tessel_wgmma_tf32_rs(*(float(*)[64])(acc + 64 * j), b.f[kk][j], a,
+      tessel_wgmma_tf32_rs(*(float(*)[C::BM / 2])(acc + C::BM / 2 * j), b.f[kk][j], a,
                            (first && kk == 0) ? 0 : 1);
     }
   }

@@ -47,8 +47,9 @@ struct tessel_gemm_sm90_layout {
   static_assert(!C::TF32 || (!C::A_MN && (!C::B_MN || C::B_REGS) && !C::TMA_STORE),
                 "TF32 operands are K-major (B MN-major only from registers); the consumers store");
   static_assert(!C::B_REGS || (C::TF32 && C::B_MN && !C::SPLIT && !C::SWAP && !C::DUAL &&
-                               C::BM == 128 && (C::BN == 128 || C::BN == 256)),
-                "B from registers: TF32, B MN-major, tiles of 128 rows by 128 or 256 columns");
+                               ((C::BM == 128 && C::BN >= 128) || C::BM == 64)),
+                "B from registers: TF32, B MN-major, tiles of 128 rows by 128 or 256 columns, "
+                "or of 64 rows");
   static_assert(!C::SPLIT || C::TF32, "three products of TF32 parts");
   static_assert(!C::DUAL || (!C::TF32 && !C::TMA_STORE), "a dual GEMM's epilogue combines both");
   static_assert(C::K_SLICES == 1 || (!C::GROUPED && !C::TF32 && C::K_SLICES <= kKSteps),

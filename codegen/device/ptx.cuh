@@ -398,6 +398,7 @@ TESSEL_DEFINE_WGMMA_TF32(64, 32, 32, 33, 34)
   }
 
 TESSEL_DEFINE_WGMMA_TF32_RS(128, 64, 64, 65, 66, 67, 68, 69)
+TESSEL_DEFINE_WGMMA_TF32_RS(64, 32, 32, 33, 34, 35, 36, 37)
 
 // D (f32, m64 x N, R = N/2 registers per thread) += A x B with A in registers (for each warp's
 // 16 rows the m16n8k16 A fragment: 4 registers of two 16-bit values) and B in shared memory;

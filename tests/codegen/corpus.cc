@@ -82,8 +82,8 @@ std::vector<CorpusCase> Corpus() {
   }
   {
     // f32 on TF32 tensor cores (mma.sync on every target): both layouts of each operand, rows
-    // that are not 16-byte multiples (staged); B as stored on tiles of 128 x 256 and
-    // 128 x 128 (sm_90a reads it into registers); and a batch too large for the tensor-core
+    // that are not 16-byte multiples (staged); B as stored on tiles of 128 x 256, 128 x 128
+    // and 64 x 64 (sm_90a reads it into registers); and a batch too large for the tensor-core
     // kernels' tile order, which the plain kernel takes, rounding as TF32.
     set_matmul_precision(MatmulPrecision::kTF32);
     c.push_back({"tf32_gemms",
@@ -91,7 +91,7 @@ std::vector<CorpusCase> Corpus() {
                   matmul(transpose(In({64, 128})), transpose(In({256, 64}))),
                   matmul(In({70, 33}), In({33, 50})), matmul(In({1 << 19, 2, 4}), In({4, 8})),
                   gelu(matmul(In({2000, 96}), In({96, 2100})) + In({2100})),
-                  matmul(In({1100, 77}), In({77, 2100}))}});
+                  matmul(In({1100, 77}), In({77, 2100})), matmul(In({40, 200}), In({200, 1000}))}});
     // Three TF32 products (kHigh): both layouts, rows staged, an epilogue.
     set_matmul_precision(MatmulPrecision::kHigh);
     c.push_back({"split_tf32_gemms",

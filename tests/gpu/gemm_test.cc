@@ -315,10 +315,11 @@ TEST_F(GemmTest, Tf32WhenChosen) {
   EXPECT_EQ(times_identity(Device::kCUDA), times_identity(Device::kCPU));
 }
 
-// TF32 with B as stored ([k, n], MN-major) on tiles of 128 rows: the Hopper kernel reads B
-// into registers and multiplies transposed (gemm_sm90.cuh's B_REGS), no transposed copy.
-// 256- and 128-wide tiles, ragged rows and columns, K not a multiple of 8 (A's rows staged),
-// B's rows staged, a batch, a bias and GELU in the epilogue; against the CPU backend's TF32.
+// TF32 with B as stored ([k, n], MN-major) on tiles of 128 rows, or 64: the Hopper kernel
+// reads B into registers and multiplies transposed (gemm_sm90.cuh's B_REGS), no transposed
+// copy. 128 x 256, 128 x 128 and 64-row tiles (16 and 50 rows), ragged rows and columns, K
+// not a multiple of 8 (A's rows staged), B's rows staged, a batch, a bias and GELU in the
+// epilogue; against the CPU backend's TF32.
 TEST_F(GemmTest, Tf32ReadsBAsStored) {
   set_matmul_precision(MatmulPrecision::kTF32);
   auto build = [](Device d) {
@@ -327,7 +328,9 @@ TEST_F(GemmTest, Tf32ReadsBAsStored) {
         matmul(Data({2000, 300}, 1, f, d), Data({300, 2100}, 2, f, d)),
         gelu(matmul(Data({1100, 77}, 3, f, d), Data({77, 2100}, 4, f, d)) + Data({2100}, 5, f, d)),
         matmul(Data({1000, 64}, 6, f, d), Data({64, 2101}, 7, f, d)),
-        matmul(Data({3, 700, 96}, 8, f, d), Data({96, 1000}, 9, f, d))};
+        matmul(Data({3, 700, 96}, 8, f, d), Data({96, 1000}, 9, f, d)),
+        matmul(Data({16, 300}, 10, f, d), Data({300, 1000}, 11, f, d)),
+        matmul(Data({50, 77}, 12, f, d), Data({77, 2101}, 13, f, d)) * 2.0};
   };
   const std::vector<Tensor> outputs = build(Device::kCUDA);
   const Target t = runtime::DeviceTarget();

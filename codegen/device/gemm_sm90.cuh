@@ -59,8 +59,8 @@
 // tile, and the epilogue gets both values of each output position, so that neither product
 // is written to memory.
 //
-// K_SLICES > 1 (codegen/gemm_k_slices.cc: tiles for at most half the SMs, or a last round of
-// tiles that would leave most SMs idle, and a long K): the walk cuts those tiles' K steps into
+// K_SLICES > 1 (codegen/gemm_k_slices.cc: tiles for at most half the SMs, or a second round
+// of few tiles, and a long K): the walk cuts those tiles' K steps into
 // even slices that the blocks take in turn (gemm_sm90_producer.cuh), and the last block to
 // finish a slice of a tile adds the tile's pieces through the workspace and runs its epilogue
 // (gemm_sm90_fixup.cuh).

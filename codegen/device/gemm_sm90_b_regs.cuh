@@ -8,11 +8,10 @@
 #include "tessel/gemm_sm90_producer.cuh"
 
 // B_REGS: consumer c's fragments of one stage's B (its kColumns = BN / consumers columns,
-// kBlocks blocks of 64,
-// wgmma's A) for the stage's four k8 steps, f[kk][j] as tessel_wgmma_tf32_rs takes them, from
-// the MN-major boxes of 32 columns x BK k-rows (128-byte rows whose 16-byte chunks are swizzled
-// by the row: chunk ^ k % 8). The k8 steps change no row's swizzle, so each load's address is
-// a per-thread base plus constants.
+// kBlocks blocks of 64, wgmma's A) for the stage's four k8 steps, f[kk][j] as tessel_wgmma_tf32_rs
+// takes them, from the MN-major boxes of 32 columns x BK k-rows (128-byte rows whose 16-byte chunks
+// are swizzled by the row: chunk ^ k % 8). The k8 steps change no row's swizzle, so each load's
+// address is a per-thread base plus constants.
 template <class C>
 struct tessel_gemm_sm90_b_frags {
   // A consumer per 64 rows of the tile (one or two), each with the same share of columns.

@@ -6,10 +6,11 @@
 #include "tessel/gemm_sm90_output.cuh"
 #include "tessel/ptx.cuh"
 
-// The walk's cut (K_SLICES > 1), worked out once a block by tessel_gemm_sm90_plan_cuts and kept
-// in shared memory, where every walk reads it (registers are short across a consumer's
-// mainloop, and the divisions would delay each block's first loads): the first `whole` tiles
-// whole, the `cut` after them in `slices` slices each, slice s from K step first[s].
+// The walk's cut (K_SLICES > 1 without CUT_ALL), worked out once a block by
+// tessel_gemm_sm90_plan_cuts and kept in shared memory, where every walk reads it (registers are
+// short across a consumer's mainloop, and the divisions would delay each block's first loads): the
+// first `whole` tiles whole, the `cut` after them in `slices` slices each, slice s from K step
+// first[s].
 struct tessel_gemm_sm90_cuts {
   int whole, cut, slices;
   int first[9];

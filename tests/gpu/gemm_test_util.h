@@ -12,21 +12,19 @@
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tessel.h"
+#include "tests/gpu/gpu_compare.h"
 #include "tests/test_util.h"
 
 namespace tessel::gemm_testing {
 
-class GemmTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!GetBackend(Device::kCUDA).ok()) GTEST_SKIP() << "no usable GPU";
-  }
-};
+// Skips where no GPU is usable (gpu_compare, whose environment also honours
+// TESSEL_TEST_STREAM and TESSEL_TEST_DEVICE).
+class GemmTest : public testing::GpuTest {};
 
 inline double Bound(DType d) { return d == DType::kBF16 ? 3.2e-2 : d == DType::kF16 ? 8e-3 : 1e-4; }
 
 inline Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d) {
-  return from_vector(testing::RandomValues(shape.numel(), seed, -1, 1), shape, dtype, d);
+  return testing::Data(shape, seed, dtype, d, -1, 1);
 }
 
 // Builds the graph on both devices and compares every output (rtol < 0: Bound(dtype)).

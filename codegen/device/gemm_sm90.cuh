@@ -88,7 +88,13 @@ __device__ __forceinline__ int tessel_gemm_sm90_row0(const tessel_gemm_sm90_work
 }
 template <class C>
 __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work& w, int c) {
-  return w.tn * C::BN + (C::SWAP ? 64 * c : C::B_REGS ? C::BN / (C::BM / 64) * c : 0);
+  if constexpr (C::SWAP) {
+    return w.tn * C::BN + 64 * c;
+  } else if constexpr (C::B_REGS) {
+    return w.tn * C::BN + tessel_gemm_sm90_b_frags<C>::kColumns * c;
+  } else {
+    return w.tn * C::BN;
+  }
 }
 
 // One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8

@@ -15,7 +15,8 @@
 template <class C>
 struct tessel_gemm_sm90_b_frags {
   // A consumer per 64 rows of the tile (one or two), each with the same share of columns.
-  static constexpr int kColumns = C::BN / (C::BM / 64), kBlocks = kColumns / 64;
+  static constexpr int kColumns = C::BN / tessel_gemm_sm90_layout<C>::kConsumers;
+  static constexpr int kBlocks = kColumns / 64;
   unsigned f[4][kBlocks][4];
   __device__ __forceinline__ void load(const unsigned char* stage, int c) {
     using L = tessel_gemm_sm90_layout<C>;

@@ -102,7 +102,9 @@ __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work
 // swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
 // lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
 // parts' product of this stage, and `rest` (from `first_rest`) the remainder products; with
-// DUAL, `rest` the product with the second B (from `first`).
+// DUAL, `rest` the product with the second B (from `first`): `rest` follows `acc` in one array
+// and the stage holds the second B right after the first, so that one wgmma of twice the N
+// computes both (a 128 x 256 tile's instructions, not twice a 128 x 128 one's).
 // SWAP: consumer c's 64 columns of B (and of the second B, DUAL) are wgmma's A and the
 // tile's BM rows of A its B.
 template <class C>
@@ -145,13 +147,13 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(
       tessel_wgmma_tf32(acc, a, b, accumulate);
     } else if constexpr (C::TF32) {
       tessel_wgmma_tf32(acc, a, b, accumulate);
+    } else if constexpr (C::DUAL) {
+      // Both B's as one of 2 BN columns: K-major, their rows run on; MN-major, their blocks
+      // of 64 columns lie kBlock apart throughout.
+      tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(*(float(*)[2 * L::kAccs]) acc, a, b,
+                                                             accumulate);
     } else {
       tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(acc, a, b, accumulate);
-      if constexpr (C::DUAL) {
-        const unsigned long long b2 = tessel_wgmma_desc(
-            b0 + L::kBPart + kk * (C::B_MN ? kStep : 32), C::B_MN ? kBlock : 16, 1024);
-        tessel_wgmma<C::F16, C::A_MN ? 1 : 0, C::B_MN ? 1 : 0>(rest, a, b2, accumulate);
-      }
     }
   }
 }
@@ -269,8 +271,11 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   unsigned char* staging = staging_base + c * L::kStagingBytes;
   int stage = 0;
   unsigned phase = 0;
-  // part, rest: SPLIT's parts' product of a stage and remainder products (else unused)
-  float acc[L::kAccs], part[L::kAccs], rest[L::kAccs];
+  // part, rest: SPLIT's parts' product of a stage and remainder products; DUAL: rest is the
+  // second product's, after acc in one array (tessel_gemm_sm90_mma); else unused.
+  float sums[(C::DUAL ? 2 : 1) * L::kAccs], part[L::kAccs], own_rest[L::kAccs];
+  float(&acc)[L::kAccs] = *(float(*)[L::kAccs])sums;
+  float(&rest)[L::kAccs] = C::DUAL ? *(float(*)[L::kAccs])(sums + L::kAccs) : own_rest;
   tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
   int n = 0;  // tiles handed to the epilogue warps
   for (tessel_gemm_sm90_segment s; walk.take(s);) {

@@ -151,6 +151,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
                    false, Finish(a, a.name, l.length));
       e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
     }
+    if (s.cluster > 1) ArriveAfterClusterReads(w);
     IndexExpr store_at = idx;  // the values at idx, stored by valid lanes only
     store_at.thread_guard = "valid";
     for (const Node* out : ks.outputs) {
@@ -162,9 +163,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
                  s.cluster > 1
                      ? absl::StrCat("part == 0 && valid && blockIdx.x % ", s.cluster, " == 0")
                      : "part == 0 && valid");
-    if (s.cluster > 1) {
-      w.Line("tessel_cluster_sync();  // no block leaves while another may read its slots");
-    }
+    if (s.cluster > 1) WaitBeforeLeaving(w);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

@@ -384,13 +384,25 @@ __device__ __forceinline__ T tessel_block_reduce(T v, Op op, T identity, T* scra
 // Thread-block clusters (a row shared by the blocks of a cluster, sm_90): every thread of
 // every block arrives; memory written before is visible to the cluster after. (Declared for
 // every target, as nvcc's host pass parses kernel bodies; only sm_90 kernels call them.)
-__device__ __forceinline__ void tessel_cluster_sync() {
+// The barrier in two halves: between them a block may work on what it holds, as the blocks
+// that arrive late catch up.
+__device__ __forceinline__ void tessel_cluster_arrive() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void tessel_cluster_wait() {
+#if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
   __trap();
 #endif
+}
+__device__ __forceinline__ void tessel_cluster_sync() {
+  tessel_cluster_arrive();
+  tessel_cluster_wait();
 }
 // `slot` (in this block's shared memory) as block `rank` of the cluster holds it.
 __device__ __forceinline__ unsigned tessel_cluster_address(const void* slot, unsigned rank) {
@@ -421,8 +433,8 @@ TESSEL_CLUSTER_LOAD(long long, "s64", "l")
 // t holds column t % width's block-wide value), each combined over the cluster's kBlocks
 // blocks in rank order, so every block gets the same bits. `slots`: 2 x width shared values
 // of this reduction's own: [0, width) this block's values, read by the others (a later
-// reduction may not overwrite them before they have: the kernel ends with a last
-// tessel_cluster_sync), [width, 2 width) the results.
+// reduction may not overwrite them before they have: the kernel arrives at a last barrier
+// after its last reduction and waits there before it ends), [width, 2 width) the results.
 template <int kBlocks, typename T, typename Op>
 __device__ __forceinline__ T tessel_cluster_reduce(T v, Op op, T* slots, int width) {
   if (threadIdx.x < width) slots[threadIdx.x] = v;

@@ -107,6 +107,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
                    false, Finish(a, reduced, l.length));
       e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
     }
+    if (cluster > 1) ArriveAfterClusterReads(w);
     for (const Node* out : ks.outputs) {
       if (out->shape() == l.space) {
         e.Store(absl::StrCat("out", OutputSlot(ks, out)), out, idx, e.Get(out, idx));
@@ -116,9 +117,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
                  cluster == 1
                      ? "threadIdx.x == 0"
                      : absl::StrCat("threadIdx.x == 0 && blockIdx.x % ", cluster, " == 0"));
-    if (cluster > 1) {
-      w.Line("tessel_cluster_sync();  // no block leaves while another may read its slots");
-    }
+    if (cluster > 1) WaitBeforeLeaving(w);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

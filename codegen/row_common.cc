@@ -97,6 +97,14 @@ bool HoldsWideValues(const FusedKernel& k) {
                      [](const Node* n) { return DTypeSize(n->dtype()) == 8; });
 }
 
+void ArriveAfterClusterReads(CodeWriter& w) {
+  w.Line("tessel_cluster_arrive();  // this block's reads of the others' slots are done");
+}
+
+void WaitBeforeLeaving(CodeWriter& w) {
+  w.Line("tessel_cluster_wait();  // no block leaves while another may read its slots");
+}
+
 std::string PartGuard(CodeWriter& w, int cluster, int64_t part, int64_t length, bool ragged) {
   if (!ragged) return "";
   if (cluster == 1) return absl::StrCat("col(k) < ", length);

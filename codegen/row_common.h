@@ -93,6 +93,13 @@ bool HoldsWideValues(const FusedKernel& k);
 // every lane is in range: not `ragged`); for a part of a cluster block (which declares
 // `start`), declares how many of the part's values exist (the last part may be short).
 std::string PartGuard(CodeWriter& w, int cluster, int64_t part, int64_t length, bool ragged);
+// A cluster kernel's last barrier, split: `ArriveAfterClusterReads` after its last cluster
+// reduction (the block reads no other block's slots after it), `WaitBeforeLeaving` at its
+// end (no block leaves, freeing its slots, while another may read them). The stores
+// between run while the cluster's late blocks finish their reads (lab: +4-5% of copy
+// bandwidth on softmax over long columns, bench/RESULTS.md, thirtieth session).
+void ArriveAfterClusterReads(CodeWriter& w);
+void WaitBeforeLeaving(CodeWriter& w);
 // Elements per vector access along a row: 16 bytes of the widest value read or written along
 // rows. Values of at most one element per row (argmax's i64 result, cross-entropy's i64
 // targets) do not count: they would halve a bf16 row's loads to 4 bytes (argmax measured 46%

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_a8f3bc76(const float* in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_ca4f9f2e(const float* in0, float* __restrict__ out0) {
   tessel_grid_begin();
   // 2 rows of 40000: 1024 threads x 16 lanes hold a part of 13336 (3 a row) (4-element vectors)
   __shared__ float scratch_f32[32];
@@ -34,6 +34,7 @@ extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_m
   #pragma unroll
   for (int k = 0; k < 16; ++k) if (col(k) < limit) acc1 = acc1 + (float)exp0[k];
   const float sum0 = tessel_cluster_reduce<3>(tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32), tessel_sum_op(), slot_acc1, 1);
+  tessel_cluster_arrive();  // this block's reads of the others' slots are done
   const float rcp0 = __frcp_rn(sum0);
   float div0[16];
   #pragma unroll
@@ -45,5 +46,5 @@ extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_m
     for (int j = 0; j < 4; ++j) vec.v[j] = div0[k + j];
     if (col(k) < limit) tessel_store_vec<float, 4>(out0 + (row * 40000 + (start + col(k))), vec);
   }
-  tessel_cluster_sync();  // no block leaves while another may read its slots
+  tessel_cluster_wait();  // no block leaves while another may read its slots
 }

@@ -4,7 +4,10 @@
 // ones) and its threads share each row's reduced extent, every thread keeping its elements in
 // registers ("lanes"), so chained reductions and the epilogue read the input once, as the
 // staged row kernel does for trailing axes. Long columns are split over the blocks of a
-// thread-block cluster (sm_90), each holding a contiguous part. Partial values combine in a
+// thread-block cluster (sm_90), each holding a contiguous part; where one input is read
+// along them, a thread holds most of its lanes in shared memory (staged by cp.async) and
+// works through them a chunk of registers at a time, so that two blocks share an SM and 64
+// bytes of each row are read at once. Partial values combine in a
 // fixed order (warp shuffles, then the warps through shared memory, then the cluster's
 // blocks in rank order), the same in every thread: the same input gives the same bits.
 #include <algorithm>
@@ -21,17 +24,70 @@ constexpr int kWantLanes = 8;  // elements a thread holds, where the column is l
 constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in registers);
                                // half that for 8-byte values
 
+// Long columns with shared lanes: 512 threads (two blocks an SM), 64 bytes of each row a
+// block, each thread holding kSharedShapeLanes lanes in registers and as many in shared
+// memory (64 KB of f32 a block). Against the 32 bytes of a row a block of 1024 threads, all
+// in registers, one block an SM: softmax over columns of 16384 f32 from 66.6% to 77.9% of
+// copy in bench/labs/column_softmax_lab.cu (H100; bench/RESULTS.md, thirtieth session):
+// 32-byte rows cap the DRAM at 67%, and a lone block an SM idles at every cluster
+// barrier. 16 lanes in registers and 48 shared gave 69-70% (cp.async's 4-byte copies
+// cost more than loads to registers).
+constexpr int kSharedLaneThreads = 512;
+constexpr int kSharedLaneRowBytes = 64;
+constexpr int kSharedShapeLanes = 32;
+
 // How columns are spread: `width` columns a block, `parts` threads a column, each holding
-// `lanes` elements of a `part` of the column; `cluster` blocks share a column.
+// `lanes` elements of a `part` of the column in registers and `shared_lanes` more of
+// `staged` (its only input read along the columns) in shared memory; `cluster` blocks
+// share a column.
 struct ColumnShape {
   int width = kWarp;
   int parts = 1;
   int lanes = 1;
+  int shared_lanes = 0;
+  const Node* staged = nullptr;
   int cluster = 1;
   int64_t part = 0;
   bool fits = false;
   int threads() const { return width * parts; }
+  // Chunks of `lanes`: the registers' own, then the shared ones a chunk at a time.
+  int chunks() const { return 1 + shared_lanes / lanes; }
+  int64_t shared_bytes() const {
+    return staged == nullptr ? 0 : int64_t{shared_lanes} * threads() * DTypeSize(staged->dtype());
+  }
 };
+
+// The one input read along the columns (the others hold at most a value a column), where
+// shared memory can stage it: 4-byte elements over the whole space (cp.async's smallest
+// copy is 4 bytes).
+const Node* StageableInput(const FusedKernel& k, const RowLayout& l) {
+  const Node* found = nullptr;
+  for (const Node* n : k.inputs) {
+    if (n->shape().numel() <= l.rows) continue;
+    if (found != nullptr || n->shape() != l.space || DTypeSize(n->dtype()) != 4) return nullptr;
+    found = n;
+  }
+  return found;
+}
+
+// The long-column shape with shared lanes, where it applies (fits false where not).
+ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType reduced) {
+  ColumnShape s;
+  s.staged = StageableInput(k, l);
+  if (s.staged == nullptr || DTypeSize(reduced) == 8) return s;
+  s.width = static_cast<int>(
+      std::min<int64_t>(kWarp, kSharedLaneRowBytes / std::max<int64_t>(1, DTypeSize(reduced))));
+  s.parts = kSharedLaneThreads / s.width;
+  s.lanes = kSharedShapeLanes;
+  const int64_t per_block = int64_t{s.parts} * 2 * kSharedShapeLanes;
+  s.cluster = static_cast<int>((l.length + per_block - 1) / per_block);
+  s.part = (l.length + s.cluster - 1) / s.cluster;
+  // What a thread holds beyond its registers, in whole chunks of them.
+  const int64_t beyond = (s.part + s.parts - 1) / s.parts - s.lanes;
+  s.shared_lanes = static_cast<int>((beyond + s.lanes - 1) / s.lanes * s.lanes);
+  s.fits = s.cluster <= k.cluster_blocks && s.shared_lanes > 0;
+  return s;
+}
 
 ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
                     const std::vector<Accumulator>& accs) {
@@ -47,6 +103,10 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
   s.part = l.length;
   s.fits = s.lanes <= most;
   if (s.fits || k.cluster_blocks == 1) return s;
+  if (ColumnShape shared = SharedLaneShape(k, l, accs[0].reduction->input(0).dtype());
+      shared.fits) {
+    return shared;
+  }
   // Long columns: 32 bytes of each row a block (the planner's ColumnWidth, by the reduced
   // values' dtype), 1024 threads, the column split over as many blocks as it takes.
   s.width = ColumnWidth(accs[0].reduction->input(0).dtype());
@@ -85,6 +145,78 @@ void CombineColumn(CodeWriter& w, const Accumulator& a, const ColumnShape& s, bo
   }
 }
 
+std::string ScheduleOf(const ColumnShape& s) {
+  return absl::StrCat(
+      "columns held on chip: ", s.width, " along the kept innermost axis a ",
+      s.cluster > 1 ? absl::StrCat("cluster of ", s.cluster, " blocks, each holding ", s.part,
+                                   " of a column as ")
+                    : std::string("block, "),
+      s.parts, " threads x ", s.lanes, " lanes",
+      s.staged != nullptr ? absl::StrCat(" + ", s.shared_lanes, " in shared memory") : "",
+      s.cluster > 1 ? "" : " per column");
+}
+
+// `col(k)` as lane `first + k` of the thread's part, in a scope of its own (a chunk's
+// expressions may leave it unused).
+void DeclareLanesFrom(CodeWriter& w, const ColumnShape& s, int first) {
+  w.Line("[[maybe_unused]] auto col = [part](int k) -> index_t { return part + (index_t)(k + ",
+         first, ") * ", s.parts, "; };");
+}
+
+// The staged input's shared lanes (after the registers' `lanes`), copied to `stage` as
+// [lane][thread] (each thread reads only its own: no barrier) without holding registers.
+void StageSharedLanes(CodeWriter& w, const KernelSource& ks, const ColumnShape& s,
+                      const IndexExpr& idx, const std::string& guard) {
+  const char* type = StorageType(s.staged->dtype());
+  w.Line("extern __shared__ __align__(16) unsigned char tessel_shared[];");
+  w.Line(type, "* stage = (", type, "*)tessel_shared;  // lanes ", s.lanes, ".. of ",
+         PointerName(ks, s.staged), ", [lane][thread]");
+  w.Line("{");
+  CodeWriter::Scope scope(&w, "}");
+  DeclareLanesFrom(w, s, s.lanes);
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", s.shared_lanes, "; ++k) ",
+         guard.empty() ? "" : absl::StrCat("if (", guard, ") "), "tessel_copy_4_async(stage + k * ",
+         s.threads(), " + threadIdx.x, ", PointerName(ks, s.staged), " + ",
+         LinearOffset(idx, s.staged->shape()), ");");
+}
+
+// The shared lanes a chunk of registers at a time: each chunk in a scope of its own, where
+// `col(k)` names its lanes, the staged input's values come from shared memory and the
+// reductions finished so far are bound, so that the same expressions emit its math.
+struct SharedChunks {
+  CodeWriter& w;
+  const KernelSource& ks;
+  const RowLayout& l;
+  const ColumnShape& s;
+  const IndexExpr& idx;
+  std::vector<std::pair<const Node*, Value>> reduced;
+
+  template <typename Body>
+  void Each(Body body) {
+    if (s.staged == nullptr) return;
+    const DType dtype = s.staged->dtype();
+    for (int c = 1; c < s.chunks(); ++c) {
+      w.Line("{  // lanes ", c * s.lanes, "..", (c + 1) * s.lanes - 1, ", from shared memory");
+      CodeWriter::Scope scope(&w, "}");
+      DeclareLanesFrom(w, s, c * s.lanes);
+      w.Line(CudaComputeType(dtype), " staged[", s.lanes, "];");
+      w.Line("#pragma unroll");
+      w.Line("for (int k = 0; k < ", s.lanes, "; ++k) staged[k] = ",
+             LoadConvert(dtype, absl::StrCat("stage[(k + ", (c - 1) * s.lanes, ") * ", s.threads(),
+                                             " + threadIdx.x]")),
+             ";");
+      ExprEmitter chunk(&w, s.lanes, ks);
+      chunk.SuffixNames("_c");
+      chunk.Bind(s.staged, idx, Value{"staged", true});
+      for (const auto& [node, value] : reduced) {
+        chunk.Bind(node, ReducedIndex(l, node->shape(), "row"), value);
+      }
+      body(chunk);
+    }
+  }
+};
+
 }  // namespace
 
 bool UsesColumnStaging(const FusedKernel& k, const RowLayout& l) {
@@ -99,18 +231,18 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
   const ColumnShape s = ShapeOf(k, l, accs);
   const bool wide_slots =
       std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
-  ks.schedule =
-      absl::StrCat("columns held on chip: ", s.width, " along the kept innermost axis a ",
-                   s.cluster > 1 ? absl::StrCat("cluster of ", s.cluster, " blocks, each holding ",
-                                                s.part, " of a column as ")
-                                 : std::string("block, "),
-                   s.parts, " threads x ", s.lanes, " lanes", s.cluster > 1 ? "" : " per column");
+  ks.schedule = ScheduleOf(s);
   CodeWriter w;
   BeginSource(w, k);
   {
-    auto body = KernelBlock(w, absl::StrCat(s.threads()), kNamePlaceholder, ks, s.cluster);
+    // Shared lanes: two blocks an SM (the registers' bound for both).
+    const std::string bounds =
+        s.staged != nullptr ? absl::StrCat(s.threads(), ", 2") : absl::StrCat(s.threads());
+    auto body = KernelBlock(w, bounds, kNamePlaceholder, ks, s.cluster);
     w.Line("// ", l.rows, " columns of ", l.length, ": ", s.width, " a block; ", s.parts,
-           " threads x ", s.lanes, " lanes hold ",
+           " threads x ", s.lanes, " lanes",
+           s.staged != nullptr ? absl::StrCat(" (+ ", s.shared_lanes, " in shared memory)") : "",
+           " hold ",
            s.cluster > 1 ? absl::StrCat("a part of ", s.part, " (", s.cluster, " a column)")
                          : std::string("a column"));
     // One buffer of the widest accumulator, the accumulators combined through it in turn.
@@ -134,30 +266,39 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
              ";  // this block's part");
     }
     w.Line("auto col = [part](int k) -> index_t { return part + (index_t)k * ", s.parts, "; };");
+    const int64_t held = int64_t{s.lanes + s.shared_lanes} * s.parts;
     const std::string guard =
-        PartGuard(w, s.cluster, s.part, l.length,
-                  int64_t{s.lanes} * s.parts != s.part || s.part * s.cluster != l.length);
+        PartGuard(w, s.cluster, s.part, l.length, held != s.part || s.part * s.cluster != l.length);
     const IndexExpr idx =
         RowIndex(l, "row", s.cluster > 1 ? "(start + col(k))" : "col(k)", 1, guard);
+    if (s.staged != nullptr) StageSharedLanes(w, ks, s, idx, guard);
+    SharedChunks chunks{w, ks, l, s, idx, {}};
     ExprEmitter e(&w, s.lanes, ks);
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
-      const Value v = e.Get(&a.reduction->input(0), idx);
+      const Node* in = &a.reduction->input(0);
+      const Value v = e.Get(in, idx);
       w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
       Accumulate(w, a, v, s.lanes, guard);
+      if (s.staged != nullptr && i == 0) {
+        w.Line("tessel_copy_async_wait_all();  // this thread's shared lanes have landed");
+      }
+      chunks.Each([&](ExprEmitter& c) { Accumulate(w, a, c.Get(in, idx), s.lanes, guard); });
       CombineColumn(w, a, s, i == 0);
       const Value r =
           e.Define(std::string(OpName(a.reduction->op())), CudaComputeType(a.reduction->dtype()),
                    false, Finish(a, a.name, l.length));
       e.Bind(a.reduction, ReducedIndex(l, a.reduction->shape(), "row"), r);
+      chunks.reduced.push_back({a.reduction, r});
     }
     if (s.cluster > 1) ArriveAfterClusterReads(w);
     IndexExpr store_at = idx;  // the values at idx, stored by valid lanes only
     store_at.thread_guard = "valid";
     for (const Node* out : ks.outputs) {
-      if (out->shape() == l.space) {
-        e.Store(absl::StrCat("out", OutputSlot(ks, out)), out, store_at, e.Get(out, idx));
-      }
+      if (out->shape() != l.space) continue;
+      const std::string pointer = absl::StrCat("out", OutputSlot(ks, out));
+      e.Store(pointer, out, store_at, e.Get(out, idx));
+      chunks.Each([&](ExprEmitter& c) { c.Store(pointer, out, store_at, c.Get(out, idx)); });
     }
     StoreReduced(w, e, ks, l, "row",
                  s.cluster > 1
@@ -169,6 +310,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
   launch.entry = kNamePlaceholder;
   launch.grid[0] = (l.rows + s.width - 1) / s.width * s.cluster;
   launch.block = s.threads();
+  launch.shared_bytes = s.shared_bytes();
   ks.launches.push_back(launch);
   FinishSource(k, w.text(), &ks);
   return ks;

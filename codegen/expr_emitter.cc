@@ -132,7 +132,7 @@ std::string ConvertExpr(const std::string& e, DType from, DType to) {
 }  // namespace
 
 std::string ExprEmitter::Fresh(const std::string& prefix) {
-  return absl::StrCat(prefix, names_[prefix]++);
+  return absl::StrCat(prefix, names_[prefix]++, suffix_);
 }
 
 Value ExprEmitter::Define(const std::string& prefix, const char* type, bool per_lane,

@@ -60,6 +60,10 @@ class ExprEmitter {
   // along the row is read once, before the loop, not at every step.
   void HoistInvariantsTo(ExprEmitter* outer) { outer_ = outer; }
 
+  // Ends every name this emitter defines with `suffix`: an emitter in a nested scope then
+  // never hides a name of the enclosing one that its bound values use.
+  void SuffixNames(std::string suffix) { suffix_ = std::move(suffix); }
+
   // The value of `node` at `idx`, emitting what it takes.
   Value Get(const Node* node, const IndexExpr& idx);
   // Declares that `node` at `idx` is `value` (reduction results, GEMM accumulators).
@@ -90,6 +94,7 @@ class ExprEmitter {
   int lanes_;
   bool pair_halves_ = false;
   ExprEmitter* outer_ = nullptr;
+  std::string suffix_;
   const KernelSource& kernel_;
   absl::flat_hash_map<std::pair<const Node*, std::string>, Value> memo_;
   absl::flat_hash_map<std::string, int> names_;

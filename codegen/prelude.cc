@@ -324,6 +324,15 @@ __device__ __forceinline__ void tessel_copy_16_async(void* dst, const void* src,
   *(uint4*)dst = inside ? *(const uint4*)src : make_uint4(0u, 0u, 0u, 0u);
 #endif
 }
+// 4 bytes from global to shared memory, the same way (a column's lanes staged a thread each).
+__device__ __forceinline__ void tessel_copy_4_async(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"
+               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
+#else
+  *(unsigned*)dst = *(const unsigned*)src;
+#endif
+}
 __device__ __forceinline__ void tessel_copy_async_wait_all() {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;" ::: "memory");

@@ -226,16 +226,39 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   const codegen::KernelSource leading = OneKernel(softmax(Placeholder({100, 45}), 0));
   EXPECT_EQ(leading.launches.at(0).grid[0], 2);      // 45 columns: two warps' worth
   EXPECT_EQ(leading.launches.at(0).block, 32 * 13);  // 100 = 13 threads x 8 lanes
-  // Longer columns: on sm_90, 8 f32 columns a block and the columns split over a cluster
-  // (2048 values of each a block); elsewhere (or longer still) the max and the sum by column
+  // Longer columns: on sm_90, 16 f32 columns a block of 512 threads, each thread 32 values
+  // in registers and 32 staged in shared memory, the columns split over a cluster (2048
+  // values of each a block); elsewhere (or longer still) the max and the sum by column
   // reductions, then a pointwise epilogue.
   const Tensor longer = softmax(Placeholder({4096, 64}), 0);
   const std::vector<codegen::KernelSource> hopper =
       codegen::PlanAndGenerate({&longer.node()}, Target{9, 0, true}).kernels;
   ASSERT_EQ(hopper.size(), 1u);
-  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 64 / 8 * 2);
-  EXPECT_EQ(hopper[0].launches.at(0).block, 1024);
+  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 64 / 16 * 2);
+  EXPECT_EQ(hopper[0].launches.at(0).block, 512);
+  EXPECT_EQ(hopper[0].launches.at(0).shared_bytes, 32 * 512 * 4);
   EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(2, 1, 1)"));
+  EXPECT_TRUE(absl::StrContains(hopper[0].schedule, "32 lanes + 32 in shared memory"))
+      << hopper[0].schedule;
+  // A column of 1500 in one block (47 values a thread); of 1000 (32 a thread) in registers.
+  const codegen::KernelSource one = OneKernel(softmax(Placeholder({1500, 40}), 0));
+  EXPECT_EQ(one.launches.at(0).shared_bytes, 32 * 512 * 4);
+  EXPECT_FALSE(absl::StrContains(one.source, "__cluster_dims__"));
+  EXPECT_EQ(OneKernel(softmax(Placeholder({1000, 40}), 0)).launches.at(0).shared_bytes, 0);
+  // The staged input read elsewhere too (transposed): those reads come from memory.
+  const Tensor square = Placeholder({2100, 2100});
+  const codegen::KernelSource both = OneKernel(softmax(square + transpose(square), 0));
+  EXPECT_GT(both.launches.at(0).shared_bytes, 0) << both.schedule;
+  EXPECT_TRUE(absl::StrContains(both.source, "in0[((start + col(k)) * 2100 + row)]"));
+  EXPECT_TRUE(absl::StrContains(both.source, "in0[(row * 2100 + (start + col(k)))]"));
+  // 16-bit inputs (cp.async copies at least 4 bytes), and two inputs read along the columns,
+  // keep every lane in registers: 32 bytes of each row a block of 1024 threads.
+  for (const Tensor& t : {softmax(Placeholder({4096, 64}, DType::kBF16), 0),
+                          softmax(Placeholder({4096, 64}) + Placeholder({4096, 64}), 0)}) {
+    const codegen::KernelSource held = OneKernel(t);
+    EXPECT_EQ(held.launches.at(0).block, 1024) << held.schedule;
+    EXPECT_EQ(held.launches.at(0).shared_bytes, 0) << held.schedule;
+  }
   // An 8-byte value in the kernel but f32 values reduced: the planner's rule, so the columns
   // it stages are held, never read one element per stride.
   const Tensor cast_out = cast(softmax(Placeholder({12000, 40}), 0), DType::kF64);

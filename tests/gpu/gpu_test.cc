@@ -154,9 +154,16 @@ TEST_F(GpuTest, ColumnReductions) {
 // and log_softmax over each non-trailing axis, a user-written layer norm over a middle axis
 // with its statistics also returned, columns off a multiple of 32, reduced extents off a
 // multiple of the threads that share them, f64 and bf16.
+// x standardized over its leading axis, as a user writes it: two chained reductions.
+Tensor ColumnStandardized(const Tensor& x) {
+  const Tensor centered = x - mean(x, {0}, true);
+  return centered / sqrt(mean(centered * centered, {0}, true) + 1e-5);
+}
+
 TEST_F(GpuTest, ColumnNormalizations) {
   Compare(
       [](Device d) {
+        const Tensor square = Data({2100, 2100}, 16, DType::kF32, d);
         const Tensor x = Data({40, 70, 100}, 3, DType::kF32, d);
         const Tensor t = Data({333, 65}, 4, DType::kF32, d);
         const Tensor centered = x - mean(x, {1}, true);
@@ -168,8 +175,13 @@ TEST_F(GpuTest, ColumnNormalizations) {
             // kernels, then the epilogue
             softmax(Data({1500, 40}, 7, DType::kF32, d), 0),
             log_softmax(Data({3, 700, 33}, 8, DType::kF32, d), 1),
-            // split over a cluster's blocks (sm_90)
+            // split over a cluster's blocks (sm_90), most lanes staged in shared memory:
+            // ragged parts, a column input, chained reductions, and the staged input also
+            // read transposed (from memory, not from the stage)
             softmax(Data({5000, 40}, 10, DType::kF32, d), 0),
+            softmax(Data({3001, 24}, 13, DType::kF32, d) * Data({1, 24}, 14, DType::kF32, d), 0),
+            ColumnStandardized(Data({6000, 20}, 15, DType::kF32, d)),
+            softmax(square + transpose(square), 0),
             // longer than a cluster holds: column kernels
             softmax(Data({20000, 33}, 11, DType::kF32, d), 0)};
       },

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_51a400e0(const float* in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(256) N_max_sub_exp_sum_e4bbd68a(const float* in0, float* __restrict__ out0) {
   tessel_grid_begin();
   // 96 columns of 64: 32 a block; 8 threads x 8 lanes hold a column
   __shared__ float parts[264];

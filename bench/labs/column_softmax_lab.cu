@@ -1,13 +1,14 @@
 // Lab: softmax over the leading axis of 16384 x 8192 f32 (columns of 16384), against the
-// kernel tessel generates today (`inspect column_softmax --repro`: 8 columns a block, each
-// column's 16384 values held in registers over a cluster of 8). Variants:
-//   held<W, T, L, C, P>: the same scheme with W columns a block (W * 4 bytes of each row),
+// kernel tessel generates today (`inspect column_softmax --repro`, launched as it prints).
+// Variants:
+//   held<W, T, L, C, P>: 8bff2e6's scheme (each column's values held in registers over a
+//     cluster) with W columns a block (W * 4 bytes of each row),
 //     T threads of L lanes, C blocks a cluster; P: each block first prefetches into L2 the
 //     part of the block one wave later.
 //   held<..., NOCL>: without the cluster's combine (wrong values: times the rest alone);
 //     SPLIT: the last cluster barrier split into arrive (after the last remote read) and wait.
 //   stride_copy<W, T, L, C>: held's reads and writes alone (the access pattern's ceiling).
-//   hybrid<W, T, L, C, SPLIT>: L lanes in registers and L in shared memory, two blocks an SM.
+//   hybrid<W, T, LR, LS, C, WB>: LR lanes in registers and LS in shared memory, two blocks an SM.
 //   twopass<W, T, C>: each block streams its part twice, online max and sum first, then the
 //     normalized values, the second read meant to hit L2 (W * 4 bytes of each row).
 // LAB_ONCE=1 launches each once (for Nsight Compute). Results: bench/RESULTS.md, thirtieth
@@ -119,59 +120,12 @@ __global__ void __launch_bounds__(T) stride_copy(const float* __restrict__ x, fl
   for (int k = 0; k < L; ++k) y[(start + part + (long long)k * P) * C + c] = v[k];
 }
 
-// `held` with twice the lanes: L in registers, L in shared memory (filled by cp.async), so
-// that two blocks an SM hold 128 bytes of each row: one block's loads run while the other
-// waits at a cluster barrier.
-template <int W, int T, int L, int CL, bool SPLIT>
-__global__ void __launch_bounds__(T, 2) hybrid(const float* __restrict__ x, float* __restrict__ y, int) {
-  constexpr int P = T / W, PART = 2 * P * L;
-  static_assert(PART * CL == R, "a cluster holds a column");
-  extern __shared__ float buf[];  // [L][T]: each thread its own column of lanes
-  __shared__ float parts[T / 32 * W];
-  __shared__ float slots[2 * W], slots2[2 * W];
-  tessel_grid_begin();
-  const int col = threadIdx.x % W, part = threadIdx.x / W;
-  const long long c = (long long)(blockIdx.x / CL) * W + col;
-  const long long start = (long long)(blockIdx.x % CL) * PART;
-  const float* px = x + (start + part) * C + c;
-#pragma unroll
-  for (int k = 0; k < L; ++k) {
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(buf + k * T + threadIdx.x);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(px + (L + k) * (P * C)) : "memory");
-  }
-  asm volatile("cp.async.commit_group;" ::: "memory");
-  float v[L];
-#pragma unroll
-  for (int k = 0; k < L; ++k) v[k] = px[k * (P * C)];
-  float m = -INFINITY;
-#pragma unroll
-  for (int k = 0; k < L; ++k) m = fmaxf(m, v[k]);
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#pragma unroll
-  for (int k = 0; k < L; ++k) m = fmaxf(m, buf[k * T + threadIdx.x]);
-  m = combine<W, T, CL>(m, MaxOp(), parts, slots);
-  float s = 0;
-#pragma unroll
-  for (int k = 0; k < L; ++k) { v[k] = expf(v[k] - m); s += v[k]; }
-#pragma unroll
-  for (int k = 0; k < L; ++k) { const float e = expf(buf[k * T + threadIdx.x] - m); buf[k * T + threadIdx.x] = e; s += e; }
-  s = combine<W, T, CL>(s, SumOp(), parts, slots2);
-  if (SPLIT) cluster_arrive();
-  const float r = __frcp_rn(s);
-  float* py = y + (start + part) * C + c;
-#pragma unroll
-  for (int k = 0; k < L; ++k) py[k * (P * C)] = v[k] * r;
-#pragma unroll
-  for (int k = 0; k < L; ++k) py[(L + k) * (P * C)] = buf[k * T + threadIdx.x] * r;
-  if (SPLIT) cluster_wait();
-  else cg::this_cluster().sync();
-}
-
-// hybrid with LR lanes in registers and LS in shared memory (read 16 at a time, as the
-// generated kernel does), the exponentials recomputed for the stores (WB false, as the
-// generated kernel does) or written back to shared memory (WB true).
+// `held` with LR lanes in registers and LS in shared memory (filled by cp.async), so that
+// two blocks an SM hold the part: one block's loads run while the other waits at a cluster
+// barrier. The exponentials are recomputed for the stores (WB false, as the generated kernel
+// does) or written back to shared memory (WB true); the last barrier split.
 template <int W, int T, int LR, int LS, int CL, bool WB>
-__global__ void __launch_bounds__(T, 2) hybrid2(const float* __restrict__ x, float* __restrict__ y, int) {
+__global__ void __launch_bounds__(T, 2) hybrid(const float* __restrict__ x, float* __restrict__ y, int) {
   constexpr int P = T / W, PART = P * (LR + LS);
   static_assert(PART * CL == R, "a cluster holds a column");
   extern __shared__ float buf[];  // [LS][T]
@@ -363,13 +317,20 @@ int main() {
     const float ms = time_it([&] { CK(cudaLaunchKernelEx(&cfg, k, (const float*)x, y, wave)); });
     printf("%-28s %.4f ms %6.1f%% of copy  (%d clusters at once, grid %d; diff %.2e)\n", name, ms, 100 * copy / ms, clusters, cfg.gridDim.x, once ? 0.f : max_diff(ref, y, n));
   };
+  run("held 8x1024x16 cl8", held<8, 1024, 16, 8, false>, 8, 1024, 8, 0);
   run("held 8x1024x16 cl8 split", held<8, 1024, 16, 8, false, false, true>, 8, 1024, 8, 0);
-  run("hybrid 16x512x32+32 cl8 split", hybrid<16, 512, 32, 8, true>, 16, 512, 8, 0, 0, 65536);
-  run("hybrid2 16x512x32+32 cl8", hybrid2<16, 512, 32, 32, 8, false>, 16, 512, 8, 0, 0, 65536);
-  run("hybrid2 16x512x32+32 cl8 wb", hybrid2<16, 512, 32, 32, 8, true>, 16, 512, 8, 0, 0, 65536);
-  run("hybrid2 16x512x16+48 cl8", hybrid2<16, 512, 16, 48, 8, false>, 16, 512, 8, 0, 0, 98304);
-  run("hybrid2 16x512x16+48 cl8 wb", hybrid2<16, 512, 16, 48, 8, true>, 16, 512, 8, 0, 0, 98304);
-  run("hybrid2 32x512x32+32 cl16 wb", hybrid2<32, 512, 32, 32, 16, true>, 32, 512, 16, 0, 0, 65536);
-  run("hybrid2 32x512x16+48 cl16", hybrid2<32, 512, 16, 48, 16, false>, 32, 512, 16, 0, 0, 98304);
+  run("held 8x1024x16 cl8 nocl", held<8, 1024, 16, 8, false, true>, 8, 1024, 8, 0);
+  run("held 8x1024x16 cl8 +pf", held<8, 1024, 16, 8, true>, 8, 1024, 8, 0);
+  run("stride_copy 8x1024x16", stride_copy<8, 1024, 16, 8>, 8, 1024, 8, 0);
+  run("stride_copy 16x1024x16", stride_copy<16, 1024, 16, 16>, 16, 1024, 16, 0);
+  run("stride_copy 32x1024x16", stride_copy<32, 1024, 16, 32>, 32, 1024, 1, 0, 32);
+  run("held 32x1024x32 cl16 split", held<32, 1024, 32, 16, false, false, true>, 32, 1024, 16, 0);
+  run("hybrid 16x512x32+32 cl8", hybrid<16, 512, 32, 32, 8, false>, 16, 512, 8, 0, 0, 65536);
+  run("hybrid 16x512x32+32 cl8 wb", hybrid<16, 512, 32, 32, 8, true>, 16, 512, 8, 0, 0, 65536);
+  run("hybrid 16x512x16+48 cl8", hybrid<16, 512, 16, 48, 8, false>, 16, 512, 8, 0, 0, 98304);
+  run("hybrid 32x512x32+32 cl16 wb", hybrid<32, 512, 32, 32, 16, true>, 32, 512, 16, 0, 0, 65536);
+  run("hybrid 32x512x16+48 cl16", hybrid<32, 512, 16, 48, 16, false>, 32, 512, 16, 0, 0, 98304);
+  run("twopass 32x512 cl8", twopass<32, 512, 8, 8>, 32, 512, 8, 0);
+  run("twopass 32x512 cl16 hints", twopass<32, 512, 16, 8, true>, 32, 512, 16, 0);
   return 0;
 }

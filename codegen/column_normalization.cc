@@ -20,7 +20,11 @@ namespace tessel::codegen {
 namespace {
 
 constexpr int kWarp = 32;
-constexpr int kWantLanes = 8;  // elements a thread holds, where the column is long enough
+// Elements a thread holds, where the column is long enough: columns of 256 f32 in blocks of
+// 512 threads x 16 read 95.3% of the lab's copy against 92.2% for 1024 x 8 (more loads in
+// flight a thread, half the threads at each barrier; bench/labs/column_softmax_lab.cu with
+// LAB_SHORT, bench/RESULTS.md, thirtieth session).
+constexpr int kWantLanes = 16;
 constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in registers);
                                // half that for 8-byte values
 

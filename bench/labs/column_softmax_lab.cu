@@ -24,7 +24,14 @@
 namespace cg = cooperative_groups;
 #define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(err_)); exit(1); } } while (0)
 
+// LAB_SHORT: columns of 256 (x [256, 262144], as softmax over the leading axis of
+// [256, 512, 512]), held by one block each: `held` with cluster 1 against the generated
+// scheme (held<32, 1024, 8, 1>).
+#ifdef LAB_SHORT
+constexpr int R = 256, C = 262144;
+#else
 constexpr int R = 16384, C = 8192;
+#endif
 
 __global__ void copy4(const float4* __restrict__ a, float4* __restrict__ b, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) b[i] = a[i];
@@ -291,10 +298,15 @@ int main() {
   const double bytes = 2.0 * n * 4;
   const float copy = time_it([&] { copy4<<<sms * 8, 512>>>((const float4*)x, (float4*)y, n / 4); });
   printf("copy: %.4f ms, %.1f GB/s\n", copy, bytes / copy / 1e6);
+#ifdef LAB_SHORT
+  const float gen = time_it([&] { held<32, 1024, 8, 1, false><<<C / 32, 1024>>>(x, ref, 0); });
+  printf("%-28s %.4f ms %6.1f%% of copy\n", "generated's scheme", gen, 100 * copy / gen);
+#else
   // The generated kernel's launch, as `inspect column_softmax` prints it.
   CK(cudaFuncSetAttribute(GENERATED, cudaFuncAttributeMaxDynamicSharedMemorySize, GEN_SHARED));
   const float gen = time_it([&] { GENERATED<<<GEN_GRID, GEN_BLOCK, GEN_SHARED>>>(x, ref); });
   printf("%-28s %.4f ms %6.1f%% of copy\n", "generated", gen, 100 * copy / gen);
+#endif
   // grid: 0 for a block a part of every column; else that many clusters (persistent).
   // per_group: blocks a column group where they are not a cluster (cl 1).
   auto run = [&](const char* name, Kernel k, int w, int t, int cl, int grid, int per_group = 0, int smem = 0) {
@@ -317,6 +329,15 @@ int main() {
     const float ms = time_it([&] { CK(cudaLaunchKernelEx(&cfg, k, (const float*)x, y, wave)); });
     printf("%-28s %.4f ms %6.1f%% of copy  (%d clusters at once, grid %d; diff %.2e)\n", name, ms, 100 * copy / ms, clusters, cfg.gridDim.x, once ? 0.f : max_diff(ref, y, n));
   };
+#ifdef LAB_SHORT
+  run("held 32x512x16", held<32, 512, 16, 1, false>, 32, 512, 1, 0);
+  run("held 32x256x32", held<32, 256, 32, 1, false>, 32, 256, 1, 0);
+  run("held 16x512x8", held<16, 512, 8, 1, false>, 16, 512, 1, 0);
+  run("held 16x256x16", held<16, 256, 16, 1, false>, 16, 256, 1, 0);
+  run("held 8x256x8", held<8, 256, 8, 1, false>, 8, 256, 1, 0);
+  run("stride_copy 32x1024x8", stride_copy<32, 1024, 8, 1>, 32, 1024, 1, 0);
+  run("stride_copy 32x256x32", stride_copy<32, 256, 32, 1>, 32, 256, 1, 0);
+#else
   run("held 8x1024x16 cl8", held<8, 1024, 16, 8, false>, 8, 1024, 8, 0);
   run("held 8x1024x16 cl8 split", held<8, 1024, 16, 8, false, false, true>, 8, 1024, 8, 0);
   run("held 8x1024x16 cl8 nocl", held<8, 1024, 16, 8, false, true>, 8, 1024, 8, 0);
@@ -332,5 +353,6 @@ int main() {
   run("hybrid 32x512x16+48 cl16", hybrid<32, 512, 16, 48, 16, false>, 32, 512, 16, 0, 0, 98304);
   run("twopass 32x512 cl8", twopass<32, 512, 8, 8>, 32, 512, 8, 0);
   run("twopass 32x512 cl16 hints", twopass<32, 512, 16, 8, true>, 32, 512, 16, 0);
+#endif
   return 0;
 }

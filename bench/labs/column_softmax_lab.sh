@@ -24,3 +24,7 @@ shared=$(echo "$launch" | sed 's/.*, \([0-9]*\)>>>/\1/')
   dist/lab/column_lab.cu -o dist/lab/column_lab 2>&1 |
   grep -E "registers|spill|error" | grep -v "0 bytes spill" || true
 rm -rf "$repro"
+# The short-column lab: columns of 256, no generated kernel (its scheme by hand).
+/usr/local/cuda/bin/nvcc -O3 -std=c++20 -gencode arch=compute_90a,code=sm_90a -DLAB_SHORT \
+  -DGENERATED=$(basename "$gen" .cu) -DGEN_GRID=1 -DGEN_BLOCK=1 -DGEN_SHARED=0 \
+  dist/lab/column_lab.cu -o dist/lab/column_lab_short

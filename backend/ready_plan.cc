@@ -51,6 +51,31 @@ absl::StatusOr<std::shared_ptr<LoadedModule>> LoadModule(const codegen::KernelSo
   return modules.Put(ks.source, std::make_shared<LoadedModule>(&device, module));
 }
 
+// Clusters past the portable 8 (long columns: codegen/column_normalization.cc) allowed for
+// entry `l`, or refused with the way out where this device runs none of them.
+absl::Status AllowLargeClusters(const runtime::Driver* driver, const codegen::Launch& l,
+                                CUfunction function) {
+  TESSEL_RETURN_IF_ERROR(runtime::CheckCu(
+      driver->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+      absl::StrCat("allowing clusters of ", l.cluster, " blocks for ", l.entry)));
+  if (driver->cuOccupancyMaxActiveClusters == nullptr) return absl::OkStatus();
+  CUlaunchConfig config = {};
+  config.gridDimX = static_cast<unsigned>(l.cluster);
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = static_cast<unsigned>(l.block);
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = static_cast<unsigned>(l.shared_bytes);
+  int clusters = 0;
+  TESSEL_RETURN_IF_ERROR(
+      runtime::CheckCu(driver->cuOccupancyMaxActiveClusters(&clusters, function, &config),
+                       absl::StrCat("counting the clusters of ", l.entry)));
+  if (clusters > 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat(l.entry, " holds long columns in clusters of ", l.cluster,
+                   " blocks, which this device does not run; TESSEL_CLUSTERS=8 keeps clusters "
+                   "to the portable 8"));
+}
+
 // The entry points of `ks` in `r.module`, with the grid each launches.
 absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext& device,
                          ReadyKernel& r) {
@@ -68,6 +93,7 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
                                      static_cast<int>(l.shared_bytes)),
           absl::StrCat("reserving ", l.shared_bytes, " bytes of shared memory for ", l.entry)));
     }
+    if (l.cluster > 8) TESSEL_RETURN_IF_ERROR(AllowLargeClusters(driver, l, e.function));
     r.entries.push_back(std::move(e));
   }
   return absl::OkStatus();

@@ -28,16 +28,17 @@ constexpr int kWantLanes = 16;
 constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in registers);
                                // half that for 8-byte values
 
-// Long columns with shared lanes: 512 threads (two blocks an SM), 64 bytes of each row a
-// block, each thread holding kSharedShapeLanes lanes in registers and as many in shared
-// memory (64 KB of f32 a block). Against the 32 bytes of a row a block of 1024 threads, all
-// in registers, one block an SM: softmax over columns of 16384 f32 from 66.6% to 77.9% of
-// copy in bench/labs/column_softmax_lab.cu (H100; bench/RESULTS.md, thirtieth session):
-// 32-byte rows cap the DRAM at 67%, and a lone block an SM idles at every cluster
-// barrier. 16 lanes in registers and 48 shared gave 69-70% (cp.async's 4-byte copies
-// cost more than loads to registers).
+// Long columns with shared lanes: 512 threads (two blocks an SM), 128 bytes of each row a
+// block where a cluster of 16 holds the column (non-portable: FusedKernel::
+// column_cluster_blocks), else 64, each thread holding kSharedShapeLanes lanes in registers
+// and as many in shared memory (64 KB of f32 a block). Against the 32 bytes of a row a block
+// of 1024 threads, all in registers, one block an SM: softmax over columns of 16384 f32
+// from 66.6% to 77.9% (64 bytes) and 82.9% (128 bytes) of copy in
+// bench/labs/column_softmax_lab.cu (H100; bench/RESULTS.md, thirtieth session): 32-byte
+// rows cap the DRAM at 67% (64 bytes 79%, 128 bytes 93%), and a lone block an SM idles at
+// every cluster barrier. 16 lanes in registers and 48 shared gave 69-70% (cp.async's
+// 4-byte copies cost more than loads to registers).
 constexpr int kSharedLaneThreads = 512;
-constexpr int kSharedLaneRowBytes = 64;
 constexpr int kSharedShapeLanes = 32;
 
 // How columns are spread: `width` columns a block, `parts` threads a column, each holding
@@ -74,13 +75,15 @@ const Node* StageableInput(const FusedKernel& k, const RowLayout& l) {
   return found;
 }
 
-// The long-column shape with shared lanes, where it applies (fits false where not).
-ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType reduced) {
+// The long-column shape with shared lanes and `row_bytes` of each row a block, its cluster
+// at most `most` blocks, where it applies (fits false where not).
+ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType reduced, int row_bytes,
+                            int most) {
   ColumnShape s;
   s.staged = StageableInput(k, l);
   if (s.staged == nullptr || DTypeSize(reduced) == 8) return s;
   s.width = static_cast<int>(
-      std::min<int64_t>(kWarp, kSharedLaneRowBytes / std::max<int64_t>(1, DTypeSize(reduced))));
+      std::min<int64_t>(kWarp, row_bytes / std::max<int64_t>(1, DTypeSize(reduced))));
   s.parts = kSharedLaneThreads / s.width;
   s.lanes = kSharedShapeLanes;
   const int64_t per_block = int64_t{s.parts} * 2 * kSharedShapeLanes;
@@ -89,15 +92,21 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
   // What a thread holds beyond its registers, in whole chunks of them.
   const int64_t beyond = (s.part + s.parts - 1) / s.parts - s.lanes;
   s.shared_lanes = static_cast<int>((beyond + s.lanes - 1) / s.lanes * s.lanes);
-  s.fits = s.cluster <= k.cluster_blocks && s.shared_lanes > 0;
+  s.fits = s.cluster <= most && s.shared_lanes > 0;
   return s;
+}
+
+// Whether `s` leaves some lanes of a part past its end (a guard a lane).
+bool Ragged(const ColumnShape& s, const RowLayout& l) {
+  return int64_t{s.lanes + s.shared_lanes} * s.parts != s.part || s.part * s.cluster != l.length;
 }
 
 ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
                     const std::vector<Accumulator>& accs) {
   // 8-byte reduced values hold half as many a thread: the planner's rule (StagedLimit), so
   // that what it stages fits here.
-  const bool wide = DTypeSize(accs[0].reduction->input(0).dtype()) == 8;
+  const DType reduced = accs[0].reduction->input(0).dtype();
+  const bool wide = DTypeSize(reduced) == 8;
   const int most = wide ? kMaxLanes / 2 : kMaxLanes;
   ColumnShape s;
   // Short columns: a warp's 32 a block, as many threads a column as give ~kWantLanes each.
@@ -107,13 +116,18 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
   s.part = l.length;
   s.fits = s.lanes <= most;
   if (s.fits || k.cluster_blocks == 1) return s;
-  if (ColumnShape shared = SharedLaneShape(k, l, accs[0].reduction->input(0).dtype());
-      shared.fits) {
+  // 128 bytes only where the parts are even: a ragged part's guard, a predicate a lane, on
+  // top of 64 lanes spilled registers (a [1500, 2, 40] softmax over its leading axis).
+  if (ColumnShape wide_rows = SharedLaneShape(k, l, reduced, 128, k.column_cluster_blocks);
+      wide_rows.fits && !Ragged(wide_rows, l)) {
+    return wide_rows;
+  }
+  if (ColumnShape shared = SharedLaneShape(k, l, reduced, 64, k.cluster_blocks); shared.fits) {
     return shared;
   }
   // Long columns: 32 bytes of each row a block (the planner's ColumnWidth, by the reduced
   // values' dtype), 1024 threads, the column split over as many blocks as it takes.
-  s.width = ColumnWidth(accs[0].reduction->input(0).dtype());
+  s.width = ColumnWidth(reduced);
   s.parts = 1024 / s.width;
   const int64_t per_block = int64_t{s.parts} * most;
   s.cluster = static_cast<int>((l.length + per_block - 1) / per_block);
@@ -270,9 +284,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
              ";  // this block's part");
     }
     w.Line("auto col = [part](int k) -> index_t { return part + (index_t)k * ", s.parts, "; };");
-    const int64_t held = int64_t{s.lanes + s.shared_lanes} * s.parts;
-    const std::string guard =
-        PartGuard(w, s.cluster, s.part, l.length, held != s.part || s.part * s.cluster != l.length);
+    const std::string guard = PartGuard(w, s.cluster, s.part, l.length, Ragged(s, l));
     const IndexExpr idx =
         RowIndex(l, "row", s.cluster > 1 ? "(start + col(k))" : "col(k)", 1, guard);
     if (s.staged != nullptr) StageSharedLanes(w, ks, s, idx, guard);
@@ -315,6 +327,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
   launch.grid[0] = (l.rows + s.width - 1) / s.width * s.cluster;
   launch.block = s.threads();
   launch.shared_bytes = s.shared_bytes();
+  launch.cluster = s.cluster;
   ks.launches.push_back(launch);
   FinishSource(k, w.text(), &ks);
   return ks;

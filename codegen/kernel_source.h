@@ -34,6 +34,8 @@ struct Launch {
   std::array<int64_t, 3> grid = {1, 1, 1};
   int block = 256;
   int64_t shared_bytes = 0;  // dynamic shared memory
+  // Blocks a cluster (its __cluster_dims__): past 8, not portable, the runtime allows it.
+  int cluster = 1;
   // Above 0: grid[0] is a count of work items that the kernel walks itself, and the runtime
   // launches at most this many blocks per SM.
   int persistent_per_sm = 0;

@@ -234,6 +234,7 @@ class KernelBuilder {
       // batch as an argument falls back to a block per row (codegen).
       kernel.staged = group.staged || (!group.row_members && group.fits_block);
       kernel.cluster_blocks = s_.options.cluster_blocks;
+      kernel.column_cluster_blocks = s_.options.column_cluster_blocks;
       kernel.online_sums = group.online_sums;
       for (const OnlineSum& o : group.online_sums) {
         kernel.notes.push_back(absl::StrCat(

@@ -72,6 +72,8 @@ struct FusedKernel {
   // The most blocks of a thread-block cluster that may share one staged row
   // (FusionOptions::cluster_blocks).
   int cluster_blocks = 1;
+  // The same for long columns (FusionOptions::column_cluster_blocks).
+  int column_cluster_blocks = 1;
   // Attention: whether a persistent kernel whose work tiles differ in cost (FusionOptions::
   // work_tickets) may have its blocks take them by ticket.
   bool work_tickets = false;

@@ -28,11 +28,13 @@ FusionOptions DefaultFusionOptions() {
 FusionOptions DefaultFusionOptions(const Target& target) {
   FusionOptions options = DefaultFusionOptions();
   // 8: the largest cluster every sm_90 part launches (portable); a row of 8 x 16384 elements.
-  // TESSEL_CLUSTERS=N caps it (0 or 1: none, longer rows stream), e.g. to compare.
-  int most = 8;
+  // Long columns take up to 16 (non-portable: the H100's and H200's GPCs run them).
+  // TESSEL_CLUSTERS=N caps both (0 or 1: none, longer rows stream; 8: portable ones only).
+  int most = 16;
   const char* env = std::getenv("TESSEL_CLUSTERS");
-  if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 8)) most = 8;
-  options.cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
+  if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 16)) most = 16;
+  options.cluster_blocks = target.major >= 9 ? std::clamp(most, 1, 8) : 1;
+  options.column_cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
   options.attention = target.major >= 8;
   const char* groups = std::getenv("TESSEL_GEMM_GROUPS");
   options.gemm_groups = target.major == 9 && target.arch_specific &&

@@ -42,6 +42,10 @@ struct FusionOptions {
   // reductions through distributed shared memory: sm_90 and later): rows up to
   // max_staged_row x cluster_blocks are held on chip, each block holding its part.
   int cluster_blocks = 1;
+  // The most blocks of a cluster that share long columns: past the portable 8 where the
+  // device allows it (codegen/column_normalization.cc: 128 bytes of each row a block need
+  // 16 for columns of 16384).
+  int column_cluster_blocks = 1;
   // Rows longer than a block's are held by a cluster only when there are fewer rows than
   // this: then a block per row leaves SMs idle, and a cluster per row pays (H100, 64 rows of
   // 131072 bf16 softmax: 50% of copy against 43% streamed). With more rows the streamed

@@ -15,6 +15,8 @@ absl::StatusOr<Driver> Load() {
 #undef TESSEL_LOAD
   LoadSymbol(lib, "cuCtxCreate_v2", &d.cuCtxCreateV2).IgnoreError();       // optional
   LoadSymbol(lib, "cuLaunchKernelEx", &d.cuLaunchKernelEx).IgnoreError();  // optional
+  LoadSymbol(lib, "cuOccupancyMaxActiveClusters", &d.cuOccupancyMaxActiveClusters)
+      .IgnoreError();  // optional
   return d;
 }
 

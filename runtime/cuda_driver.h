@@ -64,6 +64,8 @@ struct Driver {
   // Launches with attributes (programmatic dependent launch); from CUDA 12 drivers. Null if
   // absent: such kernels then launch as any other.
   decltype(&::cuLaunchKernelEx) cuLaunchKernelEx = nullptr;
+  // How many clusters of a kernel the device runs at once (CUDA 12 drivers). Null if absent.
+  decltype(&::cuOccupancyMaxActiveClusters) cuOccupancyMaxActiveClusters = nullptr;
 };
 
 // Makes `context` current on this thread for a scope (the previous one current again after).

@@ -224,27 +224,31 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_EQ(middle.launches.at(0).grid[0], 64 * 256 / 32);
   EXPECT_EQ(middle.launches.at(0).block, 32 * 32);
   const codegen::KernelSource leading = OneKernel(softmax(Placeholder({100, 45}), 0));
-  EXPECT_EQ(leading.launches.at(0).grid[0], 2);      // 45 columns: two warps' worth
+  EXPECT_EQ(leading.launches.at(0).grid[0], 2);     // 45 columns: two warps' worth
   EXPECT_EQ(leading.launches.at(0).block, 32 * 7);  // 100 = 7 threads x 15 lanes
-  // Longer columns: on sm_90, 16 f32 columns a block of 512 threads, each thread 32 values
-  // in registers and 32 staged in shared memory, the columns split over a cluster (2048
-  // values of each a block); elsewhere (or longer still) the max and the sum by column
-  // reductions, then a pointwise epilogue.
+  // Longer columns: on sm_90, 32 f32 columns (128 bytes) a block of 512 threads, each thread
+  // 32 values in registers and 32 staged in shared memory, the columns split over a cluster
+  // (1024 values of each a block, up to 16 blocks; 64 bytes and at most 8 where parts are
+  // ragged, or with TESSEL_CLUSTERS=8); elsewhere (or longer still) the max and the sum by
+  // column reductions, then a pointwise epilogue.
   const Tensor longer = softmax(Placeholder({4096, 64}), 0);
   const std::vector<codegen::KernelSource> hopper =
       codegen::PlanAndGenerate({&longer.node()}, Target{9, 0, true}).kernels;
   ASSERT_EQ(hopper.size(), 1u);
-  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 64 / 16 * 2);
+  EXPECT_EQ(hopper[0].launches.at(0).grid[0], 64 / 32 * 4);
   EXPECT_EQ(hopper[0].launches.at(0).block, 512);
   EXPECT_EQ(hopper[0].launches.at(0).shared_bytes, 32 * 512 * 4);
-  EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(2, 1, 1)"));
+  EXPECT_EQ(hopper[0].launches.at(0).cluster, 4);
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "__cluster_dims__(4, 1, 1)"));
   EXPECT_TRUE(absl::StrContains(hopper[0].schedule, "32 lanes + 32 in shared memory"))
       << hopper[0].schedule;
-  // A column of 1500 in one block (47 values a thread); of 1000 (32 a thread) in registers.
+  // Columns of 16384 in the most blocks, 16; of 1500 (ragged parts: 64 bytes) in one block
+  // of 16 columns, 47 values a thread.
+  EXPECT_EQ(OneKernel(softmax(Placeholder({16384, 64}), 0)).launches.at(0).cluster, 16);
   const codegen::KernelSource one = OneKernel(softmax(Placeholder({1500, 40}), 0));
+  EXPECT_EQ(one.launches.at(0).grid[0], 3);
   EXPECT_EQ(one.launches.at(0).shared_bytes, 32 * 512 * 4);
   EXPECT_FALSE(absl::StrContains(one.source, "__cluster_dims__"));
-  EXPECT_EQ(OneKernel(softmax(Placeholder({1000, 40}), 0)).launches.at(0).shared_bytes, 0);
   // The staged input read elsewhere too (transposed): those reads come from memory.
   const Tensor square = Placeholder({2100, 2100});
   const codegen::KernelSource both = OneKernel(softmax(square + transpose(square), 0));

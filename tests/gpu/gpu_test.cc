@@ -182,6 +182,9 @@ TEST_F(GpuTest, ColumnNormalizations) {
             softmax(Data({3001, 24}, 13, DType::kF32, d) * Data({1, 24}, 14, DType::kF32, d), 0),
             ColumnStandardized(Data({6000, 20}, 15, DType::kF32, d)),
             softmax(square + transpose(square), 0),
+            // even parts: 128 bytes of each row a block, clusters of 16 and 4
+            softmax(Data({16384, 40}, 17, DType::kF32, d), 0),
+            ColumnStandardized(Data({4096, 33}, 18, DType::kF32, d)),
             // longer than a cluster holds: column kernels
             softmax(Data({20000, 33}, 11, DType::kF32, d), 0)};
       },

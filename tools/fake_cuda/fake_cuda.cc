@@ -194,6 +194,11 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) {
 
 CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
 
+CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction, const CUlaunchConfig*) {
+  *clusters = 1;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
                         unsigned int, unsigned int, unsigned int, CUstream, void**, void**) {
   return CUDA_SUCCESS;

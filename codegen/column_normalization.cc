@@ -62,6 +62,12 @@ struct ColumnShape {
   }
 };
 
+// The column of `length` over as few blocks of `per_block` values as hold it, each a part.
+void SplitOverBlocks(ColumnShape& s, int64_t length, int64_t per_block) {
+  s.cluster = static_cast<int>((length + per_block - 1) / per_block);
+  s.part = (length + s.cluster - 1) / s.cluster;
+}
+
 // The one input read along the columns (the others hold at most a value a column), where
 // shared memory can stage it: 4-byte elements over the whole space (cp.async's smallest
 // copy is 4 bytes).
@@ -86,9 +92,7 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
       std::min<int64_t>(kWarp, row_bytes / std::max<int64_t>(1, DTypeSize(reduced))));
   s.parts = kSharedLaneThreads / s.width;
   s.lanes = kSharedShapeLanes;
-  const int64_t per_block = int64_t{s.parts} * 2 * kSharedShapeLanes;
-  s.cluster = static_cast<int>((l.length + per_block - 1) / per_block);
-  s.part = (l.length + s.cluster - 1) / s.cluster;
+  SplitOverBlocks(s, l.length, int64_t{s.parts} * 2 * kSharedShapeLanes);
   // What a thread holds beyond its registers, in whole chunks of them.
   const int64_t beyond = (s.part + s.parts - 1) / s.parts - s.lanes;
   s.shared_lanes = static_cast<int>((beyond + s.lanes - 1) / s.lanes * s.lanes);
@@ -129,9 +133,7 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
   // values' dtype), 1024 threads, the column split over as many blocks as it takes.
   s.width = ColumnWidth(reduced);
   s.parts = 1024 / s.width;
-  const int64_t per_block = int64_t{s.parts} * most;
-  s.cluster = static_cast<int>((l.length + per_block - 1) / per_block);
-  s.part = (l.length + s.cluster - 1) / s.cluster;
+  SplitOverBlocks(s, l.length, int64_t{s.parts} * most);
   s.lanes = static_cast<int>((s.part + s.parts - 1) / s.parts);
   s.fits = s.cluster <= k.cluster_blocks;
   return s;

@@ -124,6 +124,7 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
   launch.grid[0] = l.rows * cluster;
   if (rows != nullptr) launch.rows_grid = RowsGrid{per_leading, 1, cluster};
   launch.block = threads;
+  launch.cluster = cluster;
   ks.launches.push_back(launch);
   FinishSource(k, w.text(), &ks);
   return ks;

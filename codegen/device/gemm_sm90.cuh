@@ -251,7 +251,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
       int n = 0;  // tiles handed over
       for (tessel_gemm_sm90_segment s; walk.take(s) && walk.more();) {
-        if (s.split) continue;
+        if (s.split()) continue;
         for (int c = 0; c < L::kConsumers; ++c) {
           tessel_mbar_wait(&staged[c], n & 1);
           tessel_gemm_sm90_epilogue<C, L::kEpilogueThreads>(
@@ -294,7 +294,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       for (int i = 0; i < L::kAccs; ++i) acc[i] = isfinite(acc[i]) ? acc[i] + rest[i] : acc[i];
     }
     if constexpr (C::K_SLICES > 1) {
-      if (s.split && !tessel_gemm_sm90_fix_up<C>(acc, rest, ws, s, c, &verdicts[c])) {
+      if (s.split() && !tessel_gemm_sm90_fix_up<C>(acc, rest, ws, s, c, &verdicts[c])) {
         continue;  // another block adds this tile's pieces
       }
     }
@@ -318,7 +318,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
       tessel_mbar_wait(&drained[c], (n & 1) ^ 1);  // the epilogue warps read the last tile
       tessel_gemm_sm90_stage<C>(acc, staging);
       if constexpr (C::DUAL) tessel_gemm_sm90_stage<C>(rest, staging + L::Staging::kTileBytes);
-      if (walk.more() && !s.split) {
+      if (walk.more() && !s.split()) {
         tessel_mbar_arrive(&staged[c]);
         ++n;
       } else {

@@ -117,12 +117,12 @@ __device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
 }
 
 // One segment of a block's walk: a tile and the K steps [k0, k1) of it the block multiplies.
-// `split`: the tile's K is cut into `slices` slices, this segment's is `slice`, and its piece
+// split(): the tile's K is cut into `slices` slices, this segment's is `slice`, and its piece
 // (tessel/gemm_sm90_fixup.cuh) is the `cut`-th of the walk's cut tiles'.
 struct tessel_gemm_sm90_segment {
   tessel_gemm_sm90_work w;
   int t, slice, slices, cut, k0, k1;
-  bool split;
+  __device__ __forceinline__ bool split() const { return slices > 1; }
 };
 
 // The slices of each of the walk's `cut` last tiles, which whole tiles would leave to a last
@@ -184,16 +184,13 @@ struct tessel_gemm_sm90_walk {
     s.t = next;
     s.slice = s.cut = 0;
     s.slices = 1;
-    s.split = false;
     if constexpr (C::CUT_ALL) {
-      s.split = true;
       s.slices = C::K_SLICES;
       s.slice = next / tiles;
       s.cut = s.t = next - s.slice * tiles;
     } else if constexpr (C::K_SLICES > 1) {
       const int whole = cuts->whole;
       if (next >= whole) {
-        s.split = true;
         s.slices = cuts->slices;
         int unit = next - whole;
         const int cut = cuts->cut;
@@ -207,7 +204,7 @@ struct tessel_gemm_sm90_walk {
     if constexpr (C::CUT_ALL) {
       s.k0 = s.slice * tessel_gemm_sm90_layout<C>::kKSteps / C::K_SLICES;
       s.k1 = (s.slice + 1) * tessel_gemm_sm90_layout<C>::kKSteps / C::K_SLICES;
-    } else if (s.split) {
+    } else if (s.split()) {
       s.k0 = cuts->first[s.slice];
       s.k1 = cuts->first[s.slice + 1];
     } else {

@@ -22,6 +22,9 @@
 namespace tessel::codegen {
 namespace {
 
+// tessel_attention_combine's block: kTesselCombineWarps warps (attention_split.cuh).
+constexpr int kCombineThreads = 512;
+
 // The row and batch entry (names) of folded row `row`, defined in the current scope.
 std::pair<std::string, std::string> Unfold(CodeWriter& w, const Folding& f,
                                            const std::string& row) {
@@ -350,7 +353,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const std::string combine = absl::StrCat(kNamePlaceholder, "_combine");
   if (splits > 1) {
     w.Blank();
-    auto body = KernelBlock(w, "128", combine, ks);
+    auto body = KernelBlock(w, absl::StrCat(kCombineThreads), combine, ks);
     w.Line("// The ", splits, " shares of the keys of 64 rows, merged in order");
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     w.Line("tessel_attention_combine<attention_config>(ws,");
@@ -376,7 +379,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     Launch merge;
     merge.entry = combine;
     merge.grid = {CeilDiv(rows, 64) * entries, 1, 1};
-    merge.block = 128;
+    merge.block = kCombineThreads;
     ks.launches.push_back(merge);
   }
   FinishSource(kernel, w.text(), &ks);

@@ -35,38 +35,119 @@ __device__ __forceinline__ void tessel_attention_store_partial(float* ws,
   }
 }
 
-// The shares of 64 rows of a batch entry a block of 4 warps (blockIdx.x: entry, then tile),
-// in the fragment layout of tessel_attention_sm80, through `epilogue(batch, o, row0)`.
-template <class C, class Epilogue>
-__device__ __forceinline__ void tessel_attention_combine(const float* ws, Epilogue epilogue) {
-  constexpr int kTiles = (C::SQ + 63) / 64;
+// Combining is a few loads a row from L2 (the shares are 64 to 512 KB): their latency is its
+// cost, so that a row's shares load at once. A block of 16 warps takes 64 rows of a batch entry
+// (blockIdx.x: entry, then tile). First each warp merges rows of its own, its lanes along the
+// row (tessel_attention_merge_row), into shared memory; then warps 0-3 read their 16 rows back
+// in the fragment layout of tessel_attention_sm80 and pass them to `epilogue(batch, o, row0)`.
+// Rows go through shared memory in passes of at most 32 KB. (One warp for 16 rows, each share
+// after the last, took 30 us for 16 shares of 4 rows: two L2 round trips a share.)
+constexpr int kTesselCombineWarps = 16;
+
+template <class C>
+struct tessel_attention_combine_layout {
+  static constexpr int kLane = C::D / 32;  // floats of a row a lane merges
+  static constexpr int kRows = 8192 / C::D < 64 ? 8192 / C::D : 64;  // rows a pass
+  static constexpr int kStride = C::D + 8;  // fragment reads (float2) free of bank conflicts
+};
+
+// Column of a row's k-th float in lane `lane`: 4 floats a lane side by side, 128 a round (2
+// where D = 64).
+template <class C>
+__device__ __forceinline__ int tessel_attention_combine_column(int lane, int k) {
+  constexpr int V = C::D == 64 ? 2 : 4;
+  return k / V * (32 * V) + lane * V + k % V;
+}
+
+// Row `row` of `batch`: its shares weighed by exp(m - max m), in split order, normalized by the
+// weighed sums (0 for rows of -inf only: NaN, as softmax gives), into `out` (shared memory).
+template <class C>
+__device__ __forceinline__ void tessel_attention_merge_row(const float* ws, int batch, int row,
+                                                           float* out) {
+  using L = tessel_attention_combine_layout<C>;
   constexpr float kLog2e = 1.4426950408889634f;
-  const int batch = blockIdx.x / kTiles,
-            row0 = (blockIdx.x % kTiles) * 64 + 16 * (threadIdx.x / 32);
-  const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+  const int lane = threadIdx.x % 32;
   const float* ml = ws + (long long)C::BATCH * C::SPLITS * C::SQ * C::D;
-  float o[C::D / 8][4] = {};
+  float top = TESSEL_NEG_INF;
+  for (int s = lane; s < C::SPLITS; s += 32) {
+    top = fmaxf(top, ml[2 * tessel_attention_partial_row<C>(batch, s, row)]);
+  }
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = min(row0 + g + 8 * h, C::SQ - 1);  // rows past SQ: any row; not stored
-    float top = TESSEL_NEG_INF, sum = 0.0f;
-    for (int s = 0; s < C::SPLITS; ++s) {
-      top = fmaxf(top, ml[2 * tessel_attention_partial_row<C>(batch, s, row)]);
+  for (int step = 16; step > 0; step /= 2) top = fmaxf(top, __shfl_xor_sync(~0u, top, step));
+  float acc[L::kLane] = {}, sum = 0.0f;
+  for (int first = 0; first < C::SPLITS; first += 32) {
+    float weight = 0.0f;  // of share first + lane
+    if (first + lane < C::SPLITS) {
+      const float2 v =
+          *(const float2*)(ml + 2 * tessel_attention_partial_row<C>(batch, first + lane, row));
+      weight = v.x == TESSEL_NEG_INF ? 0.0f : exp2f((v.x - top) * kLog2e);
+      sum += weight * v.y;
     }
-    for (int s = 0; s < C::SPLITS; ++s) {
-      const long long r = tessel_attention_partial_row<C>(batch, s, row);
-      const float m = ml[2 * r];
-      const float w = m == TESSEL_NEG_INF ? 0.0f : exp2f((m - top) * kLog2e);
-      sum += w * ml[2 * r + 1];
+    // Eight shares' loads at once, then their sums in split order.
+    for (int base = first; base < first + 32 && base < C::SPLITS; base += 8) {
+      float v[8][L::kLane];
 #pragma unroll
-      for (int j = 0; j < C::D / 8; ++j) {
-        const float2 v = *(const float2*)(ws + r * C::D + 8 * j + 2 * t);
-        o[j][2 * h] += w * v.x, o[j][2 * h + 1] += w * v.y;
+      for (int i = 0; i < 8; ++i) {
+        const float* share = ws + tessel_attention_partial_row<C>(batch, base + i, row) * C::D;
+        const bool in = base + i < C::SPLITS;
+        if constexpr (C::D == 64) {
+          const int col = tessel_attention_combine_column<C>(lane, 0);
+          *(float2*)v[i] = in ? *(const float2*)(share + col) : make_float2(0.0f, 0.0f);
+        } else {
+#pragma unroll
+          for (int k = 0; k < L::kLane; k += 4) {
+            const int col = tessel_attention_combine_column<C>(lane, k);
+            *(float4*)(v[i] + k) = in ? *(const float4*)(share + col) : make_float4(0, 0, 0, 0);
+          }
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const float w = __shfl_sync(~0u, weight, base - first + i);
+#pragma unroll
+        for (int k = 0; k < L::kLane; ++k) acc[k] += w * v[i][k];
       }
     }
-    const float inv = 1.0f / sum;  // 0 for rows of -inf only: NaN, as softmax gives
-#pragma unroll
-    for (int j = 0; j < C::D / 8; ++j) o[j][2 * h] *= inv, o[j][2 * h + 1] *= inv;
   }
-  epilogue(batch, o, row0);
+#pragma unroll
+  for (int step = 16; step > 0; step /= 2) sum += __shfl_xor_sync(~0u, sum, step);
+  const float inv = 1.0f / sum;
+#pragma unroll
+  for (int k = 0; k < L::kLane; ++k)
+    out[tessel_attention_combine_column<C>(lane, k)] = acc[k] * inv;
+}
+
+template <class C, class Epilogue>
+__device__ __forceinline__ void tessel_attention_combine(const float* ws, Epilogue epilogue) {
+  using L = tessel_attention_combine_layout<C>;
+  constexpr int kTiles = (C::SQ + 63) / 64;
+  __shared__ float rows[L::kRows][L::kStride];
+  const int batch = blockIdx.x / kTiles, tile0 = (blockIdx.x % kTiles) * 64;
+  const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll 1
+  for (int first = tile0; first < tile0 + 64; first += L::kRows) {
+    for (int r = warp; r < L::kRows; r += kTesselCombineWarps) {
+      if (first + r < C::SQ) {
+        tessel_attention_merge_row<C>(ws, batch, first + r, rows[r]);
+      } else {  // past S_Q: the epilogue stores nothing, but reads defined values
+        for (int k = threadIdx.x % 32; k < C::D; k += 32) rows[r][k] = 0.0f;
+      }
+    }
+    __syncthreads();
+    const int row0 = tile0 + 16 * warp;  // warps 0-3: 16 rows each
+    if (warp < 4 && row0 >= first && row0 < first + L::kRows) {
+      float o[C::D / 8][4];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float* row = rows[row0 - first + g + 8 * h];
+#pragma unroll
+        for (int j = 0; j < C::D / 8; ++j) {
+          const float2 v = *(const float2*)(row + 8 * j + 2 * t);
+          o[j][2 * h] = v.x, o[j][2 * h + 1] = v.y;
+        }
+      }
+      epilogue(batch, o, row0);
+    }
+    __syncthreads();
+  }
 }

@@ -201,6 +201,21 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
       return matmul(softmax(s, -1), Data({1, 2, 1, sk, 128}, 19, b, d));
     });
   }
+  // One head: 39 shares (more than a warp's lanes merge at once); 100 queries at D = 256 (the
+  // combine's rows in two passes through shared memory, several rows a warp).
+  for (const auto& [sq, sk, dim] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t>>{{1, 20000, 128}, {100, 4000, 256}}) {
+    SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys, D = " << dim);
+    auto build = [&](Device d) {
+      const Tensor q = Data({1, 1, sq, dim}, 40, b, d), k = Data({1, 1, sk, dim}, 41, b, d);
+      return matmul(softmax(matmul(q, transpose(k)) * 0.07, -1), Data({1, 1, sk, dim}, 42, b, d));
+    };
+    Compare(build);
+    const Target t = runtime::DeviceTarget();
+    if (t.major == 9 && t.arch_specific) {
+      EXPECT_TRUE(absl::StrContains(explain({build(Device::kCUDA)}), "keys split"));
+    }
+  }
 }
 
 // Decoding over a fixed-size cache with a valid length (`arange(S) < length`, the length a

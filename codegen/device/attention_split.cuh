@@ -35,9 +35,9 @@ __device__ __forceinline__ void tessel_attention_store_partial(float* ws,
   }
 }
 
-// Combining is a few loads a row from L2 (the shares are 64 to 512 KB): their latency is its
-// cost, so that a row's shares load at once. A block of 16 warps takes 64 rows of a batch entry
-// (blockIdx.x: entry, then tile). First each warp merges rows of its own, its lanes along the
+// The shares sit in L2 and a row's merge is a few loads of them: latency, not bandwidth, is its
+// cost, so that a row's shares are loaded at once. A block of 16 warps takes 64 rows of a batch
+// entry (blockIdx.x: entry, then tile). First each warp merges rows of its own, its lanes along the
 // row (tessel_attention_merge_row), into shared memory; then warps 0-3 read their 16 rows back
 // in the fragment layout of tessel_attention_sm80 and pass them to `epilogue(batch, o, row0)`.
 // Rows go through shared memory in passes of at most 32 KB. (One warp for 16 rows, each share

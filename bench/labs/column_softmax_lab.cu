@@ -21,8 +21,8 @@
 #include <cstdlib>
 #include <vector>
 #include "column_generated.cuh"
+#include "lab_timing.cuh"
 namespace cg = cooperative_groups;
-#define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(err_)); exit(1); } } while (0)
 
 // LAB_SHORT: columns of 256 (x [256, 262144], as softmax over the leading axis of
 // [256, 512, 512]), held by one block each: `held` with cluster 1 against the generated
@@ -258,26 +258,6 @@ __global__ void __launch_bounds__(T) twopass(const float* __restrict__ x, float*
 
 using Kernel = void (*)(const float*, float*, int);
 
-bool once = false;
-float time_it(auto launch) {
-  launch();
-  if (once) { CK(cudaDeviceSynchronize()); return 1.0f; }
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  cudaEventCreate(&a); cudaEventCreate(&b);
-  float best = 1e30f;
-  for (int rep = 0; rep < 3; ++rep) {
-    cudaEventRecord(a);
-    for (int i = 0; i < 20; ++i) launch();
-    cudaEventRecord(b);
-    CK(cudaEventSynchronize(b));
-    float ms; cudaEventElapsedTime(&ms, a, b);
-    best = std::min(best, ms / 20);
-  }
-  CK(cudaGetLastError());
-  return best;
-}
-
 float max_diff(const float* a, const float* b, size_t n) {
   std::vector<float> ha(n), hb(n);
   CK(cudaMemcpy(ha.data(), a, n * 4, cudaMemcpyDeviceToHost));
@@ -288,7 +268,7 @@ float max_diff(const float* a, const float* b, size_t n) {
 }
 
 int main() {
-  once = getenv("LAB_ONCE") != nullptr;
+  lab_once = getenv("LAB_ONCE") != nullptr;
   const size_t n = (size_t)R * C;
   float *x, *ref, *y;
   CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&ref, n * 4)); CK(cudaMalloc(&y, n * 4));
@@ -327,7 +307,7 @@ int main() {
     const int wave = clusters > 0 ? clusters * cl : sms;
     CK(cudaMemset(y, 0, n * 4));
     const float ms = time_it([&] { CK(cudaLaunchKernelEx(&cfg, k, (const float*)x, y, wave)); });
-    printf("%-28s %.4f ms %6.1f%% of copy  (%d clusters at once, grid %d; diff %.2e)\n", name, ms, 100 * copy / ms, clusters, cfg.gridDim.x, once ? 0.f : max_diff(ref, y, n));
+    printf("%-28s %.4f ms %6.1f%% of copy  (%d clusters at once, grid %d; diff %.2e)\n", name, ms, 100 * copy / ms, clusters, cfg.gridDim.x, lab_once ? 0.f : max_diff(ref, y, n));
   };
 #ifdef LAB_SHORT
   run("held 32x512x16", held<32, 512, 16, 1, false>, 32, 512, 1, 0);

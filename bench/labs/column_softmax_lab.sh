@@ -14,6 +14,7 @@ sed -n '1,/^extern "C" __global__/p' "$gen" | sed '$d' > dist/lab/column_base.cu
 sed -n '/^extern "C" __global__/,/^#include <algorithm>/p' "$gen" | sed '$d' > dist/lab/column_generated.cuh
 sed -n '/^__global__ void repro_fill_f32/,/^}/p' "$gen" >> dist/lab/column_generated.cuh
 cp bench/labs/column_softmax_lab.cu dist/lab/column_lab.cu
+cp bench/labs/lab_timing.cuh dist/lab/
 # The generated launch: grid, block and dynamic shared memory from the repro's own line.
 launch=$(grep -o '<<<dim3([0-9]*, 1, 1), [0-9]*, [0-9]*>>>' "$gen" | head -1)
 grid=$(echo "$launch" | sed 's/<<<dim3(\([0-9]*\),.*/\1/')

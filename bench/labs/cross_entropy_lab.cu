@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <vector>
 #include "ce_generated.cuh"
-#define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(err_)); exit(1); } } while (0)
+#include "lab_timing.cuh"
 
 constexpr int kRows = 4096, kCols = 32000;
 
@@ -47,13 +47,15 @@ __global__ void __launch_bounds__(T) ce(const bf16_t* in0, const long long* in1,
   auto col = [&](int k) -> int { return c + (k / 8) * (T * 8) + k % 8; };
   const long long in1_0 = in1[row];
   constexpr int K = 8 * U;
-  auto process = [&](const tessel_vec<unsigned, 4> (&vec)[U], bool guard) {
+  // guard: 0 none, 1 a vector at a time, 2 each lane (as generated before a6463ac)
+  auto process = [&](const tessel_vec<unsigned, 4> (&vec)[U], int guard) {
+    auto in = [&](int k) { return guard == 0 || col(guard == 1 ? k & ~7 : k) < end; };
     float x[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) x[k] = tessel_bf16_lane(vec[k / 8].v, k % 8);
     float grown = pm0;
 #pragma unroll
-    for (int k = 0; k < K; ++k) if (!guard || col(k & ~7) < end) grown = tessel_max(grown, x[k]);
+    for (int k = 0; k < K; ++k) if (in(k)) grown = tessel_max(grown, x[k]);
     if (grown != pm0) {
       const float shifted = shift0(grown);
       if (acc1 != 0) acc1 *= expf(ph0 - shifted);
@@ -62,13 +64,13 @@ __global__ void __launch_bounds__(T) ce(const bf16_t* in0, const long long* in1,
     }
     if (pm0 != __int_as_float(0xff800000)) {
 #pragma unroll
-      for (int k = 0; k < K; ++k) if (!guard || col(k & ~7) < end) acc1 += tessel_exp_shifted(x[k], ph0);
+      for (int k = 0; k < K; ++k) if (in(k)) acc1 += tessel_exp_shifted(x[k], ph0);
     }
     if (ONEHOT) {
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         const bool eq0 = ((unsigned long long)in1_0 >> 32 == 0) & ((unsigned)col(k) == (unsigned)in1_0);
-        if (!guard || col(k & ~7) < end) acc2 = acc2 + (eq0 ? x[k] : s1);
+        if (in(k)) acc2 = acc2 + (eq0 ? x[k] : s1);
       }
     }
   };
@@ -92,46 +94,19 @@ __global__ void __launch_bounds__(T) ce(const bf16_t* in0, const long long* in1,
         load(next, false);
         c -= kStep;
       }
-      process(vec, false);
+      process(vec, 0);
 #pragma unroll
       for (int u = 0; u < U; ++u) vec[u] = next[u];
     }
   } else {
     for (; c <= full_end; c += kStep) {
       load(vec, false);
-      process(vec, false);
+      process(vec, 0);
     }
   }
   if (c < end) {
-    if (VG) {
-      load(vec, true);
-      process(vec, true);
-    } else {  // each element guarded, as generated
-      load(vec, true);
-      float x[K];
-#pragma unroll
-      for (int k = 0; k < K; ++k) x[k] = tessel_bf16_lane(vec[k / 8].v, k % 8);
-      float grown = pm0;
-#pragma unroll
-      for (int k = 0; k < K; ++k) if (col(k) < end) grown = tessel_max(grown, x[k]);
-      if (grown != pm0) {
-        const float shifted = shift0(grown);
-        if (acc1 != 0) acc1 *= expf(ph0 - shifted);
-        pm0 = grown;
-        ph0 = shifted;
-      }
-      if (pm0 != __int_as_float(0xff800000)) {
-#pragma unroll
-        for (int k = 0; k < K; ++k) if (col(k) < end) acc1 += tessel_exp_shifted(x[k], ph0);
-      }
-      if (ONEHOT) {
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const bool eq0 = ((unsigned long long)in1_0 >> 32 == 0) & ((unsigned)col(k) == (unsigned)in1_0);
-          if (col(k) < end) acc2 = acc2 + (eq0 ? x[k] : s1);
-        }
-      }
-    }
+    load(vec, true);
+    process(vec, VG ? 1 : 2);
   }
   if (!ONEHOT && threadIdx.x == 0 && (unsigned long long)in1_0 < (unsigned long long)end) {
     acc2 = 0.0f + tessel_bf16_to_float(in0[(long long)row * kCols + in1_0]);
@@ -158,30 +133,10 @@ __global__ void __launch_bounds__(T) read(const bf16_t* in0, const long long*, b
   if (threadIdx.x == 0) out0[blockIdx.x] = tessel_float_to_bf16(acc);
 }
 
-bool once = false;
-float time_it(auto launch) {
-  launch();
-  CK(cudaDeviceSynchronize());
-  if (once) return 1.0f;
-  cudaEvent_t a, b;
-  cudaEventCreate(&a); cudaEventCreate(&b);
-  float best = 1e30f;
-  for (int rep = 0; rep < 5; ++rep) {
-    cudaEventRecord(a);
-    for (int i = 0; i < 20; ++i) launch();
-    cudaEventRecord(b);
-    CK(cudaEventSynchronize(b));
-    float ms; cudaEventElapsedTime(&ms, a, b);
-    best = std::min(best, ms / 20);
-  }
-  CK(cudaGetLastError());
-  return best;
-}
-
 using Kernel = void (*)(const bf16_t*, const long long*, bf16_t*, float, float);
 
 int main() {
-  once = getenv("LAB_ONCE") != nullptr;
+  lab_once = getenv("LAB_ONCE") != nullptr;
   const long long n = (long long)kRows * kCols;
   bf16_t *x, *ref, *y;
   long long* t;
@@ -193,17 +148,17 @@ int main() {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const long long copy_n = 1ll << 26;  // float4s: 1 GB read + written
-  const float copy = time_it([&] { copy4<<<sms * 8, 512>>>((const float4*)big, (float4*)big + copy_n, copy_n); });
+  const float copy = time_it([&] { copy4<<<sms * 8, 512>>>((const float4*)big, (float4*)big + copy_n, copy_n); }, 5);
   const double copy_gbps = 2.0 * copy_n * 16 / copy / 1e6;
   printf("copy: %.1f GB/s\n", copy_gbps);
   const float s0 = 0.0f, s1 = 0.0f;
-  const float gen = time_it([&] { GENERATED<<<kRows, 256>>>(x, t, ref, s0, s1); });
+  const float gen = time_it([&] { GENERATED<<<kRows, 256>>>(x, t, ref, s0, s1); }, 5);
   printf("%-34s %.4f ms %6.1f%% of copy\n", "generated", gen, 100 * n * 2 / gen / 1e6 / copy_gbps);
   std::vector<unsigned short> hr(kRows), hy(kRows);
   CK(cudaMemcpy(hr.data(), ref, kRows * 2, cudaMemcpyDeviceToHost));
   auto run = [&](const char* name, Kernel k, int threads) {
     CK(cudaMemset(y, 0, kRows * 2));
-    const float ms = time_it([&] { k<<<kRows, threads>>>(x, t, y, s0, s1); });
+    const float ms = time_it([&] { k<<<kRows, threads>>>(x, t, y, s0, s1); }, 5);
     CK(cudaMemcpy(hy.data(), y, kRows * 2, cudaMemcpyDeviceToHost));
     int differ = 0;
     for (int i = 0; i < kRows; ++i) differ += hr[i] != hy[i];

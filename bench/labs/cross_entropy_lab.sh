@@ -17,6 +17,7 @@ sed -n '1,/^extern "C" __global__/p' "$gen" | sed '$d' > dist/lab/ce_base.cuh
 sed -n '/^extern "C" __global__/,$p' "$gen" > dist/lab/ce_generated.cuh
 entry=$(grep -o 'R_cast_[a-z_0-9]*_stage1' "$gen" | head -1)
 cp bench/labs/cross_entropy_lab.cu dist/lab/ce_lab.cu
+cp bench/labs/lab_timing.cuh dist/lab/
 mkdir -p dist/lab/tessel && cp codegen/device/*.cuh dist/lab/tessel/
 /usr/local/cuda/bin/nvcc -O3 -std=c++20 -gencode arch=compute_90a,code=sm_90a --fmad=false -Xptxas -v \
   -Idist/lab -DGENERATED="$entry" dist/lab/ce_lab.cu -o dist/lab/ce_lab 2>&1 |

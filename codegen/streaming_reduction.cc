@@ -9,9 +9,11 @@
 // chunks), so the max and the sum that needs it come from one read of the row.
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_common.h"
+#include "codegen/one_hot_sum.h"
 #include "codegen/row_common.h"
 
 namespace tessel::codegen {
@@ -209,7 +211,8 @@ void EmitSteps(CodeWriter& w, const FusedKernel& k, const RowLayout& l, const Ke
       if (p >= 0) {
         const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
         AccumulateOnline(steps, max, a.name, e.Get(&max.reduction->input(0), idx), lanes, guard, p);
-      } else if (FirstPairOf(k, a.reduction) < 0) {  // a max of pairs runs in them
+      } else if (FirstPairOf(k, a.reduction) < 0 && !MatchOneHotSum(a, l)) {
+        // (a max of pairs runs in them; a one-hot sum after the steps)
         Accumulate(steps, a, e.Get(&a.reduction->input(0), idx), lanes, guard);
       }
     }
@@ -241,6 +244,10 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   if (parts > 1) ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
   ks.schedule = parts > 1 ? absl::StrCat("rows streamed in ", parts, " chunks, then combined")
                           : "a block per row, streamed";
+  if (std::any_of(accs.begin(), accs.end(),
+                  [&](const Accumulator& a) { return MatchOneHotSum(a, l).has_value(); })) {
+    absl::StrAppend(&ks.schedule, "; a one-hot sum read at its target");
+  }
   const ChunkSlot slot = [&](size_t i, const std::string& part) {
     return WorkspaceEntry(
         accs[i], absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + ", part), wide_slots);
@@ -270,6 +277,9 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     w.Line("auto col = [&](int k) -> index_t { return c + (k / ", vec, ") * ", kThreads * vec,
            " + k % ", vec, "; };");
     EmitSteps(w, k, l, ks, accs, vec);
+    for (const Accumulator& a : accs) {
+      if (const std::optional<OneHotSum> m = MatchOneHotSum(a, l)) EmitOneHotSum(w, ks, l, a, *m);
+    }
     if (parts == 1) {  // the block holds whole rows: finish them here, no second launch
       EmitRowResults(w, ks, k, l, accs, 1, nullptr);
     } else {

@@ -137,24 +137,31 @@ TEST(CodegenTest, ArangePositionsNeverWrap) {
   }
 }
 
-// A streamed row reads what is the same along it once, before its loops (cross-entropy's
-// target class), and picks its one-hot class with a 32-bit compare a lane.
+// A streamed row reads what is the same along it once, before its loops (the target class of
+// a one-hot max), and compares its positions to it in 32 bits a lane. A one-hot sum (cross-
+// entropy's pick) reads its term at the target once, after the loops, and compares nothing.
 TEST(CodegenTest, StreamedRowsReadTheirTargetOnce) {
   // Enough rows to stream (fewer are held on chip by clusters), realized: buffers to read.
   const Tensor x = zeros({512, 32000}, DType::kBF16, Device::kCPU) + 1.0;
   const Tensor targets = zeros({512, 1}, DType::kI64, Device::kCPU) + 3;
   realize({x, targets});
   const Tensor classes = arange(32000, DType::kI64, Device::kCPU);
-  const Tensor loss = logsumexp(x, {1}, true) - sum(where(eq(classes, targets), x, 0.0), {1}, true);
-  const std::vector<KernelInfo> kernels = inspect({loss});
-  ASSERT_EQ(kernels.size(), 1u) << explain({loss});
-  const std::string source = kernels[0].source.substr(codegen::Prelude().size());
-  const std::string load = "const long long in1_0 = in1[row];";
-  const size_t at = source.find(load), loop = source.find("for (; c");
-  ASSERT_NE(at, std::string::npos) << source;
-  EXPECT_LT(at, loop) << source;
-  EXPECT_EQ(source.find(load, at + 1), std::string::npos) << source;
-  EXPECT_NE(source.find(">> 32 == 0) & ((unsigned)arange"), std::string::npos) << source;
+  const Tensor onehot = where(eq(classes, targets), x, 0.0);
+  for (const bool pick_by_sum : {false, true}) {
+    const Tensor picked = pick_by_sum ? sum(onehot, {1}, true) : max(onehot, {1}, true);
+    const Tensor loss = logsumexp(x, {1}, true) - picked;
+    const std::vector<KernelInfo> kernels = inspect({loss});
+    ASSERT_EQ(kernels.size(), 1u) << explain({loss});
+    const std::string source = kernels[0].source.substr(codegen::Prelude().size());
+    const std::string load = "const long long in1_0 = in1[row];";
+    const size_t at = source.find(load), loop = source.find("for (; c");
+    ASSERT_NE(at, std::string::npos) << source;
+    EXPECT_EQ(at < loop, !pick_by_sum) << source;
+    EXPECT_EQ(source.find(load, at + 1), std::string::npos) << source;
+    const bool compares = source.find(">> 32 == 0) & ((unsigned)arange") != std::string::npos;
+    EXPECT_EQ(compares, !pick_by_sum) << source;
+    EXPECT_EQ(absl::StrContains(explain({loss}), "one-hot sum read at its target"), pick_by_sum);
+  }
 }
 
 // Small k over long contiguous lines tries a sampled threshold first; short lines, large k

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/stats.h"
 #include "gtest/gtest.h"
@@ -686,6 +687,31 @@ TEST_F(GpuTest, OneHotPicksOfWideTargets) {
                                  mean(logsumexp(x, {1}, true) - picked)};
     });
   }
+}
+
+// sum(where(eq(arange, t), x, e)) over a row reads x at t once and adds the other terms as
+// a count times e (codegen/one_hot_sum.h): e = 0, -0 and not 0, eq either way round, the ne
+// form of a mean, i32 targets in and out of the row, x -0 and NaN at the target, f32 rows of
+// 70000 in several chunks (the target in one of them).
+TEST_F(GpuTest, OneHotSumsReadAtTheTarget) {
+  constexpr int64_t kLength = 70000;
+  const std::vector<int32_t> ids = {0, kLength - 1, -1, kLength, 5, 5, 40000};
+  const int64_t rows = static_cast<int64_t>(ids.size());
+  auto build = [&](Device d) {
+    std::vector<float> v = testing::RandomValues(rows * kLength, 25, -4, 4);
+    v[4 * kLength + 5] = -0.0f;
+    v[5 * kLength + 5] = NAN;
+    const Tensor x = from_vector(v, {rows, kLength}, DType::kF32, d);
+    const Tensor targets = from_vector(ids, {rows, 1}, DType::kI32, d);
+    const Tensor classes = arange(kLength, DType::kI64, d);
+    return std::vector<Tensor>{sum(where(eq(classes, targets), x, 0.0), {1}),
+                               sum(where(eq(targets, classes), x, 0.25), {1}),
+                               sum(where(eq(classes, targets), x, -0.0), {1}, true),
+                               mean(where(ne(classes, targets), -1.5, x), {1})};
+  };
+  Compare(build);
+  const std::string plan = explain(build(Device::kCUDA));
+  EXPECT_TRUE(absl::StrContains(plan, "one-hot sum read at its target")) << plan;
 }
 
 }  // namespace

@@ -689,14 +689,18 @@ TEST_F(GpuTest, OneHotPicksOfWideTargets) {
   }
 }
 
-// sum(where(eq(arange, t), x, e)) over a row reads x at t once and adds the other terms as
-// a count times e (codegen/one_hot_sum.h): e = 0, -0 and not 0, eq either way round, the ne
-// form of a mean, i32 targets in and out of the row, x -0 and NaN at the target, f32 rows of
-// 70000 in several chunks (the target in one of them).
+// sum(where(eq(arange, t), x, e)) over a streamed row reads x at t once and adds the other
+// terms as a count times e (codegen/one_hot_sum.h): e = 0, -0 and not 0, eq either way round,
+// the ne form of a mean, i32 targets in and out of the row, x -0 and NaN at the target, f32
+// rows of 70000 in several chunks (the target in one of them); enough rows to stream (fewer
+// are held on chip by clusters).
 TEST_F(GpuTest, OneHotSumsReadAtTheTarget) {
-  constexpr int64_t kLength = 70000;
-  const std::vector<int32_t> ids = {0, kLength - 1, -1, kLength, 5, 5, 40000};
-  const int64_t rows = static_cast<int64_t>(ids.size());
+  constexpr int64_t kLength = 70000, kRows = 300;
+  std::vector<int32_t> ids = {0, kLength - 1, -1, kLength, 5, 5, 40000};
+  for (int64_t i = static_cast<int64_t>(ids.size()); i < kRows; ++i) {
+    ids.push_back(static_cast<int32_t>(i * 7919 % kLength));
+  }
+  const int64_t rows = kRows;
   auto build = [&](Device d) {
     std::vector<float> v = testing::RandomValues(rows * kLength, 25, -4, 4);
     v[4 * kLength + 5] = -0.0f;

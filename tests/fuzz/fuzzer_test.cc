@@ -173,6 +173,27 @@ TEST(FuzzerTest, RunningProductsNearTheEndOfTheRangeAreFragile) {
   for (bool f : fragile[1]) EXPECT_FALSE(f);
 }
 
+// One-hot picks (cross-entropy's where/eq form over fresh logits) only in campaigns that ask:
+// they add a step (every draw moves); the others' programs stay as they were, those
+// DiffModeOnTheCpuChecksTheChecker runs included.
+TEST(FuzzerTest, OneHotPicksOnlyWhereAsked) {
+  GeneratorOptions picks;
+  picks.one_hot_picks = true;
+  auto picking = [](const std::string& text) {
+    return absl::StrContains(text, "= arange ") && absl::StrContains(text, "= where ");
+  };
+  int with = 0, without = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    with += picking(GenerateProgram(seed, picks)) ? 1 : 0;
+    without += picking(GenerateProgram(seed)) ? 1 : 0;
+  }
+  EXPECT_GT(with, without + 5) << with << " against " << without;
+  CheckOptions streamed;
+  streamed.staged_row = 128;
+  EXPECT_TRUE(GeneratorFor(streamed).one_hot_picks);
+  EXPECT_FALSE(GeneratorFor(CheckOptions{}).one_hot_picks);
+}
+
 TEST(FuzzerTest, DiffModeOnTheCpuChecksTheChecker) {
   // The CPU against itself (mid-program realizes against none), and against a simulated
   // device that rounds differently: no program may fail.

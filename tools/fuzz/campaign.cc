@@ -209,7 +209,7 @@ class Supervisor {
                   f.signature.c_str());
       std::string text;
       try {
-        text = GenerateProgram(seed);
+        text = GenerateProgram(seed, GeneratorFor(c_.check));
       } catch (const std::exception& e) {
         text = absl::StrCat("(the generator failed: ", e.what(), ")\n");
       }
@@ -266,7 +266,7 @@ int RunWorker(const CheckOptions& check, uint64_t first, int64_t count) {
     Emit(absl::StrCat("@start ", seed));
     Outcome o;
     try {
-      const std::string text = GenerateProgram(seed);
+      const std::string text = GenerateProgram(seed, GeneratorFor(check));
       CheckOptions options = check;
       options.data_seed = seed;
       options.twice = check.twice && seed % 2 == 0;

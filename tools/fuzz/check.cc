@@ -287,11 +287,18 @@ Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
 
 }  // namespace
 
+GeneratorOptions GeneratorFor(const CheckOptions& options) {
+  GeneratorOptions g;
+  g.one_hot_picks = options.staged_row > 0;
+  return g;
+}
+
 std::vector<std::string> CheckFlags(const CheckOptions& options) {
   return {absl::StrCat("--mode=", options.mode == Mode::kPlan ? "plan" : "diff"),
           absl::StrCat("--twice=", options.twice ? "true" : "false"),
           absl::StrCat("--device=", options.device == Device::kCPU ? "cpu" : "cuda"),
-          absl::StrCat("--simulate=", options.simulate)};
+          absl::StrCat("--simulate=", options.simulate),
+          absl::StrCat("--staged_row=", options.staged_row)};
 }
 
 std::string Signature(absl::string_view stage, absl::string_view message) {

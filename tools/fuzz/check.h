@@ -19,6 +19,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/dtype.h"
+#include "tools/fuzz/generator.h"
 
 namespace tessel::fuzz {
 
@@ -32,7 +33,13 @@ struct CheckOptions {
   // `simulate` > 0 the checker itself (see sensitivity.h).
   Device device = Device::kCUDA;
   double simulate = 0;
+  // Rows longer than this stream (TESSEL_STAGED_ROW, which main sets; 0: the planner's own).
+  int64_t staged_row = 0;
 };
+
+// The programs a campaign of these options generates (one-hot picks where rows stream at small
+// sizes).
+GeneratorOptions GeneratorFor(const CheckOptions& options);
 
 struct Outcome {
   enum Kind { kPass, kInvalid, kFail };

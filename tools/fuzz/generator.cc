@@ -187,8 +187,11 @@ class Generator {
         &Generator::Normalize, &Generator::View,      &Generator::Concat,
         &Generator::Matmul,    &Generator::Create,    &Generator::RealizeMid,
         &Generator::Index,     &Generator::Scan,      &Generator::Sort,
-        &Generator::Scatter,   &Generator::Attention, &Generator::Projections};
-    const int which = rng_.Weighted({16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6});
+        &Generator::Scatter,   &Generator::Attention, &Generator::Projections,
+        &Generator::OneHotPick};
+    // (A trailing weight of 0 leaves every other step's draw as it was.)
+    const int which = rng_.Weighted(
+        {16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6, o_.one_hot_picks ? 3 : 0});
     try {
       (this->*steps[which])();
     } catch (const InternalError&) {
@@ -748,6 +751,33 @@ class Generator {
         return Add(embedding(
             Use(x), indices(Fit(Shape{rng_.Between(1, 9), RandomExtent()}), x.shape()[0])));
     }
+  }
+
+  // Cross-entropy's pick as users write it without gather: a sum or mean over the last axis of
+  // where(eq(arange, t), x, e) (or the ne form), t an integer a row, in the row or just past it.
+  // Mostly over fresh logits of up to 300 rows of 3000 classes: rows that stream where held
+  // rows are short (--staged_row).
+  void OneHotPick() {
+    Tensor x = rng_.Chance(0.7) ? NewInput(RandomFloat(),
+                                           Fit(Shape{rng_.Between(1, 300), rng_.Between(1, 3000)}))
+                                : Pick();
+    if (x.rank() == 0 || x.numel() == 0) return;
+    if (!IsFloating(x.dtype())) x = cast(Use(x), RandomFloat());
+    const int64_t n = x.shape()[x.rank() - 1];
+    const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
+    Shape::Dims row = x.shape().dims();
+    row.back() = 1;
+    const Tensor t = remainder(Use(NewInput(it, Shape(row))),
+                               full({}, static_cast<double>(n + 2), it, Device::kCPU)) -
+                     1;
+    const Tensor classes = arange(n, rng_.Chance(0.7) ? DType::kI64 : DType::kI32, Device::kCPU);
+    static const std::vector<double> others = {0, -0.0, 0.25, -1.5};
+    const double e = rng_.Chance(0.7) ? rng_.Pick(others) : RandomScalar();
+    const bool flip = rng_.Chance(0.5), keepdim = rng_.Chance(0.5);
+    Use(x);
+    const Tensor terms = rng_.Chance(0.7) ? where(flip ? eq(t, classes) : eq(classes, t), x, e)
+                                          : where(flip ? ne(t, classes) : ne(classes, t), e, x);
+    Add((rng_.Chance(0.8) ? &sum : &mean)(terms, {-1}, keepdim));
   }
 
   std::vector<Tensor> Outputs() {

@@ -21,6 +21,10 @@ struct GeneratorOptions {
   int64_t max_elements = int64_t{1} << 18;  // per value
   int64_t max_matmul_flops = int64_t{1} << 25;
   int max_steps = 14;
+  // Cross-entropy's one-hot pick (a sum of where(eq(arange, t), x, e)) over fresh logits, as
+  // a step of its own: campaigns whose rows stream at small sizes take it (--staged_row), the
+  // others keep their programs as they were.
+  bool one_hot_picks = false;
 };
 
 std::string GenerateProgram(uint64_t seed, const GeneratorOptions& options = {});

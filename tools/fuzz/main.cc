@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "tessel.h"
 #include "tools/fuzz/campaign.h"
 #include "tools/fuzz/check.h"
@@ -45,6 +47,9 @@ ABSL_FLAG(uint64_t, data_seed, 0, "run: input values (default: the seed, or 1)")
 ABSL_FLAG(bool, signature_only, false, "run: print only the outcome's signature");
 ABSL_FLAG(std::string, out, "", "minimize: also write the minimized program here");
 ABSL_FLAG(bool, source, false, "explain: also print every kernel's CUDA source");
+ABSL_FLAG(int64_t, staged_row, 0,
+          "rows longer than this stream (TESSEL_STAGED_ROW; 0: the planner's 16384): the "
+          "streamed kernels at the programs' small sizes");
 
 namespace tessel::fuzz {
 namespace {
@@ -67,6 +72,7 @@ CheckOptions CheckFlagsGiven() {
   options.device = device == "cpu" ? Device::kCPU : Device::kCUDA;
   options.twice = absl::GetFlag(FLAGS_twice);
   options.simulate = absl::GetFlag(FLAGS_simulate);
+  options.staged_row = absl::GetFlag(FLAGS_staged_row);
   if (options.simulate > 0 && options.device != Device::kCPU) {
     std::fprintf(stderr, "--simulate needs --device=cpu\n");
     std::exit(2);
@@ -97,7 +103,7 @@ std::string ProgramText(CheckOptions* options) {
     std::fprintf(stderr, "give --seed=N or --program=FILE\n");
     std::exit(2);
   }
-  return GenerateProgram(seed);
+  return GenerateProgram(seed, GeneratorFor(*options));
 }
 
 int Run() {
@@ -197,6 +203,10 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "tessel's differential fuzzer: fuzz plan|diff|show|run|minimize [flags]");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  // Read by the planner (fusion/planner.cc) in this process and in the workers it starts.
+  if (const int64_t staged = absl::GetFlag(FLAGS_staged_row); staged > 0) {
+    setenv("TESSEL_STAGED_ROW", absl::StrCat(staged).c_str(), 1);
+  }
   const std::string command = args.size() > 1 ? args[1] : "";
   if (command == "plan") return CampaignCommand(Mode::kPlan);
   if (command == "diff") return CampaignCommand(Mode::kDiff);
@@ -204,7 +214,8 @@ int main(int argc, char** argv) {
     return RunWorker(CheckFlagsGiven(), absl::GetFlag(FLAGS_first), absl::GetFlag(FLAGS_count));
   }
   if (command == "show") {
-    std::printf("%s", GenerateProgram(absl::GetFlag(FLAGS_seed)).c_str());
+    std::printf(
+        "%s", GenerateProgram(absl::GetFlag(FLAGS_seed), GeneratorFor(CheckFlagsGiven())).c_str());
     return 0;
   }
   if (command == "run") return Run();

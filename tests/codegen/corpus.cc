@@ -283,6 +283,17 @@ std::vector<CorpusCase> Corpus() {
         // 8-byte values past half a block row: two blocks where clusters exist, one (as
         // before) elsewhere
         softmax(In({2, 10000}, DType::kF64)), argmax(In({2, 10000}), 1)}});
+  // Cross-entropy's one-hot pick over streamed rows (one_hot_sum.cc): eq with i64 targets
+  // beside the online logsumexp (256 rows: one block a row); the ne form of a mean with i32
+  // targets over 4 rows of 140000 (past what clusters hold: rows in chunks).
+  const Tensor logits = In({256, 32000}, DType::kBF16), long_logits = In({4, 140000});
+  const Tensor pick =
+      sum(where(eq(arange(32000, DType::kI64), In({256, 1}, DType::kI64)), logits, 0.0), {1}, true);
+  c.push_back(
+      {"one_hot_sums",
+       {logsumexp(logits, {1}, true) - pick,
+        mean(where(ne(arange(140000, DType::kI32), In({4, 1}, DType::kI32)), 0.25, long_logits),
+             {1})}});
   // Column reductions (column_reduction.cc): leading, middle and two axes reduced, columns
   // long enough to split over blocks, a row count off a multiple of 32, every accumulator
   // type, siblings with an epilogue, a prologue.

@@ -4,820 +4,560 @@
 #include <cmath>
 #include <numeric>
 
-#include "absl/container/flat_hash_set.h"
-#include "tessel.h"
-#include "tools/fuzz/program.h"
-#include "tools/fuzz/rng.h"
+#include "tools/fuzz/generator_internal.h"
 
 namespace tessel::fuzz {
-namespace {
+namespace internal {
 
-class Generator {
- public:
-  Generator(uint64_t seed, const GeneratorOptions& options) : rng_(seed), o_(options) {}
+std::string Generator::Run() {
+  const int inputs = static_cast<int>(rng_.Between(1, 3));
+  for (int i = 0; i < inputs; ++i) NewInput(RandomDType(), RandomShape());
+  const int steps = static_cast<int>(rng_.Between(1, o_.max_steps));
+  for (int i = 0; i < steps; ++i) Step();
+  writer_.Return(Outputs());
+  return writer_.text();
+}
 
-  std::string Run() {
-    const int inputs = static_cast<int>(rng_.Between(1, 3));
-    for (int i = 0; i < inputs; ++i) NewInput(RandomDType(), RandomShape());
-    const int steps = static_cast<int>(rng_.Between(1, o_.max_steps));
-    for (int i = 0; i < steps; ++i) Step();
-    writer_.Return(Outputs());
-    return writer_.text();
-  }
-
- private:
-  // ---- values ----
-
-  DType RandomDType() {
-    static const std::vector<DType> kinds = {DType::kF32,  DType::kBF16, DType::kF16, DType::kI32,
-                                             DType::kBool, DType::kI64,  DType::kF64};
-    return kinds[rng_.Weighted({40, 20, 15, 15, 10, 6, 6})];
-  }
-  DType RandomFloat() {
-    static const std::vector<DType> kinds = {DType::kF32, DType::kBF16, DType::kF16, DType::kF64};
-    return kinds[rng_.Weighted({50, 30, 20, 8})];
-  }
-
-  int64_t RandomExtent() {
-    static const std::vector<int64_t> odd = {3, 5, 7, 9, 13, 17, 31, 33, 63, 65};
-    static const std::vector<int64_t> pow2 = {16, 32, 64, 128, 256, 512};
-    static const std::vector<int64_t> big = {100,  127,  128,  129,   255,   256,   257,
-                                             500,  1000, 1024, 2048,  4097,  16384, 16385,
-                                             1000, 4096, 8192, 20000, 32768, 65536, 262144};
-    switch (rng_.Weighted({20, 2, 30, 15, 13, 20})) {
-      case 0:
-        return 1;
-      case 1:
-        return 0;
-      case 2:
-        return rng_.Between(2, 8);
-      case 3:
-        return rng_.Pick(odd);
-      case 4:
-        return rng_.Pick(pow2);
-      default:
-        return rng_.Pick(big);
-    }
-  }
-
-  // The elements of `s` with its size-0 axes counted as 1: an empty value of huge other
-  // extents still makes big values when reduced over its empty axis. In double: the
-  // product of random extents may overflow.
-  static double Footprint(const Shape& s) {
-    double n = 1;
-    for (int64_t d : s.dims()) n *= static_cast<double>(std::max<int64_t>(d, 1));
-    return n;
-  }
-
-  // Halves the largest extents until the shape fits the element budget.
-  Shape Fit(Shape s) {
-    while (Footprint(s) > static_cast<double>(o_.max_elements)) {
-      int largest = 0;
-      for (int d = 1; d < s.rank(); ++d) largest = s[d] > s[largest] ? d : largest;
-      s[largest] = (s[largest] + 1) / 2;
-    }
-    return s;
-  }
-
-  Shape RandomShape() {
-    const int rank = rng_.Weighted({4, 16, 30, 26, 14, 6, 4});
-    Shape::Dims dims;
-    for (int d = 0; d < rank; ++d) dims.push_back(RandomExtent());
-    return Fit(Shape(dims));
-  }
-
-  Tensor NewInput(DType dtype, const Shape& shape) {
-    Tensor t = from_vector(std::vector<float>(shape.numel()), shape, dtype, Device::kCPU);
-    inputs_.push_back(t);
-    Add(t);
-    return t;
-  }
-
-  void Add(const Tensor& t) {
-    if (Footprint(t.shape()) > static_cast<double>(o_.max_elements)) return;
-    for (const Tensor& p : pool_) {
-      if (&p.node() == &t.node()) return;
-    }
-    pool_.push_back(t);
-  }
-
-  // A value to work on: the newest most of the time, so that chains form.
-  Tensor Pick() {
-    if (rng_.Chance(0.55)) return pool_.back();
-    return rng_.Pick(pool_);
-  }
-  Tensor Use(const Tensor& t) {
-    consumed_.insert(&t.node());
-    return t;
-  }
-  Tensor PickFloating() {
-    Tensor x = Pick();
-    return IsFloating(x.dtype()) ? x : cast(Use(x), RandomFloat());
-  }
-  Tensor PickNonBool() {
-    Tensor x = Pick();
-    return x.dtype() != DType::kBool ? x
-                                     : cast(Use(x), rng_.Chance(0.5) ? DType::kF32 : DType::kI32);
-  }
-
-  // A shape that broadcasts with `s`: itself, with axes set to 1, a suffix, a scalar, or
-  // with leading axes added.
-  Shape BroadcastPartner(const Shape& s) {
-    Shape::Dims dims = s.dims();
-    switch (rng_.Weighted({40, 25, 15, 10, 10})) {
-      case 0:
-        break;
-      case 1:
-        for (int64_t& d : dims) d = rng_.Chance(0.5) ? 1 : d;
-        break;
-      case 2:
-        dims.erase(dims.begin(), dims.begin() + rng_.Between(0, static_cast<int64_t>(dims.size())));
-        break;
-      case 3:
-        dims.clear();
-        break;
-      default:
-        dims.insert(dims.begin(), rng_.Between(1, 3));
-        break;
-    }
-    return Fit(Shape(dims));
-  }
-
-  // A second operand for `x`: a value of the program that broadcasts with it, or a new input.
-  Tensor Partner(const Tensor& x) {
-    if (rng_.Chance(0.4)) {
-      std::vector<Tensor> matches;
-      for (const Tensor& p : pool_) {
-        absl::StatusOr<Shape> s = BroadcastShapes(p.shape(), x.shape());
-        if (s.ok() && s->numel() <= o_.max_elements) matches.push_back(p);
-      }
-      if (!matches.empty()) return rng_.Pick(matches);
-    }
-    const DType dtype = rng_.Chance(0.6) ? x.dtype() : RandomDType();
-    return NewInput(dtype, BroadcastPartner(x.shape()));
-  }
-
-  double RandomScalar() {
-    static const std::vector<double> values = {0, 1, -1, 0.5, 2, 3, -2.5, 1e-3, 100, 0.1, 7};
-    return rng_.Chance(0.8) ? rng_.Pick(values) : rng_.Unit() * 8 - 4;
-  }
-
-  std::vector<int> RandomAxes(int rank, bool allow_empty) {
-    std::vector<int> axes;
-    for (int d = 0; d < rank; ++d) {
-      if (rng_.Chance(0.4)) axes.push_back(rng_.Chance(0.3) ? d - rank : d);
-    }
-    if (axes.empty() && !allow_empty && rank > 0)
-      axes.push_back(static_cast<int>(rng_.Below(rank)));
-    return axes;
-  }
-
-  int RandomAxis(int rank) {
-    const int axis = static_cast<int>(rng_.Below(rank));
-    return rng_.Chance(0.3) ? axis - rank : axis;
-  }
-
-  // ---- steps ----
-
-  void Step() {
-    using StepFn = void (Generator::*)();
-    static const std::vector<StepFn> steps = {
-        &Generator::Unary,     &Generator::Binary,    &Generator::WithScalar,
-        &Generator::Compare,   &Generator::Cast,      &Generator::Reduce,
-        &Generator::Normalize, &Generator::View,      &Generator::Concat,
-        &Generator::Matmul,    &Generator::Create,    &Generator::RealizeMid,
-        &Generator::Index,     &Generator::Scan,      &Generator::Sort,
-        &Generator::Scatter,   &Generator::Attention, &Generator::Projections,
-        &Generator::OneHotPick};
-    // (A trailing weight of 0 leaves every other step's draw as it was.)
-    const int which = rng_.Weighted(
-        {16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6, o_.one_hot_picks ? 3 : 0});
-    try {
-      (this->*steps[which])();
-    } catch (const InternalError&) {
-      throw;  // a bug while recording: the caller reports it
-    } catch (const Error&) {
-      // The API refused this combination: a user error, not a program. Try something else.
-    }
-  }
-
-  void Unary() {
-    Tensor x = PickNonBool();
-    using Fn = Tensor (*)(const Tensor&);
-    static const std::vector<Fn> fns = {
-        &neg,  &abs,  &exp,      &log,  &sqrt,  &rsqrt, &sin,   &cos,   &tanh, &erf,   &sigmoid,
-        &relu, &gelu, &gelu_erf, &silu, &floor, &ceil,  &round, &trunc, &sign, &log1p, &expm1};
-    const Fn f = rng_.Pick(fns);
-    const bool domain = f == &log || f == &sqrt || f == &rsqrt || f == &log1p;
-    if (domain && rng_.Chance(0.6)) x = abs(Use(x));
-    Add(f(Use(x)));
-  }
-
-  void Binary() {
-    Tensor x = Pick(), y = Partner(x);
-    if (rng_.Chance(0.5)) std::swap(x, y);
-    using Fn = Tensor (*)(const Tensor&, const Tensor&);
-    static const std::vector<Fn> fns = {&add,     &sub,     &mul,       &div,  &pow,
-                                        &maximum, &minimum, &remainder, &fmod, &atan2};
-    const size_t which = rng_.Below(static_cast<int64_t>(fns.size()));
-    const bool min_max = which == 5 || which == 6;  // maximum and minimum take bools
-    if (x.dtype() == DType::kBool && y.dtype() == DType::kBool && !min_max) {
-      x = cast(Use(x), DType::kI32);
-    }
-    Add(fns[which](Use(x), Use(y)));
-  }
-
-  void WithScalar() {
-    Tensor x = PickNonBool();
-    const double s = RandomScalar();
-    Use(x);
-    switch (rng_.Below(11)) {
-      case 0:
-        return Add(x + s);
-      case 1:
-        return Add(x - s);
-      case 2:
-        return Add(x * s);
-      case 3:
-        return Add(x / s);
-      case 4:
-        return Add(s + x);
-      case 5:
-        return Add(s - x);
-      case 6:
-        return Add(s * x);
-      case 7:
-        return Add(s / x);
-      case 8: {
-        static const std::vector<double> exponents = {2, 3, 0.5, -1, 1.5, 0, 1};
-        return Add(pow(x, rng_.Pick(exponents)));
-      }
-      case 9:
-        return Add(maximum(x, s));
-      default:
-        return Add(minimum(x, s));
-    }
-  }
-
-  void Compare() {
-    Tensor x = Pick();
-    Tensor y = rng_.Chance(0.3) ? full({}, RandomScalar(), x.dtype(), Device::kCPU) : Partner(x);
-    using Fn = Tensor (*)(const Tensor&, const Tensor&);
-    static const std::vector<Fn> fns = {&eq, &ne,          &lt,         &le,         &gt,
-                                        &ge, &logical_and, &logical_or, &logical_xor};
-    using Predicate = Tensor (*)(const Tensor&);
-    static const std::vector<Predicate> predicates = {&isnan, &isinf, &isfinite, &logical_not};
-    Tensor cond = rng_.Chance(0.2) ? rng_.Pick(predicates)(Use(x)) : rng_.Pick(fns)(Use(x), Use(y));
-    if (rng_.Chance(0.4)) return Add(cond);
-    Tensor a = Partner(cond),
-           b = rng_.Chance(0.3) ? full({}, RandomScalar(), a.dtype(), Device::kCPU) : Partner(cond);
-    Add(where(cond, Use(a), Use(b)));
-  }
-
-  void Cast() {
-    static const std::vector<DType> all = {DType::kF32,  DType::kBF16, DType::kF16, DType::kI32,
+DType Generator::RandomDType() {
+  static const std::vector<DType> kinds = {DType::kF32,  DType::kBF16, DType::kF16, DType::kI32,
                                            DType::kBool, DType::kI64,  DType::kF64};
-    Add(cast(Use(Pick()), rng_.Pick(all)));
-  }
+  return kinds[rng_.Weighted({40, 20, 15, 15, 10, 6, 6})];
+}
 
-  void Reduce() {
-    Tensor x = Pick();
-    const bool keepdim = rng_.Chance(0.5);
-    if (rng_.Chance(0.12) && x.dtype() != DType::kBool && x.numel() > 0) {
-      const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
-      Add((rng_.Chance(0.5) ? &argmax : &argmin)(Use(x), axis, keepdim));
-      return;
+DType Generator::RandomFloat() {
+  static const std::vector<DType> kinds = {DType::kF32, DType::kBF16, DType::kF16, DType::kF64};
+  return kinds[rng_.Weighted({50, 30, 20, 8})];
+}
+
+int64_t Generator::RandomExtent() {
+  static const std::vector<int64_t> odd = {3, 5, 7, 9, 13, 17, 31, 33, 63, 65};
+  static const std::vector<int64_t> pow2 = {16, 32, 64, 128, 256, 512};
+  static const std::vector<int64_t> big = {100,  127,  128,  129,   255,   256,   257,
+                                           500,  1000, 1024, 2048,  4097,  16384, 16385,
+                                           1000, 4096, 8192, 20000, 32768, 65536, 262144};
+  switch (rng_.Weighted({20, 2, 30, 15, 13, 20})) {
+    case 0:
+      return 1;
+    case 1:
+      return 0;
+    case 2:
+      return rng_.Between(2, 8);
+    case 3:
+      return rng_.Pick(odd);
+    case 4:
+      return rng_.Pick(pow2);
+    default:
+      return rng_.Pick(big);
+  }
+}
+
+// The elements of `s` with its size-0 axes counted as 1: an empty value of huge other
+// extents still makes big values when reduced over its empty axis. In double: the
+// product of random extents may overflow.
+double Generator::Footprint(const Shape& s) {
+  double n = 1;
+  for (int64_t d : s.dims()) n *= static_cast<double>(std::max<int64_t>(d, 1));
+  return n;
+}
+
+// Halves the largest extents until the shape fits the element budget.
+Shape Generator::Fit(Shape s) {
+  while (Footprint(s) > static_cast<double>(o_.max_elements)) {
+    int largest = 0;
+    for (int d = 1; d < s.rank(); ++d) largest = s[d] > s[largest] ? d : largest;
+    s[largest] = (s[largest] + 1) / 2;
+  }
+  return s;
+}
+
+Shape Generator::RandomShape() {
+  const int rank = rng_.Weighted({4, 16, 30, 26, 14, 6, 4});
+  Shape::Dims dims;
+  for (int d = 0; d < rank; ++d) dims.push_back(RandomExtent());
+  return Fit(Shape(dims));
+}
+
+Tensor Generator::NewInput(DType dtype, const Shape& shape) {
+  Tensor t = from_vector(std::vector<float>(shape.numel()), shape, dtype, Device::kCPU);
+  inputs_.push_back(t);
+  Add(t);
+  return t;
+}
+
+void Generator::Add(const Tensor& t) {
+  if (Footprint(t.shape()) > static_cast<double>(o_.max_elements)) return;
+  for (const Tensor& p : pool_) {
+    if (&p.node() == &t.node()) return;
+  }
+  pool_.push_back(t);
+}
+
+// A value to work on: the newest most of the time, so that chains form.
+Tensor Generator::Pick() {
+  if (rng_.Chance(0.55)) return pool_.back();
+  return rng_.Pick(pool_);
+}
+
+Tensor Generator::Use(const Tensor& t) {
+  consumed_.insert(&t.node());
+  return t;
+}
+
+Tensor Generator::PickFloating() {
+  Tensor x = Pick();
+  return IsFloating(x.dtype()) ? x : cast(Use(x), RandomFloat());
+}
+
+Tensor Generator::PickNonBool() {
+  Tensor x = Pick();
+  return x.dtype() != DType::kBool ? x : cast(Use(x), rng_.Chance(0.5) ? DType::kF32 : DType::kI32);
+}
+
+// A shape that broadcasts with `s`: itself, with axes set to 1, a suffix, a scalar, or
+// with leading axes added.
+Shape Generator::BroadcastPartner(const Shape& s) {
+  Shape::Dims dims = s.dims();
+  switch (rng_.Weighted({40, 25, 15, 10, 10})) {
+    case 0:
+      break;
+    case 1:
+      for (int64_t& d : dims) d = rng_.Chance(0.5) ? 1 : d;
+      break;
+    case 2:
+      dims.erase(dims.begin(), dims.begin() + rng_.Between(0, static_cast<int64_t>(dims.size())));
+      break;
+    case 3:
+      dims.clear();
+      break;
+    default:
+      dims.insert(dims.begin(), rng_.Between(1, 3));
+      break;
+  }
+  return Fit(Shape(dims));
+}
+
+// A second operand for `x`: a value of the program that broadcasts with it, or a new input.
+Tensor Generator::Partner(const Tensor& x) {
+  if (rng_.Chance(0.4)) {
+    std::vector<Tensor> matches;
+    for (const Tensor& p : pool_) {
+      absl::StatusOr<Shape> s = BroadcastShapes(p.shape(), x.shape());
+      if (s.ok() && s->numel() <= o_.max_elements) matches.push_back(p);
     }
-    const std::vector<int> axes = RandomAxes(x.rank(), /*allow_empty=*/true);
-    using Fn = Tensor (*)(const Tensor&, std::vector<int>, bool);
-    static const std::vector<Fn> fns = {
-        &sum,
-        &mean,
-        &max,
-        &min,
-        &any,
-        &all,
-        &logsumexp,
-        [](const Tensor& t, std::vector<int> a, bool k) { return var(t, a, k, 1); },
-        [](const Tensor& t, std::vector<int> a, bool k) { return std(t, a, k, 0); },
-        &prod};
-    const size_t which = rng_.Below(static_cast<int64_t>(fns.size()));
-    const bool floating_only = which == 1 || (which >= 6 && which <= 8);  // mean, lse, var, std
-    if (floating_only && !IsFloating(x.dtype())) x = cast(Use(x), RandomFloat());
-    Add(fns[which](Use(x), axes, keepdim));
+    if (!matches.empty()) return rng_.Pick(matches);
   }
+  const DType dtype = rng_.Chance(0.6) ? x.dtype() : RandomDType();
+  return NewInput(dtype, BroadcastPartner(x.shape()));
+}
 
-  void Normalize() {
-    Tensor x = PickNonBool();
-    if (x.rank() == 0) x = reshape(Use(x), {1});
-    Use(x);
-    const int64_t last = x.shape()[x.rank() - 1];
-    auto param = [&](DType dtype) {
-      return rng_.Chance(0.6) ? NewInput(dtype, Shape{last}) : Tensor();
-    };
-    static const std::vector<double> eps = {1e-5, 1e-6, 1e-3};
-    switch (rng_.Weighted({30, 15, 20, 15, 20})) {
-      case 0:
-        return Add(softmax(x, RandomAxis(x.rank())));
-      case 1:
-        return Add(log_softmax(x, RandomAxis(x.rank())));
-      case 2: {
-        const DType p = rng_.Chance(0.5) ? x.dtype() : DType::kF32;
-        Tensor w = param(p), b = param(p);
-        return Add(layer_norm(x, w, b, rng_.Pick(eps)));
-      }
-      case 3:
-        return Add(rms_norm(x, param(rng_.Chance(0.5) ? x.dtype() : DType::kF32), rng_.Pick(eps)));
-      default: {
-        using Fn = Tensor (*)(const Tensor&);
-        static const std::vector<Fn> fns = {&gelu, &gelu_erf, &silu};
-        return Add(rng_.Pick(fns)(x));
-      }
+double Generator::RandomScalar() {
+  static const std::vector<double> values = {0, 1, -1, 0.5, 2, 3, -2.5, 1e-3, 100, 0.1, 7};
+  return rng_.Chance(0.8) ? rng_.Pick(values) : rng_.Unit() * 8 - 4;
+}
+
+std::vector<int> Generator::RandomAxes(int rank, bool allow_empty) {
+  std::vector<int> axes;
+  for (int d = 0; d < rank; ++d) {
+    if (rng_.Chance(0.4)) axes.push_back(rng_.Chance(0.3) ? d - rank : d);
+  }
+  if (axes.empty() && !allow_empty && rank > 0) axes.push_back(static_cast<int>(rng_.Below(rank)));
+  return axes;
+}
+
+int Generator::RandomAxis(int rank) {
+  const int axis = static_cast<int>(rng_.Below(rank));
+  return rng_.Chance(0.3) ? axis - rank : axis;
+}
+
+void Generator::Step() {
+  using StepFn = void (Generator::*)();
+  static const std::vector<StepFn> steps = {
+      &Generator::Unary,     &Generator::Binary,    &Generator::WithScalar,
+      &Generator::Compare,   &Generator::Cast,      &Generator::Reduce,
+      &Generator::Normalize, &Generator::View,      &Generator::Concat,
+      &Generator::Matmul,    &Generator::Create,    &Generator::RealizeMid,
+      &Generator::Index,     &Generator::Scan,      &Generator::Sort,
+      &Generator::Scatter,   &Generator::Attention, &Generator::Projections,
+      &Generator::OneHotPick};
+  // (A trailing weight of 0 leaves every other step's draw as it was.)
+  const int which = rng_.Weighted(
+      {16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6, o_.one_hot_picks ? 3 : 0});
+  try {
+    (this->*steps[which])();
+  } catch (const InternalError&) {
+    throw;  // a bug while recording: the caller reports it
+  } catch (const Error&) {
+    // The API refused this combination: a user error, not a program. Try something else.
+  }
+}
+
+void Generator::Unary() {
+  Tensor x = PickNonBool();
+  using Fn = Tensor (*)(const Tensor&);
+  static const std::vector<Fn> fns = {
+      &neg,  &abs,  &exp,      &log,  &sqrt,  &rsqrt, &sin,   &cos,   &tanh, &erf,   &sigmoid,
+      &relu, &gelu, &gelu_erf, &silu, &floor, &ceil,  &round, &trunc, &sign, &log1p, &expm1};
+  const Fn f = rng_.Pick(fns);
+  const bool domain = f == &log || f == &sqrt || f == &rsqrt || f == &log1p;
+  if (domain && rng_.Chance(0.6)) x = abs(Use(x));
+  Add(f(Use(x)));
+}
+
+void Generator::Binary() {
+  Tensor x = Pick(), y = Partner(x);
+  if (rng_.Chance(0.5)) std::swap(x, y);
+  using Fn = Tensor (*)(const Tensor&, const Tensor&);
+  static const std::vector<Fn> fns = {&add,     &sub,     &mul,       &div,  &pow,
+                                      &maximum, &minimum, &remainder, &fmod, &atan2};
+  const size_t which = rng_.Below(static_cast<int64_t>(fns.size()));
+  const bool min_max = which == 5 || which == 6;  // maximum and minimum take bools
+  if (x.dtype() == DType::kBool && y.dtype() == DType::kBool && !min_max) {
+    x = cast(Use(x), DType::kI32);
+  }
+  Add(fns[which](Use(x), Use(y)));
+}
+
+void Generator::WithScalar() {
+  Tensor x = PickNonBool();
+  const double s = RandomScalar();
+  Use(x);
+  switch (rng_.Below(11)) {
+    case 0:
+      return Add(x + s);
+    case 1:
+      return Add(x - s);
+    case 2:
+      return Add(x * s);
+    case 3:
+      return Add(x / s);
+    case 4:
+      return Add(s + x);
+    case 5:
+      return Add(s - x);
+    case 6:
+      return Add(s * x);
+    case 7:
+      return Add(s / x);
+    case 8: {
+      static const std::vector<double> exponents = {2, 3, 0.5, -1, 1.5, 0, 1};
+      return Add(pow(x, rng_.Pick(exponents)));
+    }
+    case 9:
+      return Add(maximum(x, s));
+    default:
+      return Add(minimum(x, s));
+  }
+}
+
+void Generator::Compare() {
+  Tensor x = Pick();
+  Tensor y = rng_.Chance(0.3) ? full({}, RandomScalar(), x.dtype(), Device::kCPU) : Partner(x);
+  using Fn = Tensor (*)(const Tensor&, const Tensor&);
+  static const std::vector<Fn> fns = {&eq, &ne,          &lt,         &le,         &gt,
+                                      &ge, &logical_and, &logical_or, &logical_xor};
+  using Predicate = Tensor (*)(const Tensor&);
+  static const std::vector<Predicate> predicates = {&isnan, &isinf, &isfinite, &logical_not};
+  Tensor cond = rng_.Chance(0.2) ? rng_.Pick(predicates)(Use(x)) : rng_.Pick(fns)(Use(x), Use(y));
+  if (rng_.Chance(0.4)) return Add(cond);
+  Tensor a = Partner(cond),
+         b = rng_.Chance(0.3) ? full({}, RandomScalar(), a.dtype(), Device::kCPU) : Partner(cond);
+  Add(where(cond, Use(a), Use(b)));
+}
+
+void Generator::Cast() {
+  static const std::vector<DType> all = {DType::kF32,  DType::kBF16, DType::kF16, DType::kI32,
+                                         DType::kBool, DType::kI64,  DType::kF64};
+  Add(cast(Use(Pick()), rng_.Pick(all)));
+}
+
+void Generator::Reduce() {
+  Tensor x = Pick();
+  const bool keepdim = rng_.Chance(0.5);
+  if (rng_.Chance(0.12) && x.dtype() != DType::kBool && x.numel() > 0) {
+    const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+    Add((rng_.Chance(0.5) ? &argmax : &argmin)(Use(x), axis, keepdim));
+    return;
+  }
+  const std::vector<int> axes = RandomAxes(x.rank(), /*allow_empty=*/true);
+  using Fn = Tensor (*)(const Tensor&, std::vector<int>, bool);
+  static const std::vector<Fn> fns = {
+      &sum,
+      &mean,
+      &max,
+      &min,
+      &any,
+      &all,
+      &logsumexp,
+      [](const Tensor& t, std::vector<int> a, bool k) { return var(t, a, k, 1); },
+      [](const Tensor& t, std::vector<int> a, bool k) { return std(t, a, k, 0); },
+      &prod};
+  const size_t which = rng_.Below(static_cast<int64_t>(fns.size()));
+  const bool floating_only = which == 1 || (which >= 6 && which <= 8);  // mean, lse, var, std
+  if (floating_only && !IsFloating(x.dtype())) x = cast(Use(x), RandomFloat());
+  Add(fns[which](Use(x), axes, keepdim));
+}
+
+void Generator::Normalize() {
+  Tensor x = PickNonBool();
+  if (x.rank() == 0) x = reshape(Use(x), {1});
+  Use(x);
+  const int64_t last = x.shape()[x.rank() - 1];
+  auto param = [&](DType dtype) {
+    return rng_.Chance(0.6) ? NewInput(dtype, Shape{last}) : Tensor();
+  };
+  static const std::vector<double> eps = {1e-5, 1e-6, 1e-3};
+  switch (rng_.Weighted({30, 15, 20, 15, 20})) {
+    case 0:
+      return Add(softmax(x, RandomAxis(x.rank())));
+    case 1:
+      return Add(log_softmax(x, RandomAxis(x.rank())));
+    case 2: {
+      const DType p = rng_.Chance(0.5) ? x.dtype() : DType::kF32;
+      Tensor w = param(p), b = param(p);
+      return Add(layer_norm(x, w, b, rng_.Pick(eps)));
+    }
+    case 3:
+      return Add(rms_norm(x, param(rng_.Chance(0.5) ? x.dtype() : DType::kF32), rng_.Pick(eps)));
+    default: {
+      using Fn = Tensor (*)(const Tensor&);
+      static const std::vector<Fn> fns = {&gelu, &gelu_erf, &silu};
+      return Add(rng_.Pick(fns)(x));
     }
   }
+}
 
-  // A random shape with the same number of elements as `s`.
-  Shape Refactor(const Shape& s) {
-    Shape::Dims dims = s.dims();
-    switch (rng_.Below(4)) {
-      case 0:  // merge two neighbours
-        if (dims.size() >= 2) {
-          const size_t i = rng_.Below(static_cast<int64_t>(dims.size()) - 1);
-          dims[i] *= dims[i + 1];
-          dims.erase(dims.begin() + i + 1);
-        }
-        break;
-      case 1:  // split one axis by a factor
-        if (!dims.empty()) {
-          const size_t i = rng_.Below(static_cast<int64_t>(dims.size()));
-          for (int64_t f : {2, 3, 4, 5, 7, 8, 16}) {
-            if (dims[i] % f == 0 && dims[i] > f && rng_.Chance(0.5)) {
-              dims[i] /= f;
-              dims.insert(dims.begin() + i + 1, f);
-              break;
-            }
+// A random shape with the same number of elements as `s`.
+Shape Generator::Refactor(const Shape& s) {
+  Shape::Dims dims = s.dims();
+  switch (rng_.Below(4)) {
+    case 0:  // merge two neighbours
+      if (dims.size() >= 2) {
+        const size_t i = rng_.Below(static_cast<int64_t>(dims.size()) - 1);
+        dims[i] *= dims[i + 1];
+        dims.erase(dims.begin() + i + 1);
+      }
+      break;
+    case 1:  // split one axis by a factor
+      if (!dims.empty()) {
+        const size_t i = rng_.Below(static_cast<int64_t>(dims.size()));
+        for (int64_t f : {2, 3, 4, 5, 7, 8, 16}) {
+          if (dims[i] % f == 0 && dims[i] > f && rng_.Chance(0.5)) {
+            dims[i] /= f;
+            dims.insert(dims.begin() + i + 1, f);
+            break;
           }
         }
-        break;
-      case 2:  // add a size-1 axis
-        dims.insert(dims.begin() + rng_.Below(static_cast<int64_t>(dims.size()) + 1), 1);
-        break;
-      default:  // drop a size-1 axis, or flatten
-        if (auto it = std::find(dims.begin(), dims.end(), 1); it != dims.end()) {
-          dims.erase(it);
-        } else {
-          dims = {s.numel()};
-        }
-        break;
-    }
-    Shape out(dims);
-    if (out.rank() > 0 && out.numel() > 0 && rng_.Chance(0.2)) out[rng_.Below(out.rank())] = -1;
-    return out;
+      }
+      break;
+    case 2:  // add a size-1 axis
+      dims.insert(dims.begin() + rng_.Below(static_cast<int64_t>(dims.size()) + 1), 1);
+      break;
+    default:  // drop a size-1 axis, or flatten
+      if (auto it = std::find(dims.begin(), dims.end(), 1); it != dims.end()) {
+        dims.erase(it);
+      } else {
+        dims = {s.numel()};
+      }
+      break;
   }
+  Shape out(dims);
+  if (out.rank() > 0 && out.numel() > 0 && rng_.Chance(0.2)) out[rng_.Below(out.rank())] = -1;
+  return out;
+}
 
-  void View() {
-    Tensor x = Pick();
-    Use(x);
-    const int r = x.rank();
-    switch (rng_.Weighted({25, 20, 15, 20, 20, 10})) {
+void Generator::View() {
+  Tensor x = Pick();
+  Use(x);
+  const int r = x.rank();
+  switch (rng_.Weighted({25, 20, 15, 20, 20, 10})) {
+    case 0:
+      return Add(reshape(x, Refactor(x.shape())));
+    case 1: {
+      std::vector<int> perm(r);
+      std::iota(perm.begin(), perm.end(), 0);
+      for (int i = r - 1; i > 0; --i) std::swap(perm[i], perm[rng_.Below(i + 1)]);
+      for (int& p : perm) p = rng_.Chance(0.2) ? p - r : p;
+      return Add(permute(x, perm));
+    }
+    case 2:
+      return Add(transpose(x));
+    case 3: {
+      Shape::Dims dims = x.shape().dims();
+      for (int64_t& d : dims) d = d == 1 && rng_.Chance(0.7) ? rng_.Between(2, 9) : d;
+      for (int64_t lead = rng_.Below(3); lead > 0; --lead)
+        dims.insert(dims.begin(), rng_.Between(1, 5));
+      return Add(broadcast_to(x, Shape(dims)));
+    }
+    case 4: {
+      if (r == 0) return;
+      const int axis = RandomAxis(r);
+      const int64_t n = x.shape()[axis < 0 ? axis + r : axis];
+      const int64_t start = rng_.Between(-n - 1, n + 1), end = rng_.Between(-n - 1, n + 1);
+      return Add(slice(x, axis, start, end, rng_.Chance(0.7) ? 1 : rng_.Between(2, 5)));
+    }
+    default: {
+      std::vector<int> axes;
+      for (int a = 0; a < r; ++a) {
+        if (rng_.Chance(0.5)) axes.push_back(rng_.Chance(0.2) ? a - r : a);
+      }
+      return Add(flip(x, axes));
+    }
+  }
+}
+
+void Generator::Concat() {
+  Tensor x = Pick();
+  if (x.rank() == 0) return;
+  Use(x);
+  const int axis = RandomAxis(x.rank());
+  const int a = axis < 0 ? axis + x.rank() : axis;
+  std::vector<Tensor> parts = {x};
+  for (int64_t i = rng_.Between(1, 2); i > 0; --i) {
+    Shape s = x.shape();
+    if (rng_.Chance(0.3) && s[a] > 1) {
+      parts.push_back(slice(x, a, rng_.Below(s[a]), s[a]));
+      continue;
+    }
+    s[a] = rng_.Chance(0.1) ? 0 : RandomExtent() % 40 + 1;
+    if (Fit(s) != s) continue;
+    parts.push_back(rng_.Chance(0.2) ? x
+                                     : NewInput(rng_.Chance(0.7) ? x.dtype() : RandomDType(), s));
+  }
+  std::swap(parts[0], parts[rng_.Below(static_cast<int64_t>(parts.size()))]);
+  Add(concat(parts, axis));
+}
+
+void Generator::Create() {
+  const Shape shape = rng_.Chance(0.6) ? Pick().shape() : RandomShape();
+  switch (rng_.Below(5)) {
+    case 0:
+      return Add(full(shape, RandomScalar(), RandomDType(), Device::kCPU));
+    case 1:
+      return Add(arange(rng_.Between(0, 300), rng_.Chance(0.5) ? DType::kF32 : RandomDType(),
+                        Device::kCPU));
+    case 2:
+      return Add(rand(shape, rng_.Next() % 1000, RandomFloat(), Device::kCPU));
+    case 3:
+      return Add(randn(shape, rng_.Next() % 1000, RandomFloat(), Device::kCPU));
+    default:
+      return Add(rng_.Chance(0.5) ? zeros(shape, RandomDType(), Device::kCPU)
+                                  : ones(shape, RandomDType(), Device::kCPU));
+  }
+}
+
+// cumsum or cumprod along any axis (a scalar is one line of one).
+void Generator::Scan() {
+  Tensor x = Pick();
+  const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+  Add(rng_.Chance(0.7) ? cumsum(Use(x), axis) : cumprod(Use(x), axis));
+}
+
+// sort, argsort or topk along any axis, either direction, any k: values or indices.
+void Generator::Sort() {
+  Tensor x = Pick();
+  const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+  const int64_t n = x.rank() == 0 ? 1 : x.shape()[axis < 0 ? axis + x.rank() : axis];
+  const bool descending = rng_.Chance(0.5);
+  std::pair<Tensor, Tensor> sorted;
+  switch (rng_.Below(3)) {
+    case 0:
+      return Add(argsort(Use(x), axis, descending));
+    case 1:
+      sorted = sort(Use(x), axis, descending);
+      break;
+    default: {
+      const int64_t k =
+          rng_.Chance(0.5) ? rng_.Between(0, std::min<int64_t>(n, 64)) : rng_.Between(0, n);
+      sorted = topk(Use(x), k, axis, descending);
+      break;
+    }
+  }
+  Add(rng_.Chance(0.5) ? sorted.first : sorted.second);
+}
+
+// scatter_add along any axis: an index (a new input brought in range by a remainder) no
+// larger than x on the other axes, src no smaller than the index.
+void Generator::Scatter() {
+  Tensor x = PickNonBool();
+  const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
+  const int a = axis < 0 ? axis + x.rank() : axis;
+  const int64_t size = x.rank() == 0 ? 1 : x.shape()[a];
+  if (size == 0) return;
+  Shape::Dims index = x.shape().dims(), src;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (d == a) index[d] = rng_.Between(1, 3 * size);
+    if (d != a && rng_.Chance(0.2)) index[d] = rng_.Between(0, index[d]);
+  }
+  const Shape index_shape = Fit(Shape(index));
+  src = index_shape.dims();
+  for (int64_t& e : src) e += rng_.Chance(0.2) ? rng_.Between(0, 3) : 0;
+  const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
+  const Tensor at = remainder(Use(NewInput(it, index_shape)),
+                              full({}, static_cast<double>(size), it, Device::kCPU));
+  Add(scatter_add(Use(x), axis, at, Use(NewInput(x.dtype(), Shape(src)))));
+}
+
+// gather, index_select or embedding, its indices (new inputs, i32 or i64) brought in range
+// by a remainder: an index out of range is an error on both devices, which tests cover.
+void Generator::Index() {
+  Tensor x = Pick();
+  if (x.rank() == 0 || x.numel() == 0) return;
+  const int axis = RandomAxis(x.rank());
+  const int a = axis < 0 ? axis + x.rank() : axis;
+  const int64_t size = x.shape()[a];
+  const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
+  auto indices = [&](const Shape& shape, int64_t bound) {
+    return remainder(Use(NewInput(it, shape)),
+                     full({}, static_cast<double>(bound), it, Device::kCPU));
+  };
+  switch (rng_.Below(3)) {
+    case 0: {  // any extent along the axis, no larger than x's on the others
+      Shape::Dims dims = x.shape().dims();
+      for (int d = 0; d < x.rank(); ++d) {
+        if (d == a) dims[d] = rng_.Between(1, 2 * size);
+        if (d != a && rng_.Chance(0.2)) dims[d] = rng_.Between(1, dims[d]);
+      }
+      return Add(gather(Use(x), axis, indices(Fit(Shape(dims)), size)));
+    }
+    case 1:
+      return Add(index_select(Use(x), axis, indices(Fit(Shape{rng_.Between(1, 2 * size)}), size)));
+    default:
+      if (x.rank() != 2) return;
+      return Add(
+          embedding(Use(x), indices(Fit(Shape{rng_.Between(1, 9), RandomExtent()}), x.shape()[0])));
+  }
+}
+
+std::vector<Tensor> Generator::Outputs() {
+  std::vector<Tensor> leaves;
+  for (const Tensor& t : pool_) {
+    if (!consumed_.contains(&t.node())) leaves.push_back(t);
+  }
+  if (leaves.empty()) leaves.push_back(pool_.back());
+  std::vector<Tensor> outputs = {leaves.back()};
+  for (int64_t extra = rng_.Weighted({60, 28, 12}); extra > 0; --extra) {
+    switch (rng_.Weighted({60, 15, 10, 15})) {
       case 0:
-        return Add(reshape(x, Refactor(x.shape())));
-      case 1: {
-        std::vector<int> perm(r);
-        std::iota(perm.begin(), perm.end(), 0);
-        for (int i = r - 1; i > 0; --i) std::swap(perm[i], perm[rng_.Below(i + 1)]);
-        for (int& p : perm) p = rng_.Chance(0.2) ? p - r : p;
-        return Add(permute(x, perm));
-      }
-      case 2:
-        return Add(transpose(x));
-      case 3: {
-        Shape::Dims dims = x.shape().dims();
-        for (int64_t& d : dims) d = d == 1 && rng_.Chance(0.7) ? rng_.Between(2, 9) : d;
-        for (int64_t lead = rng_.Below(3); lead > 0; --lead)
-          dims.insert(dims.begin(), rng_.Between(1, 5));
-        return Add(broadcast_to(x, Shape(dims)));
-      }
-      case 4: {
-        if (r == 0) return;
-        const int axis = RandomAxis(r);
-        const int64_t n = x.shape()[axis < 0 ? axis + r : axis];
-        const int64_t start = rng_.Between(-n - 1, n + 1), end = rng_.Between(-n - 1, n + 1);
-        return Add(slice(x, axis, start, end, rng_.Chance(0.7) ? 1 : rng_.Between(2, 5)));
-      }
-      default: {
-        std::vector<int> axes;
-        for (int a = 0; a < r; ++a) {
-          if (rng_.Chance(0.5)) axes.push_back(rng_.Chance(0.2) ? a - r : a);
-        }
-        return Add(flip(x, axes));
-      }
-    }
-  }
-
-  void Concat() {
-    Tensor x = Pick();
-    if (x.rank() == 0) return;
-    Use(x);
-    const int axis = RandomAxis(x.rank());
-    const int a = axis < 0 ? axis + x.rank() : axis;
-    std::vector<Tensor> parts = {x};
-    for (int64_t i = rng_.Between(1, 2); i > 0; --i) {
-      Shape s = x.shape();
-      if (rng_.Chance(0.3) && s[a] > 1) {
-        parts.push_back(slice(x, a, rng_.Below(s[a]), s[a]));
-        continue;
-      }
-      s[a] = rng_.Chance(0.1) ? 0 : RandomExtent() % 40 + 1;
-      if (Fit(s) != s) continue;
-      parts.push_back(rng_.Chance(0.2) ? x
-                                       : NewInput(rng_.Chance(0.7) ? x.dtype() : RandomDType(), s));
-    }
-    std::swap(parts[0], parts[rng_.Below(static_cast<int64_t>(parts.size()))]);
-    Add(concat(parts, axis));
-  }
-
-  // q, k or v [batch, heads, s, d] as users lay them out: an input of that shape, the heads
-  // of a [batch, s, heads, d] input, or (`packed` set) part `part` of a [batch, s, 3 heads d]
-  // projection, as a language model splits its fused q/k/v projection.
-  Tensor Heads(DType t, const Shape& shape, int layout, Tensor* packed, int part) {
-    const int64_t batch = shape[0], heads = shape[1], s = shape[2], d = shape[3];
-    if (layout == 1) return permute(Use(NewInput(t, {batch, s, heads, d})), {0, 2, 1, 3});
-    if (layout == 2) {
-      if (!packed->defined()) *packed = NewInput(t, {batch, s, 3 * heads * d});
-      const Tensor x = slice(Use(*packed), 2, part * heads * d, (part + 1) * heads * d);
-      return permute(reshape(x, {batch, s, heads, d}), {0, 2, 1, 3});
-    }
-    return NewInput(t, shape);
-  }
-
-  // Attention as users write it: softmax(f(q k^T)) v, f a scale and sometimes a bias, a
-  // causal mask (shifted: queries at the end of the keys), a window's far side or a cache's
-  // valid length, the softmax by the op or by hand, k and v sometimes shared by the heads
-  // (broadcast, or a group axis as grouped-query attention writes it), sometimes one sequence
-  // against a long key list (the wgmma kernel then splits the keys among blocks); mostly head
-  // dimension 64 or 128, some others up to 256 (padded with zeros; 160 stays on mma.sync, 200
-  // and 256 take wgmma's key tiles of 80), q, k and v sometimes permuted from [batch, s,
-  // heads, d] or sliced from one packed projection.
-  void Attention() {
-    static const std::vector<int64_t> lengths = {1, 7, 16, 33, 64, 65, 100, 130};
-    const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
-    const int64_t d = rng_.Chance(0.8)
-                          ? (rng_.Chance(0.5) ? 64 : 128)
-                          : rng_.Pick(std::vector<int64_t>{8, 16, 32, 40, 80, 96, 160, 200, 256}),
-                  heads = rng_.Between(1, 4);
-    const bool long_keys = rng_.Chance(0.15);
-    const int64_t batch = long_keys ? 1 : 2, sq = rng_.Pick(lengths);
-    const int64_t sk =
-        long_keys ? rng_.Pick(std::vector<int64_t>{600, 1100, 1500}) : rng_.Pick(lengths);
-    const int64_t kv = rng_.Chance(0.3) ? 1 : heads;
-    const bool grouped = rng_.Chance(0.3);  // [batch, kv heads, group, S, D]
-    const Shape q_shape = grouped ? Shape{batch, kv, heads, sq, d} : Shape{batch, heads, sq, d};
-    const Shape kv_shape = grouped ? Shape{batch, kv, 1, sk, d} : Shape{batch, kv, sk, d};
-    Tensor q, k, v;
-    if (grouped) {
-      q = NewInput(t, q_shape), k = NewInput(t, kv_shape), v = NewInput(t, kv_shape);
-    } else {
-      Tensor packed;
-      const int layout =
-          static_cast<int>(rng_.Weighted({60, 20, sq == sk && kv == heads ? 20 : 0}));
-      q = Heads(t, q_shape, layout, &packed, 0);
-      k = Heads(t, kv_shape, layout, &packed, 1), v = Heads(t, kv_shape, layout, &packed, 2);
-    }
-    const Tensor all = ones({sq, sk}, DType::kBool), k_t = transpose(Use(k));
-    const int mask = rng_.Weighted({55, 15, 15, 10, 5});
-    const int64_t window = rng_.Between(1, 40);
-    const bool bias = rng_.Chance(0.3);
-    auto attend = [&](const Tensor& queries) {
-      Tensor s = matmul(Use(queries), k_t) * (1 / std::sqrt(static_cast<double>(d)));
-      if (bias) s = s + Use(NewInput(t, Shape{sq, sk}));
-      switch (mask) {
-        case 1:  // causal
-          s = masked_fill(s, triu(all, 1), -INFINITY);
-          break;
-        case 2:  // causal, the queries the last of the keys (decoding)
-          s = where(tril(all, sk - sq), s, -INFINITY);
-          break;
-        case 3:  // a window's far side
-          s = masked_fill(s, tril(all, sk - sq - window), -INFINITY);
-          break;
-        case 4:  // a cache's valid length
-          s = where(lt(arange(sk, DType::kI32), std::min<int64_t>(sk, window)), s, -INFINITY);
-          break;
-        default:
-          break;
-      }
-      if (rng_.Chance(0.5)) return matmul(softmax(s, -1), Use(v));
-      const Tensor x = cast(s, DType::kF32), e = exp(x - max(x, {-1}, true));
-      return matmul(cast(e / sum(e, {-1}, true), t), Use(v));
-    };
-    Add(attend(q));
-    // Sometimes a second chain over the same keys: k^T and the mask read by both kernels.
-    if (rng_.Chance(0.15)) Add(attend(NewInput(t, q.shape())));
-  }
-
-  void Matmul() {
-    static const std::vector<int64_t> sizes = {1,   2,   3,   5,   7,   8,   9,   15,  16,  17,
-                                               24,  31,  32,  33,  48,  64,  65,  96,  100, 127,
-                                               128, 129, 136, 192, 200, 256, 264, 300, 384};
-    static const std::vector<DType> kinds = {DType::kBF16, DType::kF16, DType::kF32};
-    const DType ta = kinds[rng_.Weighted({35, 15, 40})];
-    const DType tb = rng_.Chance(0.1) ? rng_.Pick(kinds) : ta;
-    // f32 x f32: a quarter on TF32, a tenth on three TF32 products (kHigh).
-    MatmulPrecision precision = MatmulPrecision::kHighest;
-    if (ta == DType::kF32 && tb == DType::kF32) {
-      const int pick = rng_.Weighted({65, 25, 10});
-      precision = pick == 1   ? MatmulPrecision::kTF32
-                  : pick == 2 ? MatmulPrecision::kHigh
-                              : MatmulPrecision::kHighest;
-    }
-    int64_t m = rng_.Pick(sizes), n = rng_.Pick(sizes), k = rng_.Pick(sizes);
-    Shape::Dims batch_a, batch_b;
-    switch (rng_.Weighted({55, 25, 20})) {
+        outputs.push_back(rng_.Pick(leaves));
+        break;
       case 1:
-        batch_a = batch_b = {rng_.Between(2, 5)};
-        if (rng_.Chance(0.4)) (rng_.Chance(0.5) ? batch_a : batch_b).clear();
+        outputs.push_back(rng_.Pick(inputs_));
         break;
       case 2:
-        batch_a = {rng_.Between(2, 3), 1};
-        batch_b = {rng_.Between(2, 3)};
+        outputs.push_back(outputs.back());  // the same value twice
         break;
       default:
+        outputs.push_back(rng_.Pick(pool_));
         break;
     }
-    Tensor a;
-    Tensor from_pool = Pick();
-    if (rng_.Chance(0.3) && IsFloating(from_pool.dtype()) && from_pool.rank() >= 1 &&
-        from_pool.rank() <= 4 && from_pool.shape()[from_pool.rank() - 1] > 0) {
-      a = Use(from_pool);
-      k = a.shape()[a.rank() - 1];
-      m = a.rank() >= 2 ? a.shape()[a.rank() - 2] : 1;
-      batch_a.clear();
-      for (int d = 0; d + 2 < a.rank(); ++d) batch_a.push_back(a.shape()[d]);
-      if (batch_b.size() > batch_a.size()) batch_b.clear();
-    } else if (rng_.Chance(0.06)) {
-      a = NewInput(ta, Shape{k});
-      m = 1;
-      batch_a.clear();
-    } else {
-      a = Operand(ta, batch_a, m, k, rng_.Chance(0.25));
-    }
-    int64_t batch = 1;
-    for (int64_t d : batch_a) batch *= d;
-    for (int64_t d : batch_b) batch = std::max(batch, batch * d);
-    if (m * n * k * batch > o_.max_matmul_flops) n = std::max<int64_t>(1, n / 8);
-    if (m * n * k * batch > o_.max_matmul_flops) return;
-    Tensor b =
-        rng_.Chance(0.06) ? NewInput(tb, Shape{k}) : Operand(tb, batch_b, k, n, rng_.Chance(0.35));
-    const MatmulPrecision before = matmul_precision();
-    set_matmul_precision(precision);
-    Tensor y;
-    try {
-      y = rng_.Chance(0.15) && b.rank() == 2 ? linear(a, b, NewInput(tb, Shape{n})) : matmul(a, b);
-    } catch (...) {
-      set_matmul_precision(before);
-      throw;
-    }
-    set_matmul_precision(before);
-    Add(y);
   }
+  return outputs;
+}
 
-  // GEMMs of one A as models write them: projections of one x to several widths (q, k and
-  // v), each with an epilogue of its own, or a gate and an up projection met elementwise
-  // (SwiGLU, GEGLU, a sum); or independent GEMMs of any sizes (experts, grouped_matmul). On
-  // sm_90a each set is one kernel (fusion/gemm_groups.cc).
-  void Projections() {
-    static const std::vector<int64_t> widths = {8, 16, 24, 40, 45, 64, 72, 128, 136, 200, 264};
-    static const std::vector<int64_t> rows = {1, 3, 17, 64, 65, 100, 200, 300};
-    static const std::vector<int64_t> depths = {8, 16, 40, 64, 72, 128, 136};
-    static const std::vector<int64_t> deep_rows = {1, 3, 17, 33}, deep = {1024, 1088, 2048};
-    const DType t = rng_.Chance(0.7) ? DType::kBF16 : DType::kF16;
-    // Sometimes a decode batch's few rows over a deep K (the stage ring wraps many times in
-    // a tile; up to 32 rows, the tensor cores' operands swapped; from 8 rows, tiles for few
-    // SMs in K slices of 8 or more steps: 2 to 4 here), or experts of few rows.
-    const bool decode = rng_.Chance(0.2);
-    const int64_t m = rng_.Pick(decode ? deep_rows : rows), k = rng_.Pick(decode ? deep : depths);
-    if (m * k * 3 * 264 > o_.max_matmul_flops) return;
-    if (rng_.Chance(0.35)) {
-      std::vector<Tensor> a, b;
-      for (int64_t i = 0, count = rng_.Between(2, 4); i < count; ++i) {
-        const int64_t ki = rng_.Pick(depths);
-        a.push_back(Use(NewInput(t, Shape{rng_.Pick(decode ? deep_rows : rows), ki})));
-        b.push_back(Use(NewInput(t, Shape{ki, rng_.Pick(widths)})));
-      }
-      for (const Tensor& y : grouped_matmul(a, b)) Add(rng_.Chance(0.3) ? gelu(y) : y);
-      return;
-    }
-    const Tensor x = NewInput(t, Shape{m, k});
-    const bool transposed = rng_.Chance(0.3);  // the weights stored [n, k]
-    auto project = [&](int64_t n) { return matmul(Use(x), Operand(t, {}, k, n, transposed)); };
-    if (rng_.Chance(0.4)) {
-      const int64_t n = rng_.Pick(widths);
-      const Tensor gate = project(n), up = project(n);
-      using Fn = Tensor (*)(const Tensor&);
-      static const std::vector<Fn> acts = {&silu, &gelu, &sigmoid, &relu};
-      Add(rng_.Chance(0.8) ? rng_.Pick(acts)(gate) * up : gate + up);
-      if (rng_.Chance(0.2)) Add(gate);
-      return;
-    }
-    for (int64_t i = 0, count = rng_.Between(2, 3); i < count; ++i) {
-      Tensor y = project(rng_.Pick(widths));
-      const int64_t n = y.shape()[1];
-      switch (rng_.Below(4)) {
-        case 1:
-          y = y + NewInput(t, Shape{n});
-          break;
-        case 2:
-          y = gelu(y);
-          break;
-        case 3:
-          y = y * 0.5 + NewInput(t, Shape{m, n});
-          break;
-        default:
-          break;
-      }
-      Add(y);
-    }
-  }
-
-  // A [batch..., rows, cols] operand, stored transposed when `transposed`.
-  Tensor Operand(DType dtype, Shape::Dims batch, int64_t rows, int64_t cols, bool transposed) {
-    Shape::Dims dims = batch;
-    dims.push_back(transposed ? cols : rows);
-    dims.push_back(transposed ? rows : cols);
-    Tensor t = NewInput(dtype, Shape(dims));
-    return transposed ? transpose(Use(t)) : Use(t);
-  }
-
-  void Create() {
-    const Shape shape = rng_.Chance(0.6) ? Pick().shape() : RandomShape();
-    switch (rng_.Below(5)) {
-      case 0:
-        return Add(full(shape, RandomScalar(), RandomDType(), Device::kCPU));
-      case 1:
-        return Add(arange(rng_.Between(0, 300), rng_.Chance(0.5) ? DType::kF32 : RandomDType(),
-                          Device::kCPU));
-      case 2:
-        return Add(rand(shape, rng_.Next() % 1000, RandomFloat(), Device::kCPU));
-      case 3:
-        return Add(randn(shape, rng_.Next() % 1000, RandomFloat(), Device::kCPU));
-      default:
-        return Add(rng_.Chance(0.5) ? zeros(shape, RandomDType(), Device::kCPU)
-                                    : ones(shape, RandomDType(), Device::kCPU));
-    }
-  }
-
-  void RealizeMid() { writer_.Realize({Pick()}); }
-
-  // cumsum or cumprod along any axis (a scalar is one line of one).
-  void Scan() {
-    Tensor x = Pick();
-    const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
-    Add(rng_.Chance(0.7) ? cumsum(Use(x), axis) : cumprod(Use(x), axis));
-  }
-
-  // sort, argsort or topk along any axis, either direction, any k: values or indices.
-  void Sort() {
-    Tensor x = Pick();
-    const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
-    const int64_t n = x.rank() == 0 ? 1 : x.shape()[axis < 0 ? axis + x.rank() : axis];
-    const bool descending = rng_.Chance(0.5);
-    std::pair<Tensor, Tensor> sorted;
-    switch (rng_.Below(3)) {
-      case 0:
-        return Add(argsort(Use(x), axis, descending));
-      case 1:
-        sorted = sort(Use(x), axis, descending);
-        break;
-      default: {
-        const int64_t k =
-            rng_.Chance(0.5) ? rng_.Between(0, std::min<int64_t>(n, 64)) : rng_.Between(0, n);
-        sorted = topk(Use(x), k, axis, descending);
-        break;
-      }
-    }
-    Add(rng_.Chance(0.5) ? sorted.first : sorted.second);
-  }
-
-  // scatter_add along any axis: an index (a new input brought in range by a remainder) no
-  // larger than x on the other axes, src no smaller than the index.
-  void Scatter() {
-    Tensor x = PickNonBool();
-    const int axis = x.rank() == 0 ? 0 : RandomAxis(x.rank());
-    const int a = axis < 0 ? axis + x.rank() : axis;
-    const int64_t size = x.rank() == 0 ? 1 : x.shape()[a];
-    if (size == 0) return;
-    Shape::Dims index = x.shape().dims(), src;
-    for (int d = 0; d < x.rank(); ++d) {
-      if (d == a) index[d] = rng_.Between(1, 3 * size);
-      if (d != a && rng_.Chance(0.2)) index[d] = rng_.Between(0, index[d]);
-    }
-    const Shape index_shape = Fit(Shape(index));
-    src = index_shape.dims();
-    for (int64_t& e : src) e += rng_.Chance(0.2) ? rng_.Between(0, 3) : 0;
-    const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
-    const Tensor at = remainder(Use(NewInput(it, index_shape)),
-                                full({}, static_cast<double>(size), it, Device::kCPU));
-    Add(scatter_add(Use(x), axis, at, Use(NewInput(x.dtype(), Shape(src)))));
-  }
-
-  // gather, index_select or embedding, its indices (new inputs, i32 or i64) brought in range
-  // by a remainder: an index out of range is an error on both devices, which tests cover.
-  void Index() {
-    Tensor x = Pick();
-    if (x.rank() == 0 || x.numel() == 0) return;
-    const int axis = RandomAxis(x.rank());
-    const int a = axis < 0 ? axis + x.rank() : axis;
-    const int64_t size = x.shape()[a];
-    const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
-    auto indices = [&](const Shape& shape, int64_t bound) {
-      return remainder(Use(NewInput(it, shape)),
-                       full({}, static_cast<double>(bound), it, Device::kCPU));
-    };
-    switch (rng_.Below(3)) {
-      case 0: {  // any extent along the axis, no larger than x's on the others
-        Shape::Dims dims = x.shape().dims();
-        for (int d = 0; d < x.rank(); ++d) {
-          if (d == a) dims[d] = rng_.Between(1, 2 * size);
-          if (d != a && rng_.Chance(0.2)) dims[d] = rng_.Between(1, dims[d]);
-        }
-        return Add(gather(Use(x), axis, indices(Fit(Shape(dims)), size)));
-      }
-      case 1:
-        return Add(
-            index_select(Use(x), axis, indices(Fit(Shape{rng_.Between(1, 2 * size)}), size)));
-      default:
-        if (x.rank() != 2) return;
-        return Add(embedding(
-            Use(x), indices(Fit(Shape{rng_.Between(1, 9), RandomExtent()}), x.shape()[0])));
-    }
-  }
-
-  // Cross-entropy's pick as users write it without gather: a sum or mean over the last axis of
-  // where(eq(arange, t), x, e) (or the ne form), t an integer a row, in the row or just past it.
-  // Mostly over fresh logits of up to 300 rows of 3000 classes: rows that stream where held
-  // rows are short (--staged_row).
-  void OneHotPick() {
-    Tensor x = rng_.Chance(0.7) ? NewInput(RandomFloat(),
-                                           Fit(Shape{rng_.Between(1, 300), rng_.Between(1, 3000)}))
-                                : Pick();
-    if (x.rank() == 0 || x.numel() == 0) return;
-    if (!IsFloating(x.dtype())) x = cast(Use(x), RandomFloat());
-    const int64_t n = x.shape()[x.rank() - 1];
-    const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
-    Shape::Dims row = x.shape().dims();
-    row.back() = 1;
-    const Tensor t = remainder(Use(NewInput(it, Shape(row))),
-                               full({}, static_cast<double>(n + 2), it, Device::kCPU)) -
-                     1;
-    const Tensor classes = arange(n, rng_.Chance(0.7) ? DType::kI64 : DType::kI32, Device::kCPU);
-    static const std::vector<double> others = {0, -0.0, 0.25, -1.5};
-    const double e = rng_.Chance(0.7) ? rng_.Pick(others) : RandomScalar();
-    const bool flip = rng_.Chance(0.5), keepdim = rng_.Chance(0.5);
-    Use(x);
-    const Tensor terms = rng_.Chance(0.7) ? where(flip ? eq(t, classes) : eq(classes, t), x, e)
-                                          : where(flip ? ne(t, classes) : ne(classes, t), e, x);
-    Add((rng_.Chance(0.8) ? &sum : &mean)(terms, {-1}, keepdim));
-  }
-
-  std::vector<Tensor> Outputs() {
-    std::vector<Tensor> leaves;
-    for (const Tensor& t : pool_) {
-      if (!consumed_.contains(&t.node())) leaves.push_back(t);
-    }
-    if (leaves.empty()) leaves.push_back(pool_.back());
-    std::vector<Tensor> outputs = {leaves.back()};
-    for (int64_t extra = rng_.Weighted({60, 28, 12}); extra > 0; --extra) {
-      switch (rng_.Weighted({60, 15, 10, 15})) {
-        case 0:
-          outputs.push_back(rng_.Pick(leaves));
-          break;
-        case 1:
-          outputs.push_back(rng_.Pick(inputs_));
-          break;
-        case 2:
-          outputs.push_back(outputs.back());  // the same value twice
-          break;
-        default:
-          outputs.push_back(rng_.Pick(pool_));
-          break;
-      }
-    }
-    return outputs;
-  }
-
-  Rng rng_;
-  GeneratorOptions o_;
-  std::vector<Tensor> pool_;
-  std::vector<Tensor> inputs_;
-  absl::flat_hash_set<const Node*> consumed_;
-  ProgramWriter writer_;
-};
-
-}  // namespace
+}  // namespace internal
 
 std::string GenerateProgram(uint64_t seed, const GeneratorOptions& options) {
-  return Generator(seed, options).Run();
+  return internal::Generator(seed, options).Run();
 }
 
 }  // namespace tessel::fuzz

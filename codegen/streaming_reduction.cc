@@ -196,7 +196,8 @@ void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k,
 // is read once, before the loops: `w` takes it while the loops are written to `steps`; both
 // in a scope of their own, so that the row's results after them name their values afresh.
 void EmitSteps(CodeWriter& w, const FusedKernel& k, const RowLayout& l, const KernelSource& ks,
-               const std::vector<Accumulator>& accs, int vec) {
+               const std::vector<Accumulator>& accs,
+               const std::vector<std::optional<OneHotSum>>& picks, int vec) {
   const int lanes = vec * kInFlight;
   w.Line("{");
   CodeWriter::Scope steps_scope(&w, "}");
@@ -206,12 +207,13 @@ void EmitSteps(CodeWriter& w, const FusedKernel& k, const RowLayout& l, const Ke
     const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
     ExprEmitter e(&steps, lanes, ks);
     e.HoistInvariantsTo(&row_values);
-    for (const Accumulator& a : accs) {
+    for (size_t i = 0; i < accs.size(); ++i) {
+      const Accumulator& a = accs[i];
       const int p = PairOf(k, a.reduction);
       if (p >= 0) {
         const Accumulator& max = accs[AccumulatorOfNode(accs, k.online_sums[p].max)];
         AccumulateOnline(steps, max, a.name, e.Get(&max.reduction->input(0), idx), lanes, guard, p);
-      } else if (FirstPairOf(k, a.reduction) < 0 && !MatchOneHotSum(a, l)) {
+      } else if (FirstPairOf(k, a.reduction) < 0 && !picks[i]) {
         // (a max of pairs runs in them; a one-hot sum after the steps)
         Accumulate(steps, a, e.Get(&a.reduction->input(0), idx), lanes, guard);
       }
@@ -244,8 +246,9 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   if (parts > 1) ks.workspace_bytes = slots * (wide_slots ? 8 : 4);
   ks.schedule = parts > 1 ? absl::StrCat("rows streamed in ", parts, " chunks, then combined")
                           : "a block per row, streamed";
-  if (std::any_of(accs.begin(), accs.end(),
-                  [&](const Accumulator& a) { return MatchOneHotSum(a, l).has_value(); })) {
+  std::vector<std::optional<OneHotSum>> picks;  // accumulators summed at their target
+  for (const Accumulator& a : accs) picks.push_back(MatchOneHotSum(a, l));
+  if (std::any_of(picks.begin(), picks.end(), [](const auto& m) { return m.has_value(); })) {
     absl::StrAppend(&ks.schedule, "; a one-hot sum read at its target");
   }
   const ChunkSlot slot = [&](size_t i, const std::string& part) {
@@ -276,9 +279,9 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     w.Line("index_t c = begin + (index_t)threadIdx.x * ", vec, ";");
     w.Line("auto col = [&](int k) -> index_t { return c + (k / ", vec, ") * ", kThreads * vec,
            " + k % ", vec, "; };");
-    EmitSteps(w, k, l, ks, accs, vec);
-    for (const Accumulator& a : accs) {
-      if (const std::optional<OneHotSum> m = MatchOneHotSum(a, l)) EmitOneHotSum(w, ks, l, a, *m);
+    EmitSteps(w, k, l, ks, accs, picks, vec);
+    for (size_t i = 0; i < accs.size(); ++i) {
+      if (picks[i]) EmitOneHotSum(w, ks, l, accs[i], *picks[i]);
     }
     if (parts == 1) {  // the block holds whole rows: finish them here, no second launch
       EmitRowResults(w, ks, k, l, accs, 1, nullptr);

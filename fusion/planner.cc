@@ -22,13 +22,6 @@ FusionOptions DefaultFusionOptions() {
   FusionOptions options;
   const char* env = std::getenv("TESSEL_FUSION");
   options.fuse = env == nullptr || std::strcmp(env, "0") != 0;
-  // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
-  // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
-  int64_t staged = 0;
-  const char* staged_env = std::getenv("TESSEL_STAGED_ROW");
-  if (staged_env != nullptr && absl::SimpleAtoi(staged_env, &staged) && staged >= 1) {
-    options.max_staged_row = std::min(staged, options.max_staged_row);
-  }
   return options;
 }
 
@@ -48,6 +41,14 @@ FusionOptions DefaultFusionOptions(const Target& target) {
                         (groups == nullptr || std::strcmp(groups, "0") != 0);
   const char* tickets = std::getenv("TESSEL_TICKETS");
   options.work_tickets = tickets == nullptr || std::strcmp(tickets, "0") != 0;
+  // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
+  // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
+  // Read here, where plans are built, not in DefaultFusionOptions(), which every realize calls.
+  int64_t staged = 0;
+  const char* staged_env = std::getenv("TESSEL_STAGED_ROW");
+  if (staged_env != nullptr && absl::SimpleAtoi(staged_env, &staged) && staged >= 1) {
+    options.max_staged_row = std::min(staged, options.max_staged_row);
+  }
   return options;
 }
 

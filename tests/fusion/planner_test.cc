@@ -121,14 +121,15 @@ TEST(PlannerTest, ClustersHoldLongRows) {
   EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_blocks, 1);
   unsetenv("TESSEL_CLUSTERS");
   // TESSEL_STAGED_ROW lowers the longest row held (the fuzzer's --staged_row); never raises it.
+  const Target ampere{8, 0, false};  // no clusters: rows past the limit stream
   setenv("TESSEL_STAGED_ROW", "128", 1);
-  EXPECT_EQ(DefaultFusionOptions().max_staged_row, 128);
-  EXPECT_EQ(kernels(softmax(Input({4, 128}), 1), DefaultFusionOptions()), 1u);
-  EXPECT_EQ(kernels(softmax(Input({4, 129}), 1), DefaultFusionOptions()), 2u);  // streamed
+  EXPECT_EQ(DefaultFusionOptions(ampere).max_staged_row, 128);
+  EXPECT_EQ(kernels(softmax(Input({4, 128}), 1), DefaultFusionOptions(ampere)), 1u);
+  EXPECT_EQ(kernels(softmax(Input({4, 129}), 1), DefaultFusionOptions(ampere)), 2u);  // streamed
   setenv("TESSEL_STAGED_ROW", "100000", 1);
-  EXPECT_EQ(DefaultFusionOptions().max_staged_row, FusionOptions{}.max_staged_row);
+  EXPECT_EQ(DefaultFusionOptions(ampere).max_staged_row, FusionOptions{}.max_staged_row);
   setenv("TESSEL_STAGED_ROW", "x", 1);
-  EXPECT_EQ(DefaultFusionOptions().max_staged_row, FusionOptions{}.max_staged_row);
+  EXPECT_EQ(DefaultFusionOptions(ampere).max_staged_row, FusionOptions{}.max_staged_row);
   unsetenv("TESSEL_STAGED_ROW");
 }
 

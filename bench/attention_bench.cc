@@ -59,6 +59,10 @@ BENCHMARK(BM_Attention)
     ->Args({4, 32, 8, 4096, 4096, 128, 1})
     ->Args({16, 32, 8, 1, 8192, 128, 0})  // decode: one query against a long cache
     ->Args({1, 32, 8, 1, 16384, 128, 0})  // one sequence: the keys split among blocks
+    ->Args({1, 32, 8, 1, 4096, 128, 0})
+    ->Args({1, 32, 8, 1, 65536, 128, 0})
+    ->Args({4, 32, 8, 1, 16384, 128, 0})
+    ->Args({1, 1, 1, 1, 65536, 128, 0})  // one head: 128 shares of one row to merge
     ->Args({16, 32, 8, 16, 8192, 128, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)

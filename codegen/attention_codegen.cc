@@ -276,7 +276,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const int64_t query_tiles = plan.query_tiles, entries = plan.entries, splits = plan.splits;
   const int64_t rows = fold.factor * sq, smem = plan.smem;
   if (splits > 1) ks.workspace_bytes = entries * splits * rows * (d + 2) * 4;
-  if (plan.tickets) ks.workspace_bytes = 16;  // the ticket counter
+  if (plan.tickets) ks.workspace_bytes = 8;  // the ticket counter (tessel_tagged_count)
   if (hopper) {
     ks.tensor_maps.push_back(OperandMap(ks, q, fold, fold.axes, tiles.query));
     for (const AttentionOperand* o : {&k, &v})
@@ -344,12 +344,6 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     EmitScore(w, ks, kernel, bands, fold, tiles.key);
     EmitOutput(w, ks, kernel, d, cols, fold, tiles.query);
   }
-  const std::string init = absl::StrCat(kNamePlaceholder, "_init");
-  if (plan.tickets) {
-    w.Blank();
-    auto body = KernelBlock(w, "32", init, ks);
-    w.Line("if (threadIdx.x == 0) *(int*)ws = 0;  // the first ticket");
-  }
   const std::string combine = absl::StrCat(kNamePlaceholder, "_combine");
   if (splits > 1) {
     w.Blank();
@@ -358,12 +352,6 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     w.Line("tessel_attention_combine<attention_config>(ws,");
     EmitOutput(w, ks, kernel, d, cols, fold, 64);
-  }
-  if (plan.tickets) {
-    Launch zero;
-    zero.entry = init;
-    zero.block = 32;
-    ks.launches.push_back(zero);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;

@@ -42,7 +42,10 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // Where the query tiles fill less than half the SMs (decoding with few heads), each splits
   // the keys among blocks of its own (shares of at least 4 key tiles), and a second launch
   // combines the shares (tessel_attention_combine). As many shares as fill the SMs once: a
-  // few more would run as a second round, doubling the time.
+  // few more would run as a second round, doubling the time. Finer shares taken by ticket
+  // (1, 2 or 4 key tiles, all SMs busy) measured no faster: 1 x 32 (8 KV) x 16384 keys took
+  // 30 us as split 16 ways, 31-35 us by ticket; its time is the launches' and the pipeline's
+  // start and drain, not blocks of unequal speed (bench/RESULTS.md, thirty-second session).
   if (a.hopper && a.query_tiles * a.entries <= kSms / 2) {
     a.splits = std::max<int64_t>(
         1, std::min(CeilDiv(sk, a.tiles.key) / 4, kSms / (a.query_tiles * a.entries)));

@@ -72,7 +72,7 @@ __device__ __forceinline__ void tessel_attention_sm90_values(
 }
 
 // `key_range`, `score` and `epilogue` as tessel_attention_sm80 takes them; `ws` holds the
-// shares where C::SPLITS > 1, the ticket counter (zeroed before the launch) where C::TICKETS.
+// shares where C::SPLITS > 1, the ticket counter where C::TICKETS.
 // Persistent: a block walks several work tiles (tessel_attention_sm90_producer says which), so
 // that the next tile's Q and first K and V load while this one's last products and stores run.
 template <class C, class KeyRange, class Score, class Epilogue>
@@ -112,7 +112,7 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kProducerRegisters>();
     if (threadIdx.x == 0) {
-      tessel_attention_sm90_producer<C>(sq, sk, sv, bar, (int*)ws, q_map, k_map, v_map, key_range);
+      tessel_attention_sm90_producer<C>(sq, sk, sv, bar, ws, q_map, k_map, v_map, key_range);
     }
     return;
   }

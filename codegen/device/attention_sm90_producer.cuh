@@ -133,16 +133,16 @@ __device__ __forceinline__ void tessel_attention_sm90_load_tile(
 // last one's Q (Q empty), its Q, then its K and V tiles through the ring, whose stages and
 // phases run on across work tiles (n: the key tiles loaded so far). A block's first work tile
 // is blockIdx.x; the next is gridDim.x on from it, which the consumers count too, or with
-// C::TICKETS the next ticket's (`ticket` counts from 0 at launch), which they read from the
-// slot; past the last work tile it ends their walk. The slot passes between two named
-// barriers (number ready, number read), which compute-sanitizer's racecheck follows (it does
-// not follow mbarriers: a plain shared store ordered by them alone was reported as a race).
-// Lanes 1-31 of the producer's warp have exited, so its bar.sync and bar.arrive (aligned)
-// see no divergence (synccheck: 0 errors).
+// C::TICKETS the next ticket's (counted over the launch's tag in the workspace's first word,
+// tessel_tagged_count), which they read from the slot; past the last work tile it ends their walk.
+// The slot passes between two named barriers (number ready, number read), which compute-sanitizer's
+// racecheck follows (it does not follow mbarriers: a plain shared store ordered by them alone was
+// reported as a race). Lanes 1-31 of the producer's warp have exited, so its bar.sync and
+// bar.arrive (aligned) see no divergence (synccheck: 0 errors).
 template <class C, class KeyRange>
 __device__ __forceinline__ void tessel_attention_sm90_producer(
     unsigned char* sq, unsigned char* sk, unsigned char* sv, tessel_attention_sm90_barriers bar,
-    int* ticket, const tessel_tensor_map& q_map, const tessel_tensor_map& k_map,
+    float* ws, const tessel_tensor_map& q_map, const tessel_tensor_map& k_map,
     const tessel_tensor_map& v_map, KeyRange& key_range) {
   using L = tessel_attention_sm90_layout<C>;
   int n = 0;
@@ -179,6 +179,8 @@ __device__ __forceinline__ void tessel_attention_sm90_producer(
     }
     // The next ticket while the consumers still work on this tile's last keys (Q empty comes
     // after their last Q K^T): its latency stays off the walk.
-    t = C::TICKETS ? (int)gridDim.x + atomicAdd(ticket, 1) : t + (int)gridDim.x;
+    // Tickets past the work tiles: one a block, kWork in all (kWork - gridDim.x of work).
+    t = (int)gridDim.x +
+        (C::TICKETS ? (int)tessel_tagged_count((unsigned long long*)ws, L::kWork) : t);
   }
 }

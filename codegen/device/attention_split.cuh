@@ -37,11 +37,13 @@ __device__ __forceinline__ void tessel_attention_store_partial(float* ws,
 
 // The shares sit in L2 and a row's merge is a few loads of them: latency, not bandwidth, is its
 // cost, so that a row's shares are loaded at once. A block of 16 warps takes 64 rows of a batch
-// entry (blockIdx.x: entry, then tile). First each warp merges rows of its own, its lanes along the
-// row (tessel_attention_merge_row), into shared memory; then warps 0-3 read their 16 rows back
-// in the fragment layout of tessel_attention_sm80 and pass them to `epilogue(batch, o, row0)`.
-// Rows go through shared memory in passes of at most 32 KB. (One warp for 16 rows, each share
-// after the last, took 30 us for 16 shares of 4 rows: two L2 round trips a share.)
+// entry (blockIdx.x: entry, then tile). First the warps merge the rows, their lanes along the
+// row, into shared memory: a row a warp where there are as many rows as warps, else each row's
+// shares in parts (runs of at least 8), a warp a part, the parts then added in order
+// (tessel_attention_merge_rows). Then warps 0-3 read their 16 rows back in the fragment layout
+// of tessel_attention_sm80 and pass them to `epilogue(batch, o, row0)`. Rows go through shared
+// memory in passes of at most 32 KB. (One warp for 16 rows, each share after the last, took
+// 30 us for 16 shares of 4 rows: two L2 round trips a share.)
 constexpr int kTesselCombineWarps = 16;
 
 template <class C>
@@ -59,13 +61,9 @@ __device__ __forceinline__ int tessel_attention_combine_column(int lane, int k) 
   return k / V * (32 * V) + lane * V + k % V;
 }
 
-// Row `row` of `batch`: its shares weighed by exp(m - max m), in split order, normalized by the
-// weighed sums (0 for rows of -inf only: NaN, as softmax gives), into `out` (shared memory).
+// The largest running max of row `row`'s shares, in every lane.
 template <class C>
-__device__ __forceinline__ void tessel_attention_merge_row(const float* ws, int batch, int row,
-                                                           float* out) {
-  using L = tessel_attention_combine_layout<C>;
-  constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float tessel_attention_share_top(const float* ws, int batch, int row) {
   const int lane = threadIdx.x % 32;
   const float* ml = ws + (long long)C::BATCH * C::SPLITS * C::SQ * C::D;
   float top = TESSEL_NEG_INF;
@@ -74,22 +72,38 @@ __device__ __forceinline__ void tessel_attention_merge_row(const float* ws, int 
   }
 #pragma unroll
   for (int step = 16; step > 0; step /= 2) top = fmaxf(top, __shfl_xor_sync(~0u, top, step));
-  float acc[L::kLane] = {}, sum = 0.0f;
-  for (int first = 0; first < C::SPLITS; first += 32) {
+  return top;
+}
+
+// Row `row`'s shares [begin, end) weighed by exp(m - top), in split order: their outputs into
+// `acc` (the lane's columns, tessel_attention_combine_column) and their sums into `sum` (every
+// lane's). Weights of shares of -inf only are 0.
+template <class C>
+__device__ __forceinline__ void tessel_attention_merge_shares(
+    const float* ws, int batch, int row, int begin, int end, float top,
+    float (&acc)[tessel_attention_combine_layout<C>::kLane], float& sum) {
+  using L = tessel_attention_combine_layout<C>;
+  constexpr float kLog2e = 1.4426950408889634f;
+  const int lane = threadIdx.x % 32;
+  const float* ml = ws + (long long)C::BATCH * C::SPLITS * C::SQ * C::D;
+#pragma unroll
+  for (int k = 0; k < L::kLane; ++k) acc[k] = 0.0f;
+  sum = 0.0f;
+  for (int first = begin; first < end; first += 32) {
     float weight = 0.0f;  // of share first + lane
-    if (first + lane < C::SPLITS) {
+    if (first + lane < end) {
       const float2 v =
           *(const float2*)(ml + 2 * tessel_attention_partial_row<C>(batch, first + lane, row));
       weight = v.x == TESSEL_NEG_INF ? 0.0f : exp2f((v.x - top) * kLog2e);
       sum += weight * v.y;
     }
     // Eight shares' loads at once, then their sums in split order.
-    for (int base = first; base < first + 32 && base < C::SPLITS; base += 8) {
+    for (int base = first; base < first + 32 && base < end; base += 8) {
       float v[8][L::kLane];
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const float* share = ws + tessel_attention_partial_row<C>(batch, base + i, row) * C::D;
-        const bool in = base + i < C::SPLITS;
+        const bool in = base + i < end;
         if constexpr (C::D == 64) {
           const int col = tessel_attention_combine_column<C>(lane, 0);
           *(float2*)v[i] = in ? *(const float2*)(share + col) : make_float2(0.0f, 0.0f);
@@ -111,10 +125,59 @@ __device__ __forceinline__ void tessel_attention_merge_row(const float* ws, int 
   }
 #pragma unroll
   for (int step = 16; step > 0; step /= 2) sum += __shfl_xor_sync(~0u, sum, step);
-  const float inv = 1.0f / sum;
+}
+
+// Rows first .. first + here - 1 of `batch` (here <= kRows), normalized, into rows[0 ..
+// here - 1] (0 for rows of -inf only: NaN, as softmax gives), merged by the block's warps. The
+// parts a row's shares are merged in depend on `here` and C::SPLITS alone: the same sums on
+// every run.
+template <class C>
+__device__ __forceinline__ void tessel_attention_merge_rows(
+    const float* ws, int batch, int first, int here,
+    float (*rows)[tessel_attention_combine_layout<C>::kStride]) {
+  using L = tessel_attention_combine_layout<C>;
+  constexpr int kMostParts =
+      (C::SPLITS + 7) / 8 < kTesselCombineWarps ? (C::SPLITS + 7) / 8 : kTesselCombineWarps;
+  int parts = 1;
+  while (2 * parts <= kMostParts && 2 * parts * here <= kTesselCombineWarps) parts *= 2;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int per = (C::SPLITS + parts - 1) / parts;
+  float acc[L::kLane], sum;
+  // Item i: part i % parts of row i / parts; with parts, one a warp (here * parts <= 16),
+  // unnormalized into rows[i], its sum after the row's D.
+  for (int i = warp; i < here * parts; i += kTesselCombineWarps) {
+    const int row = i / parts, begin = i % parts * per;
+    tessel_attention_merge_shares<C>(ws, batch, first + row, begin, min(C::SPLITS, begin + per),
+                                     tessel_attention_share_top<C>(ws, batch, first + row), acc,
+                                     sum);
+    const float scale = parts == 1 ? 1.0f / sum : 1.0f;
 #pragma unroll
-  for (int k = 0; k < L::kLane; ++k)
-    out[tessel_attention_combine_column<C>(lane, k)] = acc[k] * inv;
+    for (int k = 0; k < L::kLane; ++k) {
+      rows[i][tessel_attention_combine_column<C>(lane, k)] = acc[k] * scale;
+    }
+    if (parts > 1 && lane == 0) rows[i][C::D] = sum;
+  }
+  if (parts == 1) return;
+  __syncthreads();
+  if (warp < here) {
+    sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < L::kLane; ++k) acc[k] = 0.0f;
+    for (int p = 0; p < parts; ++p) {
+      const float* from = rows[warp * parts + p];
+      sum += from[C::D];
+#pragma unroll
+      for (int k = 0; k < L::kLane; ++k)
+        acc[k] += from[tessel_attention_combine_column<C>(lane, k)];
+    }
+  }
+  __syncthreads();
+  if (warp < here) {
+    const float inv = 1.0f / sum;
+#pragma unroll
+    for (int k = 0; k < L::kLane; ++k)
+      rows[warp][tessel_attention_combine_column<C>(lane, k)] = acc[k] * inv;
+  }
 }
 
 template <class C, class Epilogue>
@@ -126,12 +189,11 @@ __device__ __forceinline__ void tessel_attention_combine(const float* ws, Epilog
   const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll 1
   for (int first = tile0; first < tile0 + 64; first += L::kRows) {
-    for (int r = warp; r < L::kRows; r += kTesselCombineWarps) {
-      if (first + r < C::SQ) {
-        tessel_attention_merge_row<C>(ws, batch, first + r, rows[r]);
-      } else {  // past S_Q: the epilogue stores nothing, but reads defined values
-        for (int k = threadIdx.x % 32; k < C::D; k += 32) rows[r][k] = 0.0f;
-      }
+    const int here = max(0, min(L::kRows, C::SQ - first));
+    tessel_attention_merge_rows<C>(ws, batch, first, here, rows);
+    // Rows past S_Q: the epilogue stores nothing, but reads defined values.
+    for (int r = here + warp; r < L::kRows; r += kTesselCombineWarps) {
+      for (int k = threadIdx.x % 32; k < C::D; k += 32) rows[r][k] = 0.0f;
     }
     __syncthreads();
     const int row0 = tile0 + 16 * warp;  // warps 0-3: 16 rows each

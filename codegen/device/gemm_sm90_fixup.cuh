@@ -27,9 +27,8 @@ struct tessel_gemm_sm90_fixup_layout {
 
 // Consumer c's piece of segment s (acc; rest too with DUAL) to the workspace `ws`; returns
 // whether this block was the last of the tile's slices to arrive, acc (and rest) then holding
-// the tile's sums. `verdict`: a shared word of the consumer's. A counter holds this launch's
-// tag (tessel_launch_tag) over the pieces arrived, so that whatever an earlier launch or
-// another kernel left in the workspace counts as none; the last block sets it back to 0.
+// the tile's sums. `verdict`: a shared word of the consumer's. A counter holds the pieces
+// arrived over this launch's tag (tessel_tagged_count, which the last sets back to 0).
 template <class C>
 __device__ __forceinline__ bool tessel_gemm_sm90_fix_up(
     float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
@@ -56,19 +55,8 @@ __device__ __forceinline__ bool tessel_gemm_sm90_fix_up(
   tessel_named_barrier(1 + c, 128);
   if (t == 0) {
     unsigned long long* counter = (unsigned long long*)ws + s.cut * L::kConsumers + c;
-    const unsigned long long tag = (unsigned long long)tessel_launch_tag() << 32;
-    unsigned long long seen = *(volatile unsigned long long*)counter, was;
-    unsigned arrived;
-    do {
-      was = seen;
-      arrived = (was & 0xffffffff00000000ull) == tag ? (unsigned)was : 0u;
-      seen = atomicCAS(counter, was, tag | (arrived + 1));
-    } while (seen != was);
-    const bool last = arrived + 1 == s.slices;
-    if (last) {
-      *(volatile unsigned long long*)counter = 0;
-      __threadfence();  // the count, before the pieces are read
-    }
+    const bool last = tessel_tagged_count(counter, s.slices) + 1 == s.slices;
+    if (last) __threadfence();  // the count, before the pieces are read
     *verdict = last;
   }
   tessel_named_barrier(1 + c, 128);

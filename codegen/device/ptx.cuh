@@ -191,6 +191,33 @@ __device__ __forceinline__ unsigned tessel_launch_tag() {
   asm volatile("mov.u64 %0, %%gridid;" : "=l"(grid));
   return (unsigned)(grid ^ (grid >> 32)) | 0x80000000u;
 }
+// Adds 1 to a count of this launch's that `counter` holds over its tag (tessel_launch_tag) and
+// returns the count before: whatever an earlier launch or another kernel left there counts as
+// 0, so that no launch before has to zero it. One compare-and-swap puts the tag in place;
+// the other adds are atomicAdd, which blocks adding at once do not retry (a compare-and-swap
+// loop for every add cost a decode's 1024 tickets 0.2 us each, one after another). The last of
+// `total` adds sets the counter back to 0: a CUDA graph's replays of a launch have the same
+// tag (%gridid).
+__device__ __forceinline__ unsigned tessel_tagged_count(unsigned long long* counter,
+                                                        unsigned total) {
+  const unsigned long long tag = (unsigned long long)tessel_launch_tag() << 32;
+  unsigned long long seen = *(volatile unsigned long long*)counter;
+  unsigned count;
+  for (;;) {
+    if ((seen & 0xffffffff00000000ull) == tag) {  // the tag stays until the last add
+      count = (unsigned)atomicAdd(counter, 1ull);
+      break;
+    }
+    const unsigned long long was = atomicCAS(counter, seen, tag | 1u);
+    if (was == seen) {
+      count = 0;
+      break;
+    }
+    seen = was;
+  }
+  if (count + 1 == total) *(volatile unsigned long long*)counter = 0;
+  return count;
+}
 // Barrier `id` (1-15; 0 is __syncthreads) over `threads` threads.
 __device__ __forceinline__ void tessel_named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");

@@ -218,6 +218,52 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
   }
 }
 
+// Attention run again on new keys and values in the same buffers, with a second kernel after
+// it (a sum of the output): the same launches each time, replayed as one CUDA graph, whose
+// launches keep their %gridid. Work tiles by ticket (a causal mask) count over that tag, and
+// must start again from 0 on every replay; a split decode merges new shares.
+TEST_F(AttentionTest, ReplayedLaunchesStartAgain) {
+  const DType b = DType::kBF16;
+  struct Case {
+    Shape q, kv;
+    bool causal;
+  };
+  for (const Case& c : {Case{{3, 50, 300, 64}, {3, 50, 260, 64}, true},
+                        Case{{1, 2, 4, 1, 128}, {1, 2, 1, 20000, 128}, false}}) {
+    SCOPED_TRACE(::testing::Message() << (c.causal ? "causal" : "decode"));
+    auto attention = [&](const Tensor& q, const Tensor& k, const Tensor& v) {
+      const int64_t sq = q.shape()[q.shape().rank() - 2], sk = k.shape()[k.shape().rank() - 2];
+      Tensor s = matmul(q, transpose(k)) * 0.09;
+      if (c.causal) {
+        s = masked_fill(s, triu(ones({sq, sk}, DType::kBool, q.device()), -150), -INFINITY);
+      }
+      return matmul(softmax(s, -1), v);
+    };
+    Tensor q = Data(c.q, 50, b, Device::kCUDA), k = Data(c.kv, 51, b, Device::kCUDA),
+           v = Data(c.kv, 52, b, Device::kCUDA);
+    realize({q, k, v});
+    const Target t = runtime::DeviceTarget();
+    if (t.major == 9 && t.arch_specific) {
+      const std::string text = explain({attention(q, k, v)});
+      EXPECT_TRUE(absl::StrContains(text, c.causal ? "by ticket" : "keys split")) << text;
+    }
+    const int64_t replays = GetStats().graph_replays.load();
+    for (uint64_t run = 0; run < 4; ++run) {
+      SCOPED_TRACE(::testing::Message() << "run " << run);
+      assign(k, Data(c.kv, 60 + run, b, Device::kCUDA));
+      assign(v, Data(c.kv, 70 + run, b, Device::kCUDA));
+      realize({k, v});
+      const Tensor gpu = attention(q, k, v), total = sum(cast(gpu, DType::kF32), {-1});
+      realize({gpu, total});
+      const Tensor cpu =
+          attention(Data(c.q, 50, b, Device::kCPU), Data(c.kv, 60 + run, b, Device::kCPU),
+                    Data(c.kv, 70 + run, b, Device::kCPU));
+      testing::ExpectClose(gpu.to_vector<float>(), cpu.to_vector<double>(), RelativeBound(b), 1e-2);
+    }
+    EXPECT_GE(GetStats().graph_replays.load() - replays, 2);
+  }
+}
+
 // Decoding over a fixed-size cache with a valid length (`arange(S) < length`, the length a
 // scalar argument): the keys past it are skipped, and a new length reuses the plan.
 TEST_F(AttentionTest, CacheLengthIsAnArgument) {

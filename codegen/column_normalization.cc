@@ -1,9 +1,9 @@
 // Normalizations over leading or middle axes (softmax(x, 0), layer_norm over the middle axis
 // of [B, S, H]), held on chip. A block holds `width` consecutive rows (consecutive addresses
-// along the kept innermost axis: a warp's 32 for short columns, 32 bytes of each for long
-// ones) and its threads share each row's reduced extent, every thread keeping its elements in
-// registers ("lanes"), so chained reductions and the epilogue read the input once, as the
-// staged row kernel does for trailing axes. Long columns are split over the blocks of a
+// along the kept innermost axis: a warp's 32 for short columns, or two warps' 64, 32 bytes of
+// each for long ones) and its threads share each row's reduced extent, every thread keeping its
+// elements in registers ("lanes"), so chained reductions and the epilogue read the input once, as
+// the staged row kernel does for trailing axes. Long columns are split over the blocks of a
 // thread-block cluster (sm_90), each holding a contiguous part; where one input is read
 // along them, a thread holds most of its lanes in shared memory (staged by cp.async) and
 // works through them a chunk of registers at a time, so that two blocks share an SM and 64
@@ -119,6 +119,14 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
   s.lanes = static_cast<int>((l.length + s.parts - 1) / s.parts);
   s.part = l.length;
   s.fits = s.lanes <= most;
+  // Where that takes 512 threads, 4-byte values and columns enough for two blocks on each of
+  // 132 SMs: 64 columns a block (256 bytes of each row) in 1024 threads, so that each row's
+  // reads come two warps' at once. softmax over the leading axis of [256, 512, 512] f32:
+  // 89.5% -> 92.1% of copy on the H100 (bench/RESULTS.md, thirty-second session). Other
+  // lengths keep 32 (not measured).
+  if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && l.rows >= 64 * 2 * 132) {
+    s.width = 2 * kWarp;
+  }
   if (s.fits || k.cluster_blocks == 1) return s;
   // 128 bytes only where the parts are even: a ragged part's guard, a predicate a lane, on
   // top of 64 lanes spilled registers (a [1500, 2, 40] softmax over its leading axis).
@@ -142,7 +150,6 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
 // Accumulator `a` (each thread's, over its lanes) combined over its column: the lanes of a
 // warp that share it, the warps through `parts`, the cluster's blocks through `slot_<acc>`.
 void CombineColumn(CodeWriter& w, const Accumulator& a, const ColumnShape& s, bool first) {
-  const int warps = s.threads() / kWarp;
   for (int offset = s.width; offset < kWarp; offset *= 2) {
     w.Line(
         a.name, " = ",
@@ -151,13 +158,16 @@ void CombineColumn(CodeWriter& w, const Accumulator& a, const ColumnShape& s, bo
   }
   const std::string view = absl::StrCat("((", a.type(), "*)parts)");
   if (!first) w.Line("__syncthreads();  // the last accumulator's parts are read");
+  // A slot of width + 1 values for each warp (its lanes' columns), or for each part where a
+  // part takes several warps.
+  const int group = std::max(s.width, kWarp);
   const std::string writer =
       s.width < kWarp ? absl::StrCat("if (threadIdx.x % ", kWarp, " < ", s.width, ") ") : "";
-  w.Line(writer, view, "[threadIdx.x / ", kWarp, " * ", s.width + 1, " + threadIdx.x % ", kWarp,
+  w.Line(writer, view, "[threadIdx.x / ", group, " * ", s.width + 1, " + threadIdx.x % ", group,
          "] = ", a.name, ";");
   w.Line("__syncthreads();");
   w.Line(a.name, " = ", view, "[column];");
-  w.Line("for (int p = 1; p < ", warps, "; ++p) ", a.name, " = ",
+  w.Line("for (int p = 1; p < ", s.threads() / group, "; ++p) ", a.name, " = ",
          a.Combine(a.name, absl::StrCat(view, "[p * ", s.width + 1, " + column]")), ";");
   if (s.cluster > 1) {
     w.Line(a.name, " = tessel_cluster_reduce<", s.cluster, ">(", a.name, ", ", a.Functor(),
@@ -267,7 +277,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
                          : std::string("a column"));
     // One buffer of the widest accumulator, the accumulators combined through it in turn.
     w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[",
-           s.threads() / kWarp * (s.width + 1), "];");
+           s.threads() / std::max(s.width, kWarp) * (s.width + 1), "];");
     if (s.cluster > 1) {
       for (const Accumulator& a : accs) {
         w.Line("__shared__ ", a.type(), " slot_", a.name, "[", 2 * s.width, "];");

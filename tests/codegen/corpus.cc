@@ -311,13 +311,14 @@ std::vector<CorpusCase> Corpus() {
   c.push_back({"column_siblings", siblings});
   // Normalizations over leading and middle axes held on chip (column_normalization.cc):
   // softmax over each non-trailing axis, a user-written layer norm over a middle axis with
-  // its mean also written, extents off a multiple of 32, f64 and bf16.
+  // its mean also written, extents off a multiple of 32, f64 and bf16; many short columns of
+  // f32, 64 a block.
   const Tensor cols = In({6, 100, 48});
   const Tensor centered = cols - mean(cols, {1}, true);
   c.push_back({"column_normalizations",
                {softmax(cols, 1), softmax(In({300, 33}, DType::kBF16), 0),
                 centered / sqrt(mean(centered * centered, {1}, true) + 1e-5), mean(cols, {1}, true),
-                log_softmax(In({7, 40, 32}, DType::kF64), 0)}});
+                log_softmax(In({7, 40, 32}, DType::kF64), 0), softmax(In({250, 17000}), 0)}});
   // Longer columns: a few a block, split over a cluster's blocks on sm_90 (f32 staged in
   // shared memory, 128 bytes of each row where parts are even, else 64; bf16 and f64 in
   // registers, 32 bytes), or column kernels and an epilogue; chained reductions and a column

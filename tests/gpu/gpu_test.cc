@@ -187,7 +187,10 @@ TEST_F(GpuTest, ColumnNormalizations) {
             softmax(Data({16384, 40}, 17, DType::kF32, d), 0),
             ColumnStandardized(Data({4096, 33}, 18, DType::kF32, d)),
             // longer than a cluster holds: column kernels
-            softmax(Data({20000, 33}, 11, DType::kF32, d), 0)};
+            softmax(Data({20000, 33}, 11, DType::kF32, d), 0),
+            // many short columns: a ragged part and a ragged last block
+            softmax(Data({250, 17000}, 19, DType::kF32, d), 0),
+            ColumnStandardized(Data({256, 16900}, 20, DType::kF32, d))};
       },
       1e-5, 1e-5);
   Compare(

@@ -81,6 +81,14 @@ const Node* StageableInput(const FusedKernel& k, const RowLayout& l) {
   return found;
 }
 
+// Whether every input read along the columns (more than a value a column) holds `bytes`-byte
+// elements.
+bool ColumnInputsOfSize(const FusedKernel& k, const RowLayout& l, int64_t bytes) {
+  return std::all_of(k.inputs.begin(), k.inputs.end(), [&](const Node* n) {
+    return n->shape().numel() <= l.rows || DTypeSize(n->dtype()) == bytes;
+  });
+}
+
 // The long-column shape with shared lanes and `row_bytes` of each row a block, its cluster
 // at most `most` blocks, where it applies (fits false where not).
 ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType reduced, int row_bytes,
@@ -119,12 +127,14 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
   s.lanes = static_cast<int>((l.length + s.parts - 1) / s.parts);
   s.part = l.length;
   s.fits = s.lanes <= most;
-  // Where that takes 512 threads, 4-byte values and columns enough for two blocks on each of
-  // 132 SMs: 64 columns a block (256 bytes of each row) in 1024 threads, so that each row's
-  // reads come two warps' at once. softmax over the leading axis of [256, 512, 512] f32:
-  // 89.5% -> 92.1% of copy on the H100 (bench/RESULTS.md, thirty-second session). Other
-  // lengths keep 32 (not measured).
-  if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && l.rows >= 64 * 2 * 132) {
+  // Where that takes 512 threads, the inputs read along the columns hold 4-byte values, and
+  // there are columns enough for two blocks on each of 132 SMs: 64 columns a block (256 bytes
+  // of each row) in 1024 threads, so that each row's reads come two warps' at once. softmax
+  // over the leading axis of [256, 512, 512] f32: 89.5% -> 92.1% of copy on the H100
+  // (bench/RESULTS.md, thirty-second session). Other lengths and 16-bit inputs keep 32 (not
+  // measured).
+  if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && l.rows >= 64 * 2 * 132 &&
+      ColumnInputsOfSize(k, l, 4)) {
     s.width = 2 * kWarp;
   }
   if (s.fits || k.cluster_blocks == 1) return s;

@@ -136,6 +136,7 @@ __device__ __forceinline__ void tessel_attention_merge_rows(
     const float* ws, int batch, int first, int here,
     float (*rows)[tessel_attention_combine_layout<C>::kStride]) {
   using L = tessel_attention_combine_layout<C>;
+  static_assert(L::kRows >= kTesselCombineWarps, "each warp's part in rows[warp]");
   constexpr int kMostParts =
       (C::SPLITS + 7) / 8 < kTesselCombineWarps ? (C::SPLITS + 7) / 8 : kTesselCombineWarps;
   int parts = 1;

@@ -2,6 +2,7 @@
 // without spills; generation is deterministic; goldens pin a few kernels' text.
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
@@ -233,6 +234,21 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   const codegen::KernelSource leading = OneKernel(softmax(Placeholder({100, 45}), 0));
   EXPECT_EQ(leading.launches.at(0).grid[0], 2);     // 45 columns: two warps' worth
   EXPECT_EQ(leading.launches.at(0).block, 32 * 7);  // 100 = 7 threads x 15 lanes
+  // Many columns of 241-256 f32: 64 a block of 1024 threads (256 bytes of each row); bf16
+  // inputs, too few columns for two blocks an SM, or columns that take fewer threads, keep 32.
+  struct Case {
+    Shape shape;
+    DType dtype;
+    int width, threads;
+  };
+  for (const Case& c :
+       {Case{{250, 17000}, DType::kF32, 64, 1024}, Case{{250, 17000}, DType::kBF16, 32, 512},
+        Case{{250, 8000}, DType::kF32, 32, 512}, Case{{200, 17000}, DType::kF32, 32, 32 * 13}}) {
+    const codegen::KernelSource k = OneKernel(softmax(Placeholder(c.shape, c.dtype), 0));
+    SCOPED_TRACE(k.schedule);
+    EXPECT_EQ(k.launches.at(0).grid[0], (c.shape[1] + c.width - 1) / c.width);
+    EXPECT_EQ(k.launches.at(0).block, c.threads);
+  }
   // Longer columns: on sm_90, 32 f32 columns (128 bytes) a block of 512 threads, each thread
   // 32 values in registers and 32 staged in shared memory, the columns split over a cluster
   // (1024 values of each a block, up to 16 blocks; 64 bytes and at most 8 where parts are

@@ -103,17 +103,18 @@ BENCHMARK(BM_ReduceAxis)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmar
 
 // Softmax over each axis (issue 13), f32: 1-3 over axis 0, 1, 2 of [256, 512, 512] (axes 0
 // and 1 hold columns on chip, 2 is rows); 4 over axis 0 of [16384, 8192] (columns of 16384,
-// too long to hold: the max and the sum by column kernels, then the epilogue).
+// held by clusters on sm_90); 5-6 over axis 0 and 1 of [256, 512, 512] bf16.
 void BM_SoftmaxAxis(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   const int64_t which = state.range(0);
-  Tensor x =
-      which == 4 ? randn({16384, 8192}, 1, DType::kF32) : randn({256, 512, 512}, 1, DType::kF32);
+  const DType dtype = which >= 5 ? DType::kBF16 : DType::kF32;
+  Tensor x = which == 4 ? randn({16384, 8192}, 1, dtype) : randn({256, 512, 512}, 1, dtype);
   realize({x});
-  const int axis = which == 4 ? 0 : static_cast<int>(which - 1);
-  Measure(state, 8.0 * static_cast<double>(x.numel()), [&] { realize({softmax(x, axis)}); });
+  const int axis = which == 4 ? 0 : static_cast<int>((which - 1) % 4);
+  Measure(state, 2.0 * DTypeSize(dtype) * static_cast<double>(x.numel()),
+          [&] { realize({softmax(x, axis)}); });
 }
-BENCHMARK(BM_SoftmaxAxis)->DenseRange(1, 4)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SoftmaxAxis)->DenseRange(1, 6)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Transposed and permuted writes (issue 13), f32, bytes read + written: 1 transpose(x) + 1
 // of [16384, 8192]; 2-5 a permute of [64, 256, 32, 128] times 2, by {0, 2, 1, 3} (the

@@ -196,8 +196,11 @@ TEST(FuzzerTest, OneHotPicksOnlyWhereAsked) {
 
 TEST(FuzzerTest, DiffModeOnTheCpuChecksTheChecker) {
   // The CPU against itself (mid-program realizes against none), and against a simulated
-  // device that rounds differently: no program may fail.
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
+  // device that rounds differently: no program may fail. Seeds 100, 304 and 358 are attention
+  // chains whose simulated device moved an element past what two random replays bounded.
+  std::vector<uint64_t> seeds = {100, 304, 358};
+  for (uint64_t seed = 1; seed <= 40; ++seed) seeds.push_back(seed);
+  for (uint64_t seed : seeds) {
     CheckOptions options;
     options.mode = Mode::kDiff;
     options.device = Device::kCPU;

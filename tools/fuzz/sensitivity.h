@@ -17,7 +17,8 @@
 //    probabilities before normalizing them, the CPU after).
 //    The replays push every value up, every value down (so that consecutive errors add up
 //    rather than cancel), and twice each value either way at random (so that the difference
-//    of two values moved the same way moves too). An element that moves by more than half its
+//    of two values moved the same way moves too; four times where a matmul's result reaches
+//    an exp, check.cc's RandomReplays). An element that moves by more than half its
 //    tolerance in any of them is ill-conditioned; what the replays move elements by typically
 //    (the median) is a floor for the tolerance. (Exact operations: views, selections, abs, neg,
 //    widening casts, reductions of one element, add no noise of their own.)
@@ -40,7 +41,9 @@
 // (2026-11-23, with the rounding, remainder and reduction additions) it reports 3 (0.1%),
 // 5.6% of the elements left out: values past a jump (a division by a sum near 0) or through
 // exp, where the simulated device's errors (a function of the value) land further than any
-// of the four replays did.
+// of the four replays did. On seeds 1..3000 (2026-11-27, with attention chains in the
+// generator since 791f192) it reported 23 (0.8%), all softmax or attention chains; with four
+// random replays for those, 2 (0.07%), 8.2% of the elements left out.
 #ifndef TESSEL_TOOLS_FUZZ_SENSITIVITY_H_
 #define TESSEL_TOOLS_FUZZ_SENSITIVITY_H_
 

@@ -74,7 +74,7 @@ void SplitOverBlocks(ColumnShape& s, int64_t length, int64_t per_block) {
 const Node* StageableInput(const FusedKernel& k, const RowLayout& l) {
   const Node* found = nullptr;
   for (const Node* n : k.inputs) {
-    if (n->shape().numel() <= l.rows) continue;
+    if (!ReadAlongRows(*n, l)) continue;
     if (found != nullptr || n->shape() != l.space || DTypeSize(n->dtype()) != 4) return nullptr;
     found = n;
   }
@@ -85,7 +85,7 @@ const Node* StageableInput(const FusedKernel& k, const RowLayout& l) {
 // elements.
 bool ColumnInputsOfSize(const FusedKernel& k, const RowLayout& l, int64_t bytes) {
   return std::all_of(k.inputs.begin(), k.inputs.end(), [&](const Node* n) {
-    return n->shape().numel() <= l.rows || DTypeSize(n->dtype()) == bytes;
+    return !ReadAlongRows(*n, l) || DTypeSize(n->dtype()) == bytes;
   });
 }
 

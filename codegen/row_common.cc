@@ -113,10 +113,12 @@ std::string PartGuard(CodeWriter& w, int cluster, int64_t part, int64_t length, 
   return "col(k) < limit";
 }
 
+bool ReadAlongRows(const Node& n, const RowLayout& l) { return n.shape().numel() > l.rows; }
+
 int VectorWidthFor(const FusedKernel& k, const RowLayout& l) {
   int64_t widest = 1;
   for (const Node* n : k.inputs) {
-    if (n->shape().numel() > l.rows) widest = std::max(widest, DTypeSize(n->dtype()));
+    if (ReadAlongRows(*n, l)) widest = std::max(widest, DTypeSize(n->dtype()));
   }
   for (const Node* n : k.outputs) {
     if (n->shape() == l.space) widest = std::max(widest, DTypeSize(n->dtype()));

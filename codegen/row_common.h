@@ -100,6 +100,9 @@ std::string PartGuard(CodeWriter& w, int cluster, int64_t part, int64_t length, 
 // bandwidth on softmax over long columns, bench/RESULTS.md, thirtieth session).
 void ArriveAfterClusterReads(CodeWriter& w);
 void WaitBeforeLeaving(CodeWriter& w);
+// Whether input `n` is read along the rows of `l` (it holds more than a value a row), not
+// broadcast over them.
+bool ReadAlongRows(const Node& n, const RowLayout& l);
 // Elements per vector access along a row: 16 bytes of the widest value read or written along
 // rows. Values of at most one element per row (argmax's i64 result, cross-entropy's i64
 // targets) do not count: they would halve a bf16 row's loads to 4 bytes (argmax measured 46%

@@ -703,13 +703,12 @@ TEST_F(GpuTest, OneHotSumsReadAtTheTarget) {
   for (int64_t i = static_cast<int64_t>(ids.size()); i < kRows; ++i) {
     ids.push_back(static_cast<int32_t>(i * 7919 % kLength));
   }
-  const int64_t rows = kRows;
   auto build = [&](Device d) {
-    std::vector<float> v = testing::RandomValues(rows * kLength, 25, -4, 4);
+    std::vector<float> v = testing::RandomValues(kRows * kLength, 25, -4, 4);
     v[4 * kLength + 5] = -0.0f;
     v[5 * kLength + 5] = NAN;
-    const Tensor x = from_vector(v, {rows, kLength}, DType::kF32, d);
-    const Tensor targets = from_vector(ids, {rows, 1}, DType::kI32, d);
+    const Tensor x = from_vector(v, {kRows, kLength}, DType::kF32, d);
+    const Tensor targets = from_vector(ids, {kRows, 1}, DType::kI32, d);
     const Tensor classes = arange(kLength, DType::kI64, d);
     return std::vector<Tensor>{sum(where(eq(classes, targets), x, 0.0), {1}),
                                sum(where(eq(targets, classes), x, 0.25), {1}),

@@ -245,7 +245,8 @@ Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
   std::vector<Perturbed> noisy;
   std::vector<std::pair<NoiseOptions::Kind, uint64_t>> masks = {{NoiseOptions::kUp, 77},
                                                                 {NoiseOptions::kDown, 77}};
-  for (int i = 0; i < RandomReplays(program); ++i) masks.push_back({NoiseOptions::kMixed, 78 + i});
+  const int random_replays = RandomReplays(program);
+  for (int i = 0; i < random_replays; ++i) masks.push_back({NoiseOptions::kMixed, 78 + i});
   for (const auto& [kind, stream] : masks) {
     NoiseOptions noise;
     noise.kind = kind;

@@ -31,10 +31,15 @@ std::vector<int64_t> StructureKey(const OrderedProgram& program,
   auto attributes = [](const Node* n) {  // a scalar argument's value is not in the key
     return codegen::IsScalarArgument(*n) ? size_t{1} : 1 + n->attrs().ints.size();
   };
+  // Whether a kernel checks an op's indices follows from values (ranges) the key does not
+  // hold, such as a leaf's or a scalar argument's: the answer is in the key instead.
+  auto indexing = [](const Node* n) {
+    return n->op() == OpKind::kGather || n->op() == OpKind::kScatterAdd;
+  };
   size_t size = 2 + outputs.size();
   for (const Node* n : program.order) {
     size += 3 + (with_extents ? n->shape().rank() : 0);
-    if (!leaf(n)) size += attributes(n) + 1 + n->inputs().size();
+    if (!leaf(n)) size += attributes(n) + 1 + n->inputs().size() + (indexing(n) ? 1 : 0);
   }
   std::vector<int64_t> key(size);
   int64_t* k = key.data();
@@ -54,6 +59,7 @@ std::vector<int64_t> StructureKey(const OrderedProgram& program,
     }
     *k++ = static_cast<int64_t>(n->inputs().size());
     for (const NodePtr& in : n->inputs()) *k++ = program.position.at(in.get());
+    if (indexing(n)) *k++ = codegen::IndicesInRange(*n) ? 1 : 0;
   }
   for (const Node* out : outputs) *k++ = program.position.at(out);
   return key;

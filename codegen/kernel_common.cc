@@ -62,19 +62,18 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
   ks.outputs = kernel.outputs;
   for (const Node* n : kernel.nodes) {
     if (IsScalarArgument(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
-    if ((n->op() == OpKind::kGather && !IndicesInRange(*n)) || n->op() == OpKind::kScatterAdd) {
-      ks.index_checks.push_back(n);
-    }
+    const bool indexing = n->op() == OpKind::kGather || n->op() == OpKind::kScatterAdd;
+    if (indexing && !IndicesInRange(*n)) ks.index_checks.push_back(n);
   }
   return ks;
 }
 
-bool IndicesInRange(const Node& gather) {
-  const Node& index = gather.input(1);
-  // (A realized argsort keeps its op but not its inputs: its positions are not known here.)
-  if (index.op() != OpKind::kArgsort || index.inputs().empty()) return false;
-  const int64_t positions = index.input(0).shape()[index.attrs().ints.at(0)];
-  return positions <= gather.input(0).shape()[gather.attrs().ints.at(0)];
+bool IndicesInRange(const Node& indexing) {
+  // Both index along the axis of their first input: gather(x, axis, index) reads x,
+  // scatter_add(x, axis, index, src) adds into a copy of x.
+  const std::optional<ValueRange>& range = indexing.input(1).range();
+  const int64_t size = indexing.input(0).shape()[indexing.attrs().ints.at(0)];
+  return range.has_value() && range->Within(0, size - 1);
 }
 
 bool IsScalarArgument(const Node& node) {

@@ -23,12 +23,8 @@ inline constexpr char kNamePlaceholder[] = "TESSEL_KERNEL";
 std::string PointerName(const KernelSource& ks, const Node* node);
 // "s<i>" for scalar parameter i, "" for a node that is not one.
 std::string ScalarName(const KernelSource& ks, const Node* node);
-// Whether every index that `gather` reads is in range by construction: positions an argsort
-// wrote along an axis no longer than the one gathered from (topk's values). Such a gather
-// gets no check, so realize has no flag to read back and need not wait for the kernels.
-bool IndicesInRange(const Node& gather);
-// The position of gather `node` among the kernel's index checks (KernelSource::index_checks),
-// or -1 where it has none.
+// The position of gather or scatter `node` among the kernel's index checks
+// (KernelSource::index_checks), or -1 where it has none.
 int IndexCheckSlot(const KernelSource& ks, const Node* node);
 // The position of `node` among the kernel's inputs, or -1.
 int InputIndex(const KernelSource& ks, const Node* node);

@@ -73,9 +73,9 @@ struct KernelSource {
   // learning rate or seed reuses the compiled kernel: parameter `s<i>` is ScalarArgument of
   // scalars[i].
   std::vector<const Node*> scalars;
-  // Gathers whose indices the kernel checks: gather i records its first out-of-range index
-  // in the three words at `bad + 3 * i` (a parameter after the workspace; the backend zeroes
-  // them and reads them back: tessel_report_index in the prelude).
+  // Gathers and scatters whose indices the kernel checks (not IndicesInRange): op i records its
+  // first out-of-range index in the three words at `bad + 3 * i` (a parameter after the workspace;
+  // the backend zeroes them and reads them back: tessel_report_index in the prelude).
   std::vector<const Node*> index_checks;
   // Takes `long long rows` after the scalars (DynamicRows).
   bool takes_rows = false;
@@ -85,6 +85,13 @@ struct KernelSource {
 // Whether kernels take `node`'s value as a scalar parameter instead of computing it: `full`
 // (its value) and the generators (their seeds). Such values stay out of plan keys.
 bool IsScalarArgument(const Node& node);
+
+// Whether every index that a gather or scatter_add reads is known to be in range (its value
+// range, [ Note -- value ranges ] in core/value_range.h): token ids copied from the host,
+// positions an argsort wrote along an axis no longer than the one indexed (topk's values),
+// values brought in range by remainder. Such an op gets no check, so realize has no flag to
+// read back and need not wait for the kernels. Plan keys hold the answer.
+bool IndicesInRange(const Node& indexing);
 
 // The 8 bytes that hold scalar parameter `node` (kFull, kRand, kRandn) as the kernel reads
 // it: a float (rounded to the node's dtype first) or an int in the low 4 bytes, or a seed.

@@ -48,7 +48,7 @@ class ScatterWriter {
     w_.Line("const long long from = Sorted(o, m, i);");
     w_.Line("const long long target = Target(o, from, i);");
     w_.Line("if (m > 0 && Target(o, Sorted(o, m - 1, i), i) == target) return;");
-    {
+    if (IndexCheckSlot(ks_, &scatter_) >= 0) {  // not where the index is known in range
       auto bad = w_.Block("if (target < 0 || target >= ", scatter_.shape()[axis_], ")");
       w_.Line("tessel_report_index(bad + ", 3 * IndexCheckSlot(ks_, &scatter_), ", (o * ", along_,
               " + from) * ", inner_, " + i, target);");

@@ -71,18 +71,24 @@ class NodeTable {
                    n.op_ == OpKind::kInput ? n.id_ : 0};
   }
 
-  NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, NodeInputs inputs,
-                 BufferPtr buffer) {
+  // `range`: a leaf's; other nodes get the range their op guarantees.
+  NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, NodeInputs inputs, BufferPtr buffer,
+                 std::optional<ValueRange> range) {
     const size_t hash = Hash()(key);  // outside the lock
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = nodes_.find(key, hash); it != nodes_.end()) {
       if (NodePtr existing = (*it)->weak_from_this().lock()) return existing;
       nodes_.erase(it);  // dying: its destructor will find the slot taken or empty
     }
+    if (key.op != OpKind::kInput) {
+      absl::InlinedVector<const Node*, 4> operands;
+      for (const NodePtr& in : inputs) operands.push_back(in.get());
+      range = RangeOfOp(key.op, key.dtype, shape, attrs, operands);
+    }
     const uint64_t id = key.unique != 0 ? key.unique : next_id++;
     NodePtr node = std::make_shared<Node>(Node::PassKey{}, id, key.op, key.dtype, key.device,
                                           key.device_index, std::move(shape), std::move(attrs),
-                                          std::move(inputs), std::move(buffer));
+                                          std::move(inputs), std::move(buffer), range);
     node->key_hash_ = hash;
     nodes_.insert(node.get());
     return node;
@@ -133,7 +139,8 @@ class NodeTable {
 };
 
 Node::Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index,
-           Shape shape, Attrs attrs, NodeInputs inputs, BufferPtr buffer)
+           Shape shape, Attrs attrs, NodeInputs inputs, BufferPtr buffer,
+           std::optional<ValueRange> range)
     : id_(id),
       op_(op),
       dtype_(dtype),
@@ -141,6 +148,7 @@ Node::Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int devi
       device_index_(device_index),
       shape_(std::move(shape)),
       attrs_(std::move(attrs)),
+      range_(range),
       inputs_(std::move(inputs)),
       buffer_(std::move(buffer)),
       realized_(buffer_ != nullptr) {
@@ -182,7 +190,7 @@ NodePtr Record(OpKind op, DType dtype, Device device, Shape&& shape, NodeInputs&
                     ids,
                     unique};
   return NodeTable::Get().Intern(key, std::move(shape), std::move(attrs), std::move(inputs),
-                                 nullptr);
+                                 nullptr, std::nullopt);
 }
 
 }  // namespace
@@ -198,12 +206,13 @@ NodePtr MakeUniqueNode(OpKind op, DType dtype, Device device, Shape shape, NodeI
                 next_id++);
 }
 
-NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer) {
+NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer,
+                      std::optional<ValueRange> range) {
   const uint64_t id = next_id++;
   const int index = buffer != nullptr ? buffer->device_index() : CurrentIndexOf(device);
   const KeyView key{
       OpKind::kInput, dtype, device, index, absl::MakeConstSpan(shape.dims()), {}, 0, {}, id};
-  return NodeTable::Get().Intern(key, shape, {}, {}, std::move(buffer));
+  return NodeTable::Get().Intern(key, shape, {}, {}, std::move(buffer), range);
 }
 
 int64_t LiveNodeCount() { return live_nodes.load(); }

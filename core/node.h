@@ -18,6 +18,7 @@
 #include "core/dtype.h"
 #include "core/op_kind.h"
 #include "core/shape.h"
+#include "core/value_range.h"
 
 namespace tessel {
 
@@ -43,7 +44,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
  public:
   Node(PassKey, uint64_t id, OpKind op, DType dtype, Device device, int device_index, Shape shape,
-       Attrs attrs, NodeInputs inputs, BufferPtr buffer);
+       Attrs attrs, NodeInputs inputs, BufferPtr buffer, std::optional<ValueRange> range);
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -56,6 +57,8 @@ class Node : public std::enable_shared_from_this<Node> {
   int device_index() const { return device_index_; }
   const Shape& shape() const { return shape_; }
   const Attrs& attrs() const { return attrs_; }
+  // Bounds on the node's values where its op guarantees them ([ Note -- value ranges ]).
+  const std::optional<ValueRange>& range() const { return range_; }
 
   // The producers; empty once the node is realized.
   const NodeInputs& inputs() const { return inputs_; }
@@ -90,6 +93,7 @@ class Node : public std::enable_shared_from_this<Node> {
   const int device_index_;
   const Shape shape_;
   const Attrs attrs_;
+  const std::optional<ValueRange> range_;
   // Ids of the inputs at recording time: the hash-consing key outlives `inputs_`.
   absl::InlinedVector<uint64_t, 3> input_ids_;
   NodeInputs inputs_;
@@ -112,8 +116,10 @@ NodePtr MakeUniqueNode(OpKind op, DType dtype, Device device, Shape shape, NodeI
                        Attrs attrs = {});
 
 // A new leaf that holds `buffer` (never merged with another). A null buffer makes a
-// placeholder without data (graphs parsed from text): realizing what needs it fails.
-NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer);
+// placeholder without data (graphs parsed from text): realizing what needs it fails. `range`:
+// bounds on the buffer's values, where they are known and the buffer is tessel's alone.
+NodePtr MakeInputNode(DType dtype, Device device, const Shape& shape, BufferPtr buffer,
+                      std::optional<ValueRange> range = std::nullopt);
 
 // How many nodes are alive (tests check that realized graphs are freed).
 int64_t LiveNodeCount();

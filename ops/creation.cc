@@ -31,6 +31,8 @@ Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& s
     S* dst = host->template as<S>();
     for (size_t i = 0; i < data.size(); ++i) dst[i] = ToStorage<S>(static_cast<T>(data[i]));
   });
+  // Copied from the host: its bounds are known ([ Note -- value ranges ], core/value_range.h).
+  const std::optional<ValueRange> range = RangeOfHostData(dtype, host->data(), shape.numel());
   BufferPtr buffer = host;
   if (device != Device::kCPU) {
     absl::StatusOr<Backend*> backend = GetBackend(device);
@@ -39,7 +41,7 @@ Tensor FromHost(absl::string_view op, const std::vector<T>& data, const Shape& s
     ThrowIfError(uploaded.status());
     buffer = *std::move(uploaded);
   }
-  return Tensor(MakeInputNode(dtype, device, shape, std::move(buffer)));
+  return Tensor(MakeInputNode(dtype, device, shape, std::move(buffer), range));
 }
 
 Tensor Generator(absl::string_view op, OpKind kind, const Shape& shape, uint64_t seed, DType dtype,

@@ -74,7 +74,9 @@ Tensor to(const Tensor& t, Device device) {
     ThrowIfError(uploaded.status());
     moved = *std::move(uploaded);
   }
-  return Tensor(MakeInputNode(t.dtype(), device, t.shape(), std::move(moved)));
+  std::optional<ValueRange> range = t.node().range();
+  if (!range) range = RangeOfHostData(t.dtype(), host, t.numel());
+  return Tensor(MakeInputNode(t.dtype(), device, t.shape(), std::move(moved), range));
 }
 
 }  // namespace tessel

@@ -492,9 +492,17 @@ void Generator::Scatter() {
   src = index_shape.dims();
   for (int64_t& e : src) e += rng_.Chance(0.2) ? rng_.Between(0, 3) : 0;
   const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
-  const Tensor at = remainder(Use(NewInput(it, index_shape)),
-                              full({}, static_cast<double>(size), it, Device::kCPU));
+  const Tensor at = InRangeIndices(it, index_shape, size);
   Add(scatter_add(Use(x), axis, at, Use(NewInput(x.dtype(), Shape(src)))));
+}
+
+// A new input of indices brought into [0, bound) by a remainder, which kernels know (no check:
+// [ Note -- value ranges ]); a third of them then pass through f32, which hides the range, so
+// that kernels check them as they check indices of unknown values.
+Tensor Generator::InRangeIndices(DType dtype, const Shape& shape, int64_t bound) {
+  Tensor at = remainder(Use(NewInput(dtype, shape)),
+                        full({}, static_cast<double>(bound), dtype, Device::kCPU));
+  return rng_.Chance(0.3) ? cast(cast(at, DType::kF32), dtype) : at;
 }
 
 // gather, index_select or embedding, its indices (new inputs, i32 or i64) brought in range
@@ -507,8 +515,7 @@ void Generator::Index() {
   const int64_t size = x.shape()[a];
   const DType it = rng_.Chance(0.5) ? DType::kI64 : DType::kI32;
   auto indices = [&](const Shape& shape, int64_t bound) {
-    return remainder(Use(NewInput(it, shape)),
-                     full({}, static_cast<double>(bound), it, Device::kCPU));
+    return InRangeIndices(it, shape, bound);
   };
   switch (rng_.Below(3)) {
     case 0: {  // any extent along the axis, no larger than x's on the others

@@ -62,6 +62,7 @@ class Generator {
   void Sort();
   void Scatter();
   void Index();
+  Tensor InRangeIndices(DType dtype, const Shape& shape, int64_t bound);
 
   // ---- model-shaped steps (generator_models.cc) ----
   Tensor Heads(DType t, const Shape& shape, int layout, Tensor* packed, int part);

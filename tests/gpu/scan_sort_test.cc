@@ -104,8 +104,9 @@ TEST_F(GpuTest, TopKByThreshold) {
 }
 
 // scatter_add on the GPU: the CPU's sums bit for bit (the same order of additions), along
-// every axis, with an index smaller than src and x, many repeated targets, every dtype; the
-// same bits from run to run; and an index out of range throws the CPU's message.
+// every axis, with an index smaller than src and x, many repeated targets, every dtype, indices
+// checked and known in range; the same bits from run to run; and an index out of range throws
+// the CPU's message.
 TEST_F(GpuTest, ScatterAdd) {
   auto ids = [](const Shape& shape, uint64_t seed, int64_t range, Device d) {
     return cast(floor(Data(shape, seed, DType::kF32, d, 0, static_cast<float>(range))),
@@ -120,6 +121,8 @@ TEST_F(GpuTest, ScatterAdd) {
           return std::vector<Tensor>{
               scatter_add(x, 0, ids({300, 8}, 64, 50, d), src),
               scatter_add(x, 1, cast(ids({20, 5}, 65, 8, d), DType::kI32), src * 2.0),
+              // Known in range (a remainder): no check ([ Note -- value ranges ]).
+              scatter_add(x, 1, remainder(ids({20, 5}, 72, 8, d), 8.0), src),
               scatter_add(y, 1, ids({3, 5000, 6}, 66, 30, d),
                           cast(Data({4, 5000, 6}, 67, DType::kF32, d), dt)),
               scatter_add(y, 2, ids({4, 0, 6}, 71, 6, d), y)};  // an empty index: x itself

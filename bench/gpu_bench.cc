@@ -88,49 +88,52 @@ void BM_ThreeReductions(benchmark::State& state) {
 BENCHMARK(BM_ThreeReductions)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Reductions by axis (issue 13), f32: 1 sum(x, {0}) of [16384, 8192] (columns), 2 mean(x, {1})
-// of [64, 512, 4096] (a middle axis), 3 sum(x, {1}) of [16384, 8192] (rows, for reference).
+// of [64, 512, 4096] (a middle axis), 3 sum(x, {1}) of [16384, 8192] (rows, for reference);
+// 4-6 the same in bf16.
 void BM_ReduceAxis(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
-  const int64_t which = state.range(0);
-  Tensor x =
-      which == 2 ? randn({64, 512, 4096}, 1, DType::kF32) : randn({16384, 8192}, 1, DType::kF32);
+  const int64_t which = (state.range(0) - 1) % 3 + 1;
+  const DType dtype = state.range(0) > 3 ? DType::kBF16 : DType::kF32;
+  Tensor x = which == 2 ? randn({64, 512, 4096}, 1, dtype) : randn({16384, 8192}, 1, dtype);
   realize({x});
-  Measure(state, 4.0 * static_cast<double>(x.numel()), [&] {
+  Measure(state, DTypeSize(dtype) * static_cast<double>(x.numel()), [&] {
     realize({which == 1 ? sum(x, {0}) : which == 2 ? mean(x, {1}) : sum(x, {1})});
   });
 }
-BENCHMARK(BM_ReduceAxis)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReduceAxis)->DenseRange(1, 6)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Softmax over each axis (issue 13), f32: 1-3 over axis 0, 1, 2 of [256, 512, 512] (axes 0
 // and 1 hold columns on chip, 2 is rows); 4 over axis 0 of [16384, 8192] (columns of 16384,
-// held by clusters on sm_90); 5-6 over axis 0 and 1 of [256, 512, 512] bf16.
+// held by clusters on sm_90); 5-6 over axis 0 and 1 of [256, 512, 512] bf16; 7 over axis 0
+// of [16384, 8192] bf16.
 void BM_SoftmaxAxis(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   const int64_t which = state.range(0);
   const DType dtype = which >= 5 ? DType::kBF16 : DType::kF32;
-  Tensor x = which == 4 ? randn({16384, 8192}, 1, dtype) : randn({256, 512, 512}, 1, dtype);
+  const bool long_columns = which == 4 || which == 7;
+  Tensor x = long_columns ? randn({16384, 8192}, 1, dtype) : randn({256, 512, 512}, 1, dtype);
   realize({x});
-  const int axis = which == 4 ? 0 : static_cast<int>((which - 1) % 4);
+  const int axis = long_columns ? 0 : static_cast<int>((which - 1) % 4);
   Measure(state, 2.0 * DTypeSize(dtype) * static_cast<double>(x.numel()),
           [&] { realize({softmax(x, axis)}); });
 }
-BENCHMARK(BM_SoftmaxAxis)->DenseRange(1, 6)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SoftmaxAxis)->DenseRange(1, 7)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Transposed and permuted writes (issue 13), f32, bytes read + written: 1 transpose(x) + 1
 // of [16384, 8192]; 2-5 a permute of [64, 256, 32, 128] times 2, by {0, 2, 1, 3} (the
-// contiguous axis kept), {0, 1, 3, 2}, {0, 3, 1, 2} and {3, 2, 1, 0}.
+// contiguous axis kept), {0, 1, 3, 2}, {0, 3, 1, 2} and {3, 2, 1, 0}; 6-10 the same in bf16.
 void BM_Transpose(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
-  const int64_t which = state.range(0);
+  const int64_t which = (state.range(0) - 1) % 5 + 1;
+  const DType dtype = state.range(0) > 5 ? DType::kBF16 : DType::kF32;
   const std::vector<std::vector<int>> perms = {
       {0, 2, 1, 3}, {0, 1, 3, 2}, {0, 3, 1, 2}, {3, 2, 1, 0}};
-  Tensor x =
-      which == 1 ? randn({16384, 8192}, 1, DType::kF32) : randn({64, 256, 32, 128}, 1, DType::kF32);
+  Tensor x = which == 1 ? randn({16384, 8192}, 1, dtype) : randn({64, 256, 32, 128}, 1, dtype);
   realize({x});
-  Measure(state, 8.0 * static_cast<double>(x.numel()),
+  Measure(state, 2.0 * DTypeSize(dtype) * static_cast<double>(x.numel()),
           [&] { realize({which == 1 ? transpose(x) + 1.0 : permute(x, perms[which - 2]) * 2.0}); });
 }
-BENCHMARK(BM_Transpose)->DenseRange(1, 5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Transpose)->DenseRange(1, 10)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // 64 parameters and their gradients, sizes 4K to 4M elements (geometric), realized.
 struct Updates {

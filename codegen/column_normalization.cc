@@ -60,6 +60,8 @@ struct ColumnShape {
   int64_t shared_bytes() const {
     return staged == nullptr ? 0 : int64_t{shared_lanes} * threads() * DTypeSize(staged->dtype());
   }
+  // 2-byte staged values: each copy takes two neighbouring columns' values of a lane.
+  bool pairs() const { return staged != nullptr && DTypeSize(staged->dtype()) == 2; }
 };
 
 // The column of `length` over as few blocks of `per_block` values as hold it, each a part.
@@ -68,14 +70,25 @@ void SplitOverBlocks(ColumnShape& s, int64_t length, int64_t per_block) {
   s.part = (length + s.cluster - 1) / s.cluster;
 }
 
+// Whether columns 2j and 2j + 1 lie side by side in memory in every buffer of the row
+// space's shape (row-major): the innermost axis is kept and of even extent, so that no pair
+// straddles its end and every pair starts at an even element.
+bool ColumnPairsAdjacent(const RowLayout& l) {
+  const int last = l.space.rank() - 1;
+  return last >= 0 && !std::binary_search(l.axes.begin(), l.axes.end(), last) &&
+         l.space[last] % 2 == 0;
+}
+
 // The one input read along the columns (the others hold at most a value a column), where
-// shared memory can stage it: 4-byte elements over the whole space (cp.async's smallest
-// copy is 4 bytes).
+// shared memory can stage it: over the whole space, 4-byte elements, or 2-byte ones where
+// neighbouring columns' pairs are adjacent (cp.async's smallest copy is 4 bytes: a pair).
 const Node* StageableInput(const FusedKernel& k, const RowLayout& l) {
   const Node* found = nullptr;
   for (const Node* n : k.inputs) {
     if (!ReadAlongRows(*n, l)) continue;
-    if (found != nullptr || n->shape() != l.space || DTypeSize(n->dtype()) != 4) return nullptr;
+    const int64_t bytes = DTypeSize(n->dtype());
+    const bool copyable = bytes == 4 || (bytes == 2 && ColumnPairsAdjacent(l));
+    if (found != nullptr || n->shape() != l.space || !copyable) return nullptr;
     found = n;
   }
   return found;
@@ -144,7 +157,10 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
       wide_rows.fits && !Ragged(wide_rows, l)) {
     return wide_rows;
   }
-  if (ColumnShape shared = SharedLaneShape(k, l, reduced, 64, k.cluster_blocks); shared.fits) {
+  // 2-byte values only at 128 bytes (64 of their rows): here a ragged part's guard and the
+  // pair's test spill registers ([3000, 64] bf16), for rows of 32 bytes.
+  if (ColumnShape shared = SharedLaneShape(k, l, reduced, 64, k.cluster_blocks);
+      shared.fits && !shared.pairs()) {
     return shared;
   }
   // Long columns: 32 bytes of each row a block (the planner's ColumnWidth, by the reduced
@@ -214,11 +230,22 @@ void StageSharedLanes(CodeWriter& w, const KernelSource& ks, const ColumnShape& 
   w.Line("{");
   CodeWriter::Scope scope(&w, "}");
   DeclareLanesFrom(w, s, s.lanes);
+  const std::string offset = LinearOffset(idx, s.staged->shape());
   w.Line("#pragma unroll");
-  w.Line("for (int k = 0; k < ", s.shared_lanes, "; ++k) ",
-         guard.empty() ? "" : absl::StrCat("if (", guard, ") "), "tessel_copy_4_async(stage + k * ",
-         s.threads(), " + threadIdx.x, ", PointerName(ks, s.staged), " + ",
-         LinearOffset(idx, s.staged->shape()), ");");
+  if (!s.pairs()) {
+    w.Line("for (int k = 0; k < ", s.shared_lanes, "; ++k) ",
+           guard.empty() ? "" : absl::StrCat("if (", guard, ") "),
+           "tessel_copy_4_async(stage + k * ", s.threads(), " + threadIdx.x, ",
+           PointerName(ks, s.staged), " + ", offset, ");");
+    return;
+  }
+  // A pair's even thread copies the even lanes of both columns, the odd thread the odd ones
+  // (each reads the other's after a __syncwarp).
+  const std::string condition = absl::StrCat("(k & 1) == (threadIdx.x & 1)",
+                                             guard.empty() ? "" : absl::StrCat(" && ", guard));
+  w.Line("for (int k = 0; k < ", s.shared_lanes, "; ++k) if (", condition,
+         ") tessel_copy_4_async(stage + k * ", s.threads(), " + (threadIdx.x & ~1u), ",
+         PointerName(ks, s.staged), " + ", offset, " - (threadIdx.x & 1));");
 }
 
 // The shared lanes a chunk of registers at a time: each chunk in a scope of its own, where
@@ -298,9 +325,13 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
     w.Line("const int column = threadIdx.x % ", s.width, ", part = threadIdx.x / ", s.width, ";");
     w.Line("const index_t first = (index_t)", block, " * ", s.width, " + column;");
     // Lanes past the last column compute the last one again (every read in bounds, every
-    // barrier reached) and store nothing.
+    // barrier reached) and store nothing; where pairs are copied, the last pair.
     w.Line("const bool valid = first < ", l.rows, ";");
-    w.Line("const index_t row = valid ? first : ", l.rows - 1, ";");
+    if (s.pairs()) {
+      w.Line("const index_t row = valid ? first : ", l.rows - 2, " + (threadIdx.x & 1);");
+    } else {
+      w.Line("const index_t row = valid ? first : ", l.rows - 1, ";");
+    }
     if (s.cluster > 1) {
       w.Line("const index_t start = (index_t)(blockIdx.x % ", s.cluster, ") * ", s.part,
              ";  // this block's part");
@@ -320,6 +351,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
       Accumulate(w, a, v, s.lanes, guard);
       if (s.staged != nullptr && i == 0) {
         w.Line("tessel_copy_async_wait_all();  // this thread's shared lanes have landed");
+        if (s.pairs()) w.Line("__syncwarp();  // and its pair's");
       }
       chunks.Each([&](ExprEmitter& c) { Accumulate(w, a, c.Get(in, idx), s.lanes, guard); });
       CombineColumn(w, a, s, i == 0);

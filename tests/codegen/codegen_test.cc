@@ -278,9 +278,16 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_GT(both.launches.at(0).shared_bytes, 0) << both.schedule;
   EXPECT_TRUE(absl::StrContains(both.source, "in0[((start + col(k)) * 2100 + row)]"));
   EXPECT_TRUE(absl::StrContains(both.source, "in0[(row * 2100 + (start + col(k)))]"));
-  // 16-bit inputs (cp.async copies at least 4 bytes), and two inputs read along the columns,
-  // keep every lane in registers: 32 bytes of each row a block of 1024 threads.
-  for (const Tensor& t : {softmax(Placeholder({4096, 64}, DType::kBF16), 0),
+  // 16-bit inputs stage a pair of neighbouring columns a copy (cp.async copies at least 4
+  // bytes) where pairs lie side by side (the innermost axis kept and even) and parts are even.
+  // Odd ones, ragged parts, and two inputs read along the columns keep every lane in registers:
+  // 32 bytes of each row a block of 1024 threads.
+  const codegen::KernelSource pairs = OneKernel(softmax(Placeholder({16384, 64}, DType::kBF16), 0));
+  EXPECT_EQ(pairs.launches.at(0).cluster, 16);
+  EXPECT_EQ(pairs.launches.at(0).shared_bytes, 32 * 512 * 2);
+  EXPECT_TRUE(absl::StrContains(pairs.source, "__syncwarp();  // and its pair's"));
+  for (const Tensor& t : {softmax(Placeholder({4096, 63}, DType::kBF16), 0),
+                          softmax(Placeholder({3000, 64}, DType::kBF16), 0),
                           softmax(Placeholder({4096, 64}) + Placeholder({4096, 64}), 0)}) {
     const codegen::KernelSource held = OneKernel(t);
     EXPECT_EQ(held.launches.at(0).block, 1024) << held.schedule;

@@ -320,15 +320,16 @@ std::vector<CorpusCase> Corpus() {
                 centered / sqrt(mean(centered * centered, {1}, true) + 1e-5), mean(cols, {1}, true),
                 log_softmax(In({7, 40, 32}, DType::kF64), 0), softmax(In({250, 17000}), 0)}});
   // Longer columns: a few a block, split over a cluster's blocks on sm_90 (f32 staged in
-  // shared memory, 128 bytes of each row where parts are even, else 64; bf16 and f64 in
-  // registers, 32 bytes), or column kernels and an epilogue; chained reductions and a column
-  // input with staged lanes.
+  // shared memory, 128 bytes of each row where parts are even, else 64; bf16 staged a pair of
+  // columns a copy where the innermost extent is even, else in registers as f64, 32 bytes), or
+  // column kernels and an epilogue; chained reductions and a column input with staged lanes.
   auto standardized = [](const Tensor& x) {
     const Tensor centered = x - mean(x, {0}, true);
     return centered / sqrt(mean(centered * centered, {0}, true) + 1e-5);
   };
   c.push_back({"long_columns",
                {softmax(In({5000, 40}), 0), softmax(In({3000, 64}, DType::kBF16), 0),
+                softmax(In({3000, 33}, DType::kBF16), 0), softmax(In({16384, 40}, DType::kBF16), 0),
                 standardized(In({6000, 20})), standardized(In({4096, 33})),
                 softmax(In({3001, 24}) * In({1, 24}), 0), softmax(In({16384, 40}), 0),
                 log_softmax(In({3000, 40}, DType::kF64), 0), softmax(In({1500, 2, 40}), 0),

@@ -195,8 +195,14 @@ TEST_F(GpuTest, ColumnNormalizations) {
       1e-5, 1e-5);
   Compare(
       [](Device d) {
+        // bf16 columns staged a pair a copy (even innermost extents, even parts: clusters of 16
+        // and 4, a middle axis, chained reductions), or held in registers (ragged parts, odd)
         return std::vector<Tensor>{softmax(Data({129, 96}, 6, DType::kBF16, d), 0),
-                                   softmax(Data({3000, 64}, 12, DType::kBF16, d), 0)};
+                                   softmax(Data({3000, 64}, 12, DType::kBF16, d), 0),
+                                   softmax(Data({16384, 40}, 21, DType::kBF16, d), 0),
+                                   softmax(Data({3, 4096, 18}, 22, DType::kBF16, d), 1),
+                                   ColumnStandardized(Data({4096, 34}, 24, DType::kBF16, d)),
+                                   softmax(Data({3000, 33}, 23, DType::kBF16, d), 0)};
       },
       Bound(DType::kBF16), 1e-3);
 }

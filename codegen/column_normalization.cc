@@ -109,11 +109,15 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
   ColumnShape s;
   s.staged = StageableInput(k, l);
   if (s.staged == nullptr || DTypeSize(reduced) == 8) return s;
+  // 2-byte pairs: 64 columns (128 bytes of each row), three times the lanes in shared memory
+  // (96 KB a block: still two an SM), so that a cluster of 16 holds as long a column.
+  const int64_t value_bytes = s.pairs() ? 2 : std::max<int64_t>(1, DTypeSize(reduced));
   s.width = static_cast<int>(
-      std::min<int64_t>(kWarp, row_bytes / std::max<int64_t>(1, DTypeSize(reduced))));
+      std::min<int64_t>(s.pairs() ? 2 * kWarp : kWarp, row_bytes / value_bytes));
   s.parts = kSharedLaneThreads / s.width;
   s.lanes = kSharedShapeLanes;
-  SplitOverBlocks(s, l.length, int64_t{s.parts} * 2 * kSharedShapeLanes);
+  const int most_shared = s.pairs() ? 3 * kSharedShapeLanes : kSharedShapeLanes;
+  SplitOverBlocks(s, l.length, int64_t{s.parts} * (kSharedShapeLanes + most_shared));
   // What a thread holds beyond its registers, in whole chunks of them.
   const int64_t beyond = (s.part + s.parts - 1) / s.parts - s.lanes;
   s.shared_lanes = static_cast<int>((beyond + s.lanes - 1) / s.lanes * s.lanes);

@@ -5,9 +5,9 @@
 // elements in registers ("lanes"), so chained reductions and the epilogue read the input once, as
 // the staged row kernel does for trailing axes. Long columns are split over the blocks of a
 // thread-block cluster (sm_90), each holding a contiguous part; where one input is read
-// along them, a thread holds most of its lanes in shared memory (staged by cp.async) and
-// works through them a chunk of registers at a time, so that two blocks share an SM and 64
-// bytes of each row are read at once. Partial values combine in a
+// along them, a thread holds most of its lanes in shared memory (staged by cp.async; 2-byte
+// values a pair of neighbouring columns a copy) and works through them a chunk of registers
+// at a time, so that two blocks share an SM and 64 or 128 bytes of each row are read at once. Partial values combine in a
 // fixed order (warp shuffles, then the warps through shared memory, then the cluster's
 // blocks in rank order), the same in every thread: the same input gives the same bits.
 #include <algorithm>

@@ -7,9 +7,10 @@
 // thread-block cluster (sm_90), each holding a contiguous part; where one input is read
 // along them, a thread holds most of its lanes in shared memory (staged by cp.async; 2-byte
 // values a pair of neighbouring columns a copy) and works through them a chunk of registers
-// at a time, so that two blocks share an SM and 64 or 128 bytes of each row are read at once. Partial values combine in a
-// fixed order (warp shuffles, then the warps through shared memory, then the cluster's
-// blocks in rank order), the same in every thread: the same input gives the same bits.
+// at a time, so that two blocks share an SM and 64 or 128 bytes of each row are read at once.
+// Partial values combine in a fixed order (warp shuffles, then the warps through shared
+// memory, then the cluster's blocks in rank order), the same in every thread: the same input
+// gives the same bits.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -112,8 +113,8 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
   // 2-byte pairs: 64 columns (128 bytes of each row), three times the lanes in shared memory
   // (96 KB a block: still two an SM), so that a cluster of 16 holds as long a column.
   const int64_t value_bytes = s.pairs() ? 2 : std::max<int64_t>(1, DTypeSize(reduced));
-  s.width = static_cast<int>(
-      std::min<int64_t>(s.pairs() ? 2 * kWarp : kWarp, row_bytes / value_bytes));
+  s.width =
+      static_cast<int>(std::min<int64_t>(s.pairs() ? 2 * kWarp : kWarp, row_bytes / value_bytes));
   s.parts = kSharedLaneThreads / s.width;
   s.lanes = kSharedShapeLanes;
   const int most_shared = s.pairs() ? 3 * kSharedShapeLanes : kSharedShapeLanes;

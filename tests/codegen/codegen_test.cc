@@ -367,6 +367,13 @@ TEST(CodegenTest, TransposesAreTiled) {
   EXPECT_EQ(t.schedule.rfind("tiled 32 x 32", 0), 0u) << t.schedule;
   const codegen::KernelSource p = OneKernel(permute(Placeholder({5, 64, 96}), {2, 0, 1}) * 2.0);
   EXPECT_EQ(p.launches.at(0).grid[0], 5 * 3 * 2);  // the other axis x 96 / 32 x 64 / 32
+  // 2-byte outputs: tiles of 64 x 64 where both axes are that long.
+  const codegen::KernelSource half = OneKernel(transpose(Placeholder({1000, 333}, DType::kBF16)));
+  EXPECT_EQ(half.launches.at(0).grid[0], 16 * 6);  // ceil(1000 / 64) x ceil(333 / 64)
+  EXPECT_EQ(half.schedule.rfind("tiled 64 x 64", 0), 0u) << half.schedule;
+  EXPECT_EQ(OneKernel(transpose(Placeholder({1000, 40}, DType::kBF16)) * 2.0)
+                .schedule.rfind("tiled 32 x 32", 0),
+            0u);
   // Contiguous reads keep the vectorized schedule.
   EXPECT_EQ(OneKernel(Placeholder({1000, 333}) + 1.0).schedule, "");
   const Tensor x =

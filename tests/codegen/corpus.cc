@@ -342,7 +342,9 @@ std::vector<CorpusCase> Corpus() {
   c.push_back({"transposes",
                {transpose(square) + 1.0, permute(In({2, 40, 3, 33}, DType::kBF16), {0, 3, 1, 2}),
                 permute(In({33, 2, 40}, DType::kF16), {2, 1, 0}) * 2.0,
-                reshape(transpose(In({64, 48})), {48, 8, 8}) + 1.0}});
+                reshape(transpose(In({64, 48})), {48, 8, 8}) + 1.0,
+                // 2-byte outputs: tiles of 64 x 64, ragged at both edges
+                transpose(In({130, 70}, DType::kBF16)) + 1.0}});
   c.push_back({"transpose_siblings",
                {exp(transpose(square)), cast(transpose(square) * 2.0, DType::kI64),
                 transpose(square) + In({1, 70})}});

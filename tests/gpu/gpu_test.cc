@@ -258,8 +258,11 @@ TEST_F(GpuTest, Transposes) {
   Compare(
       [](Device d) {
         const Tensor h = Data({2, 100, 3, 64}, 7, DType::kBF16, d);
+        const Tensor g = Data({130, 70}, 8, DType::kBF16, d);
+        // 2-byte outputs: tiles of 64 x 64 (edges off the tile on both axes), and 32 x 32
         return std::vector<Tensor>{permute(h, {0, 2, 3, 1}) * 2.0,
-                                   cast(permute(h, {0, 2, 3, 1}), DType::kF32)};
+                                   cast(permute(h, {0, 2, 3, 1}), DType::kF32), transpose(g) + 1.0,
+                                   permute(reshape(g, {13, 10, 70}), {2, 0, 1}) * 3.0};
       },
       Bound(DType::kBF16), 1e-3);
 }

@@ -135,7 +135,11 @@ std::string ConvertExpr(const std::string& e, DType from, DType to) {
 }  // namespace
 
 std::string ExprEmitter::Fresh(const std::string& prefix) {
-  return absl::StrCat(prefix, names_[prefix]++, suffix_);
+  // Numbered by the emitter invariants are hoisted to, where there is one: its values are in
+  // scope here, and a name of this emitter's must not hide one of them.
+  ExprEmitter* numbering = this;
+  while (numbering->outer_ != nullptr) numbering = numbering->outer_;
+  return absl::StrCat(prefix, numbering->names_[prefix]++, suffix_);
 }
 
 Value ExprEmitter::Define(const std::string& prefix, const char* type, bool per_lane,

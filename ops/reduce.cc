@@ -101,7 +101,10 @@ Tensor ArgExtreme(absl::string_view op, const Tensor& x, int axis, bool keepdim,
   Shape::Dims along(x.rank(), 1);
   along[a] = extent;
   const Tensor position = reshape(arange(extent, DType::kI64, device), Shape(along));
-  return min(where(hit, position, static_cast<double>(extent)), {a}, keepdim);
+  // Every line has a hit (the extreme is one of its values), so a miss may read as the last
+  // position: the result's range is then the axis's positions ([ Note -- value ranges ]),
+  // and a gather at it needs no check.
+  return min(where(hit, position, static_cast<double>(extent - 1)), {a}, keepdim);
 }
 
 }  // namespace

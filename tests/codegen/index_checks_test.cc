@@ -45,8 +45,10 @@ TEST(IndexChecksTest, OnlyIndicesNotKnownInRangeAreChecked) {
   EXPECT_EQ(Checks(index_select(x, 0, Ids({3, 0, 2}, {3}))), 0);
   EXPECT_EQ(Checks(index_select(x, 0, Ids({3, 4}, {2}))), 1);
   EXPECT_EQ(Checks(embedding(x, Ids({3, 0, 1, 2, 3, 3}, {2, 3})) * 2.0), 0);
-  // topk's values: positions along an axis no longer than the gathered one.
+  // topk's values: positions along an axis no longer than the gathered one; argmax's.
   EXPECT_EQ(Checks(topk(x, 5).first), 0);
+  EXPECT_EQ(Checks(embedding(Placeholder({1000, 8}, DType::kF32), argmax(x, 1))), 0);
+  EXPECT_EQ(Checks(embedding(Placeholder({999, 8}, DType::kF32), argmax(x, 1))), 1);
   // Two gathers in one kernel, one checked.
   EXPECT_EQ(Checks(gather(x, 1, Ids({1, 2, 3, 4}, {4, 1})) + gather(x, 1, unknown)), 1);
 }

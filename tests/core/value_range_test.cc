@@ -3,6 +3,7 @@
 #include "core/value_range.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -57,6 +58,8 @@ TEST(ValueRangeTest, SourcesAndPositions) {
   ExpectHolds(argsort(x, 1), 0, 2);
   ExpectHolds(topk(x, 2, 0).second, 0, 1);
   ExpectHolds(gt(x, 2.0), 0, 1);
+  ExpectHolds(argmax(x, 1), 0, 2);
+  ExpectHolds(argmin(from_vector({NAN, 1.0f, 2.0f}, {3}), 0), 0, 2);
 }
 
 TEST(ValueRangeTest, ArithmeticIsExactOrUnknown) {

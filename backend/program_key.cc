@@ -33,9 +33,7 @@ std::vector<int64_t> StructureKey(const OrderedProgram& program,
   };
   // Whether a kernel checks an op's indices follows from values (ranges) the key does not
   // hold, such as a leaf's or a scalar argument's: the answer is in the key instead.
-  auto indexing = [](const Node* n) {
-    return n->op() == OpKind::kGather || n->op() == OpKind::kScatterAdd;
-  };
+  auto indexing = [](const Node* n) { return codegen::ReadsIndices(*n); };
   size_t size = 2 + outputs.size();
   for (const Node* n : program.order) {
     size += 3 + (with_extents ? n->shape().rank() : 0);

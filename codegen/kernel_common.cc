@@ -62,10 +62,13 @@ KernelSource NewKernelSource(const FusedKernel& kernel) {
   ks.outputs = kernel.outputs;
   for (const Node* n : kernel.nodes) {
     if (IsScalarArgument(*n) && IndexOf(ks.inputs, n) < 0) ks.scalars.push_back(n);
-    const bool indexing = n->op() == OpKind::kGather || n->op() == OpKind::kScatterAdd;
-    if (indexing && !IndicesInRange(*n)) ks.index_checks.push_back(n);
+    if (ReadsIndices(*n) && !IndicesInRange(*n)) ks.index_checks.push_back(n);
   }
   return ks;
+}
+
+bool ReadsIndices(const Node& node) {
+  return node.op() == OpKind::kGather || node.op() == OpKind::kScatterAdd;
 }
 
 bool IndicesInRange(const Node& indexing) {

@@ -86,6 +86,9 @@ struct KernelSource {
 // (its value) and the generators (their seeds). Such values stay out of plan keys.
 bool IsScalarArgument(const Node& node);
 
+// Whether `node` reads positions from an index tensor (a gather or a scatter_add).
+bool ReadsIndices(const Node& node);
+
 // Whether every index that a gather or scatter_add reads is known to be in range (its value
 // range, [ Note -- value ranges ] in core/value_range.h): token ids copied from the host,
 // positions an argsort wrote along an axis no longer than the one indexed (topk's values),

@@ -13,10 +13,6 @@ namespace {
 using Wide = absl::int128;
 using Range = std::optional<ValueRange>;
 
-bool IsIntegral(DType dtype) {
-  return dtype == DType::kI32 || dtype == DType::kI64 || dtype == DType::kBool;
-}
-
 // Every value of an integral dtype.
 ValueRange Limits(DType dtype) {
   if (dtype == DType::kI32) {
@@ -35,7 +31,7 @@ Range Fit(DType dtype, Wide lo, Wide hi) {
 
 // A node's range, or where none is known, its dtype's (a remainder bounds any dividend).
 Range Bounds(const Node& n) {
-  if (n.range().has_value() || !IsIntegral(n.dtype())) return n.range();
+  if (n.range().has_value() || IsFloating(n.dtype())) return n.range();
   return Limits(n.dtype());
 }
 
@@ -137,7 +133,7 @@ Range Constant(DType dtype, double value) {
 }  // namespace
 
 Range RangeOfHostData(DType dtype, const void* data, int64_t n) {
-  if (!IsIntegral(dtype) || n == 0) return std::nullopt;
+  if (IsFloating(dtype) || n == 0) return std::nullopt;
   ValueRange r{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
   auto visit = [&](auto* values) {
     for (int64_t i = 0; i < n; ++i) {
@@ -153,7 +149,7 @@ Range RangeOfHostData(DType dtype, const void* data, int64_t n) {
 
 Range RangeOfOp(OpKind op, DType dtype, const Shape& shape, const Attrs& attrs,
                 absl::Span<const Node* const> inputs) {
-  if (!IsIntegral(dtype)) return std::nullopt;
+  if (IsFloating(dtype)) return std::nullopt;
   const OpCategory category = GetOpInfo(op).category;
   Range range;
   if (op == OpKind::kFull) {

@@ -71,15 +71,6 @@ void SplitOverBlocks(ColumnShape& s, int64_t length, int64_t per_block) {
   s.part = (length + s.cluster - 1) / s.cluster;
 }
 
-// Whether columns 2j and 2j + 1 lie side by side in memory in every buffer of the row
-// space's shape (row-major): the innermost axis is kept and of even extent, so that no pair
-// straddles its end and every pair starts at an even element.
-bool ColumnPairsAdjacent(const RowLayout& l) {
-  const int last = l.space.rank() - 1;
-  return last >= 0 && !std::binary_search(l.axes.begin(), l.axes.end(), last) &&
-         l.space[last] % 2 == 0;
-}
-
 // The one input read along the columns (the others hold at most a value a column), where
 // shared memory can stage it: over the whole space, 4-byte elements, or 2-byte ones where
 // neighbouring columns' pairs are adjacent (cp.async's smallest copy is 4 bytes: a pair).

@@ -20,11 +20,21 @@ constexpr int kLanes = 8;              // elements a thread loads before it accu
 constexpr int64_t kWanted = 2048;      // blocks that fill an H100 (132 SMs x 8) twice, about
 constexpr int64_t kMinPerThread = 64;  // reduced elements a thread takes at least per split
 
+// Whether a lane holds two neighbouring columns, read as one load of both: where inputs read
+// along the columns are at most 2 bytes wide, whose 32 columns a warp would read only 64
+// bytes of a row an access.
+bool PairsColumns(const FusedKernel& k, const RowLayout& l) {
+  if (!ColumnPairsAdjacent(l)) return false;
+  return std::all_of(k.inputs.begin(), k.inputs.end(), [&](const Node* n) {
+    return !ReadAlongRows(*n, l) || DTypeSize(n->dtype()) <= 2;
+  });
+}
+
 // Splits of the reduced extent over blocks: enough blocks to fill the GPU, each thread still
 // with a good run of elements.
-int64_t SplitsOf(const RowLayout& l) {
+int64_t SplitsOf(const RowLayout& l, int columns) {
   if (l.rows == 0) return 1;
-  const int64_t tiles = (l.rows + kWarp - 1) / kWarp;
+  const int64_t tiles = (l.rows + columns - 1) / columns;
   const int64_t most = std::max<int64_t>(1, l.length / (kRowThreads * kMinPerThread));
   return std::clamp<int64_t>((kWanted + tiles - 1) / tiles, 1, std::min<int64_t>(most, 1024));
 }
@@ -56,11 +66,14 @@ bool UsesColumns(const FusedKernel& k, const RowLayout& l) {
 
 KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
   const std::vector<Accumulator> accs = Accumulators(k);
-  const int64_t splits = SplitsOf(l), step = kRowThreads * splits;
+  const bool pairs = PairsColumns(k, l);
+  const int columns = pairs ? 2 * kWarp : kWarp, lanes = pairs ? 2 * kLanes : kLanes;
+  const int64_t splits = SplitsOf(l, columns), step = kRowThreads * splits;
   const bool wide_slots =
       std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
   ks.schedule = absl::StrCat(
-      "columns: a warp per 32 along the kept innermost axis, ", kRowThreads, " threads per column",
+      "columns: a warp per ", columns, " along the kept innermost axis",
+      pairs ? " (two a lane, read together)" : "", ", ", kRowThreads, " threads per column",
       splits > 1 ? absl::StrCat(", ", splits, " splits combined after") : "");
   if (splits > 1) {
     ks.workspace_bytes = static_cast<int64_t>(accs.size()) * splits * l.rows * (wide_slots ? 8 : 4);
@@ -70,31 +83,51 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
         accs[i], absl::StrCat("(", i, " * ", splits, " + ", split, ") * ", l.rows, " + row"),
         wide_slots);
   };
+  // A lane's accumulators: one a column it holds.
+  auto held = [&](const Accumulator& a) { return pairs ? absl::StrCat(a.name, "_pair") : a.name; };
   const std::string stage1 =
       splits > 1 ? absl::StrCat(kNamePlaceholder, "_columns") : kNamePlaceholder;
   CodeWriter w;
   BeginSource(w, k);
   {
     auto body = KernelBlock(w, absl::StrCat(kWarp * kRowThreads), stage1, ks);
-    w.Line("// ", l.rows, " columns of ", l.length, ": 32 a block, one a lane; ", kRowThreads,
-           " threads share a column", splits > 1 ? absl::StrCat(", in ", splits, " splits") : "");
+    w.Line("// ", l.rows, " columns of ", l.length, ": ", columns, " a block, ",
+           pairs ? "two" : "one", " a lane; ", kRowThreads, " threads share a column",
+           splits > 1 ? absl::StrCat(", in ", splits, " splits") : "");
     // One buffer of the widest accumulator, the accumulators combined through it in turn
     // (one array each would pass the 48 KB of static shared memory with many siblings).
-    w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[", kRowThreads, " * ", kWarp + 1,
-           "];");
+    w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[", kRowThreads, " * ",
+           columns + 1, "];");
     w.Line("const int lane = threadIdx.x % ", kWarp, ", part = threadIdx.x / ", kWarp, ";");
-    w.Line("const index_t row = (index_t)blockIdx.x * ", kWarp, " + lane;");
-    for (const Accumulator& a : accs) w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
+    const std::string first = pairs ? "pair" : "row";  // the lane's first column
+    w.Line("const index_t ", first, " = (index_t)blockIdx.x * ", columns, " + ",
+           pairs ? "2 * lane" : "lane", ";");
+    for (const Accumulator& a : accs) {
+      w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
+      if (pairs) w.Line(a.type(), " ", held(a), "[2] = {", a.Identity(), ", ", a.Identity(), "};");
+    }
     {
-      auto in_range = w.Block("if (row < ", l.rows, ")");
+      // (`rows` is even with pairs: `pair` in range puts `pair + 1` in range.)
+      auto in_range = w.Block("if (", first, " < ", l.rows, ")");
       // This thread's elements of the column: part, part + step, ... from its split's start.
       w.Line("index_t c = (index_t)blockIdx.y * ", kRowThreads, " + part;");
-      w.Line("auto col = [&](int k) -> index_t { return c + (index_t)k * ", step, "; };");
+      w.Line("auto col = [&](int k) -> index_t { return c + (index_t)", pairs ? "(k >> 1)" : "k",
+             " * ", step, "; };");
       auto accumulate = [&](const std::string& guard) {
-        const IndexExpr idx = RowIndex(l, "row", "col(k)", 1, guard);
-        ExprEmitter e(&w, kLanes, ks);
+        const IndexExpr idx = pairs ? PairedColumnIndex(l, first, "col(k)", guard)
+                                    : RowIndex(l, first, "col(k)", 1, guard);
+        ExprEmitter e(&w, lanes, ks);
         for (const Accumulator& a : accs) {
-          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), kLanes, guard);
+          const Value v = e.Get(&a.reduction->input(0), idx);
+          if (!pairs) {
+            Accumulate(w, a, v, lanes, guard);
+            continue;
+          }
+          const std::string acc = absl::StrCat(held(a), "[k & 1]");
+          w.Line("#pragma unroll");
+          w.Line("for (int k = 0; k < ", lanes, "; ++k) ",
+                 guard.empty() ? "" : absl::StrCat("if (", guard, ") "), acc, " = ",
+                 a.Combine(acc, absl::StrCat("(", a.type(), ")", v.At())), ";");
         }
       };
       {
@@ -105,17 +138,26 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
       auto tail = w.Block("if (c < ", l.length, ")");
       accumulate(absl::StrCat("col(k) < ", l.length));
     }
-    // Each row's parts combined in part order by part 0 (whose threads then hold the rows).
+    // Each column's parts combined in part order by one thread (part 0, or parts 0 and 1 for
+    // a pair's two columns), which then holds the column.
+    const std::string own = pairs ? "2 * lane + part" : "lane";
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
       const std::string view = absl::StrCat("((", a.type(), "*)parts)");
       if (i > 0) w.Line("__syncthreads();  // the last accumulator's parts are read");
-      w.Line(view, "[part * ", kWarp + 1, " + lane] = ", a.name, ";");
+      if (pairs) {
+        w.Line(view, "[part * ", columns + 1, " + 2 * lane] = ", held(a), "[0];");
+        w.Line(view, "[part * ", columns + 1, " + 2 * lane + 1] = ", held(a), "[1];");
+      } else {
+        w.Line(view, "[part * ", columns + 1, " + lane] = ", a.name, ";");
+      }
       w.Line("__syncthreads();");
-      w.Line("if (part == 0) for (int p = 1; p < ", kRowThreads, "; ++p) ", a.name, " = ",
-             a.Combine(a.name, absl::StrCat(view, "[p * ", kWarp + 1, " + lane]")), ";");
+      w.Line("if (part < ", pairs ? 2 : 1, ") for (int p = ", pairs ? 0 : 1, "; p < ", kRowThreads,
+             "; ++p) ", a.name, " = ",
+             a.Combine(a.name, absl::StrCat(view, "[p * ", columns + 1, " + ", own, "]")), ";");
     }
-    auto combine = w.Block("if (part == 0 && row < ", l.rows, ")");
+    if (pairs) w.Line("const index_t row = pair + part;  // the column this thread holds");
+    auto combine = w.Block("if (part < ", pairs ? 2 : 1, " && row < ", l.rows, ")");
     if (splits == 1) {
       EmitResults(w, ks, l, accs, "");
     } else {
@@ -138,11 +180,11 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
     }
     EmitResults(w, ks, l, accs, "");
   }
-  Launch columns;
-  columns.entry = stage1;
-  columns.grid = {(l.rows + kWarp - 1) / kWarp, splits, 1};
-  columns.block = kWarp * kRowThreads;
-  ks.launches = {columns};
+  Launch first_stage;
+  first_stage.entry = stage1;
+  first_stage.grid = {(l.rows + columns - 1) / columns, splits, 1};
+  first_stage.block = kWarp * kRowThreads;
+  ks.launches = {first_stage};
   if (splits > 1) {
     Launch combine;
     combine.entry = kNamePlaceholder;

@@ -49,6 +49,24 @@ IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string
   return idx;
 }
 
+bool ColumnPairsAdjacent(const RowLayout& l) {
+  const int last = l.space.rank() - 1;
+  return last >= 0 && !std::binary_search(l.axes.begin(), l.axes.end(), last) &&
+         l.space[last] >= 2 && l.space[last] % 2 == 0;
+}
+
+IndexExpr PairedColumnIndex(const RowLayout& l, const std::string& row, const std::string& col,
+                            const std::string& guard) {
+  IndexExpr idx = RowIndex(l, row, col, 1, guard);
+  const int last = l.space.rank() - 1;
+  idx.linear = absl::StrCat("(", LinearOffset(idx, l.space), " + (k & 1))");
+  idx.linear_lane = true;
+  idx.vector_width = 2;
+  idx.dims[last] = absl::StrCat("(", idx.dims[last], " + (k & 1))");
+  idx.lane[last] = true;
+  return idx;
+}
+
 IndexExpr ReducedIndex(const RowLayout& l, const Shape& shape, const std::string& row) {
   if (shape.rank() == l.space.rank()) {
     return Broadcast(RowIndex(l, row, "0", 1, ""), l.space, shape);

@@ -30,6 +30,15 @@ RowLayout LayoutOf(const FusedKernel& k);
 // Position in the row space of lane `col` (an expression) of row `row`.
 IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string& col,
                    int vector_width, const std::string& guard);
+// Whether columns 2j and 2j + 1 lie side by side in memory in every buffer of the row
+// space's shape (row-major): the innermost axis is kept and of even extent, so that no pair
+// straddles its end and every pair starts at an even element.
+bool ColumnPairsAdjacent(const RowLayout& l);
+// RowIndex for lanes in pairs of adjacent columns (where ColumnPairsAdjacent): lane k at row
+// `row` + (k & 1) (`row` even) and reduced position `col` (which may use k >> 1). A pair is
+// two consecutive, aligned elements: one load where the buffer is read directly.
+IndexExpr PairedColumnIndex(const RowLayout& l, const std::string& row, const std::string& col,
+                            const std::string& guard);
 // The position of a reduced-space value (one per row) in its own shape.
 // Reduced values have the row space's shape with the reduced axes kept as 1 or dropped.
 IndexExpr ReducedIndex(const RowLayout& l, const Shape& shape, const std::string& row);

@@ -25,20 +25,37 @@ constexpr int64_t kMinExtent = kTile;
 // opting in).
 constexpr int64_t kMaxTileBytes = 40 * 1024;
 
-int64_t TileBytes(const FusedKernel& kernel, int tile) {
+// A block's tile: `along` x `across` positions.
+struct Tile {
+  int along = kTile, across = kTile;
+};
+
+// Elements a row of the shared tile holds: `along` and a pad that puts each row's first
+// element a bank further than the last row's (4 bytes), so that reading down a column
+// (the stores) takes a distinct bank a lane.
+int Pitch(const Tile& t, DType dtype) {
+  return t.along + static_cast<int>(4 / std::min<int64_t>(4, DTypeSize(dtype)));
+}
+
+int64_t TileBytes(const FusedKernel& kernel, const Tile& t) {
   int64_t bytes = 0;
-  for (const Node* out : kernel.outputs) bytes += tile * (tile + 1) * DTypeSize(out->dtype());
+  for (const Node* out : kernel.outputs) {
+    bytes += int64_t{t.across} * Pitch(t, out->dtype()) * DTypeSize(out->dtype());
+  }
   return bytes;
 }
 
-// 2-byte outputs take tiles of 64 x 64 where both axes are that long: a block then moves as
-// many bytes as a 32 x 32 tile of 4-byte values.
-int TileOf(const FusedKernel& kernel, const TransposedAxes& axes) {
+// 2-byte outputs take 64 positions along each axis at least that long: a block then moves
+// as many bytes as a 32 x 32 tile of 4-byte values where both are (bf16 transpose of [16384,
+// 8192] 71% -> 91% of copy on the H100, bench/RESULTS.md, thirty-third session).
+Tile TileOf(const FusedKernel& kernel, const TransposedAxes& axes) {
   const Shape& space = kernel.segments[0];
   const bool narrow = std::all_of(kernel.outputs.begin(), kernel.outputs.end(),
                                   [](const Node* out) { return DTypeSize(out->dtype()) <= 2; });
-  const bool long_axes = space[axes.along] >= 2 * kTile && space[axes.across] >= 2 * kTile;
-  return narrow && long_axes && TileBytes(kernel, 2 * kTile) <= kMaxTileBytes ? 2 * kTile : kTile;
+  if (!narrow) return {};
+  Tile t{space[axes.along] >= 2 * kTile ? 2 * kTile : kTile,
+         space[axes.across] >= 2 * kTile ? 2 * kTile : kTile};
+  return TileBytes(kernel, t) <= kMaxTileBytes ? t : Tile{};
 }
 
 // The extent of axis `d` in the source: the rows argument for a dynamic leading axis.
@@ -48,10 +65,11 @@ std::string Extent(const Shape& space, int d, bool rows) {
 
 // The tile's position from blockIdx.x: `across` fastest, then `along`, then the other axes
 // from the innermost out (the outermost takes the rest, so its extent is never needed).
-void EmitTileOrigin(CodeWriter& w, const Shape& space, const TransposedAxes& axes, int tile,
+void EmitTileOrigin(CodeWriter& w, const Shape& space, const TransposedAxes& axes, const Tile& t,
                     bool rows) {
   w.Line("index_t b_ = blockIdx.x;");
   for (int d : {axes.across, axes.along}) {
+    const int tile = d == axes.along ? t.along : t.across;
     const std::string tiles =
         absl::StrCat("((", Extent(space, d, rows), " + ", tile - 1, ") / ", tile, ")");
     w.Line("const index_t at_", d, " = b_ % ", tiles, " * ", tile, ";");
@@ -91,12 +109,15 @@ IndexExpr TilePosition(const Shape& space, const TransposedAxes& axes, const std
 // where `threads_along`, else along `across`, with `body` emitting the work (`what` the
 // comment says) at each position in bounds.
 template <typename Body>
-void EmitTileLoop(CodeWriter& w, const Shape& space, const TransposedAxes& axes, int tile,
+void EmitTileLoop(CodeWriter& w, const Shape& space, const TransposedAxes& axes, const Tile& t,
                   bool threads_along, const char* what, bool rows, Body body) {
-  w.Line("// ", what, " with consecutive threads along axis ",
+  const int width = threads_along ? t.along : t.across, height = threads_along ? t.across : t.along;
+  w.Line("{  // ", what, " with consecutive threads along axis ",
          threads_along ? axes.along : axes.across);
+  CodeWriter::Scope scope(&w, "}");
+  w.Line("const int x_ = threadIdx.x % ", width, ", y_ = threadIdx.x / ", width, ";");
   w.Line("#pragma unroll");
-  auto loop = w.Block("for (int j_ = 0; j_ < ", tile, "; j_ += ", kTile * kRows / tile, ")");
+  auto loop = w.Block("for (int j_ = 0; j_ < ", height, "; j_ += ", kTile * kRows / width, ")");
   std::string in_bounds;
   const IndexExpr idx = threads_along
                             ? TilePosition(space, axes, "x_", "(y_ + j_)", rows, &in_bounds)
@@ -108,7 +129,7 @@ void EmitTileLoop(CodeWriter& w, const Shape& space, const TransposedAxes& axes,
 }  // namespace
 
 TransposedAxes TransposeTiles(const FusedKernel& kernel) {
-  if (TileBytes(kernel, kTile) > kMaxTileBytes) return {};
+  if (TileBytes(kernel, Tile{}) > kMaxTileBytes) return {};
   return TransposedAccess(kernel, kMinExtent);
 }
 
@@ -118,21 +139,21 @@ KernelSource GenerateTransposed(const FusedKernel& kernel, const TransposedAxes&
   ks.takes_rows = rows != nullptr;
   const Shape& space = kernel.segments[0];
   const bool dynamic = rows != nullptr;
-  const int tile = TileOf(kernel, axes);
+  const Tile tile = TileOf(kernel, axes);
   ks.schedule =
-      absl::StrCat("tiled ", tile, " x ", tile, " through shared memory: axis ", axes.along,
-                   " (inputs' contiguous) against axis ", axes.across, " (outputs')");
+      absl::StrCat("tiled ", tile.along, " x ", tile.across, " through shared memory: axis ",
+                   axes.along, " (inputs' contiguous) against axis ", axes.across, " (outputs')");
   CodeWriter w;
   BeginSource(w, kernel, rows);
   {
     auto body = KernelBlock(w, absl::StrCat(kTile * kRows), kNamePlaceholder, ks);
-    w.Line("// ", space.ToString(), dynamic ? " (dim 0: rows)" : "", ": tiles of ", tile, " along ",
-           axes.along, " x ", tile, " along ", axes.across);
+    w.Line("// ", space.ToString(), dynamic ? " (dim 0: rows)" : "", ": tiles of ", tile.along,
+           " along ", axes.along, " x ", tile.across, " along ", axes.across);
     for (size_t i = 0; i < kernel.outputs.size(); ++i) {
-      w.Line("__shared__ ", StorageType(kernel.outputs[i]->dtype()), " tile", i, "[", tile, "][",
-             tile + 1, "];  // [across][along]: +1 keeps a column in distinct banks");
+      const DType dtype = kernel.outputs[i]->dtype();
+      w.Line("__shared__ ", StorageType(dtype), " tile", i, "[", tile.across, "][",
+             Pitch(tile, dtype), "];  // [across][along], padded: a column in distinct banks");
     }
-    w.Line("const int x_ = threadIdx.x % ", tile, ", y_ = threadIdx.x / ", tile, ";");
     EmitTileOrigin(w, space, axes, tile, dynamic);
     EmitTileLoop(w, space, axes, tile, true, "computed", dynamic, [&](const IndexExpr& idx) {
       ExprEmitter e(&w, 1, ks);
@@ -154,18 +175,19 @@ KernelSource GenerateTransposed(const FusedKernel& kernel, const TransposedAxes&
   for (int d = 0; d < space.rank(); ++d) {
     if (d != axes.along && d != axes.across) others *= space[d];
   }
-  auto tiles = [tile](int64_t n) { return (n + tile - 1) / tile; };
+  const int64_t along_tiles = (space[axes.along] + tile.along - 1) / tile.along;
+  const int64_t across_tiles = (space[axes.across] + tile.across - 1) / tile.across;
   Launch launch;
   launch.entry = kNamePlaceholder;
   launch.block = kTile * kRows;
-  launch.grid[0] = others * tiles(space[axes.along]) * tiles(space[axes.across]);
+  launch.grid[0] = others * along_tiles * across_tiles;
   if (dynamic) {
-    if (axes.along == 0 || axes.across == 0) {
-      const int other_tiled = axes.along == 0 ? axes.across : axes.along;
-      launch.rows_grid = RowsGrid{1, tile, others * tiles(space[other_tiled])};
+    if (axes.along == 0) {
+      launch.rows_grid = RowsGrid{1, tile.along, others * across_tiles};
+    } else if (axes.across == 0) {
+      launch.rows_grid = RowsGrid{1, tile.across, others * along_tiles};
     } else {
-      launch.rows_grid =
-          RowsGrid{others / space[0] * tiles(space[axes.along]) * tiles(space[axes.across]), 1, 1};
+      launch.rows_grid = RowsGrid{others / space[0] * along_tiles * across_tiles, 1, 1};
     }
   }
   ks.launches.push_back(launch);

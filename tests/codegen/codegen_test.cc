@@ -183,7 +183,8 @@ TEST(CodegenTest, TopKOfLongLinesTriesAThreshold) {
 }
 
 // Reductions over leading or middle axes read along the kept innermost axis, a warp per 32
-// columns; long columns split over blocks (then a second launch combines the splits).
+// columns (64 for 16-bit inputs of an even innermost extent: a pair a lane); long columns
+// split over blocks (then a second launch combines the splits).
 TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   auto launches = [](const Tensor& t) {
     const std::vector<codegen::KernelSource> ks =
@@ -199,7 +200,8 @@ TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   EXPECT_EQ(tall[0].block, 256);
   const auto middle = launches(mean(in({64, 512, 4096}, DType::kBF16), {1}));
   ASSERT_EQ(middle.size(), 1u);
-  EXPECT_EQ(middle[0].grid[0], 64 * 4096 / 32);
+  EXPECT_EQ(middle[0].grid[0], 64 * 4096 / 64);
+  EXPECT_EQ(launches(sum(in({1000, 4095}, DType::kBF16), {0}))[0].grid[0], (4095 + 31) / 32);
   // Trailing axes stay a block per row; a kept innermost axis under a warp's width too.
   const auto rows = launches(sum(in({16384, 8192}, DType::kF32), {1}));
   ASSERT_EQ(rows.size(), 1u);
@@ -359,7 +361,8 @@ TEST(CodegenTest, ClustersShareLongRows) {
   unsetenv("TESSEL_CLUSTERS");
 }
 
-// A pointwise kernel whose input is read transposed is tiled 32 x 32: one block a tile; with
+// A pointwise kernel whose input is read transposed is tiled 32 x 32 (64 along axes that long
+// for 2-byte outputs): one block a tile; with
 // dynamic rows along either tiled axis or another, its grid follows the rows.
 TEST(CodegenTest, TransposesAreTiled) {
   const codegen::KernelSource t = OneKernel(transpose(Placeholder({1000, 333})) + 1.0);
@@ -371,7 +374,11 @@ TEST(CodegenTest, TransposesAreTiled) {
   const codegen::KernelSource half = OneKernel(transpose(Placeholder({1000, 333}, DType::kBF16)));
   EXPECT_EQ(half.launches.at(0).grid[0], 16 * 6);  // ceil(1000 / 64) x ceil(333 / 64)
   EXPECT_EQ(half.schedule.rfind("tiled 64 x 64", 0), 0u) << half.schedule;
-  EXPECT_EQ(OneKernel(transpose(Placeholder({1000, 40}, DType::kBF16)) * 2.0)
+  // and 64 along either axis that long alone.
+  const codegen::KernelSource narrow = OneKernel(transpose(Placeholder({1000, 40}, DType::kBF16)));
+  EXPECT_EQ(narrow.schedule.rfind("tiled 32 x 64", 0), 0u) << narrow.schedule;
+  EXPECT_EQ(narrow.launches.at(0).grid[0], 2 * 16);  // ceil(40 / 32) x ceil(1000 / 64)
+  EXPECT_EQ(OneKernel(transpose(Placeholder({40, 33}, DType::kBF16)) * 2.0)
                 .schedule.rfind("tiled 32 x 32", 0),
             0u);
   // Contiguous reads keep the vectorized schedule.
@@ -396,6 +403,10 @@ TEST(CodegenTest, TransposesAreTiled) {
   ASSERT_TRUE(batch.has_value());
   EXPECT_EQ(batch->launches.at(0).rows_grid.mul, 6);              // 64 / 32 x 96 / 32 tiles a row
   EXPECT_NE(batch->source.find("i_0 = b_;"), std::string::npos);  // the outermost: no extent
+  // 2-byte tiles of 64 along one axis: 96 / 64 x 40 / 32 a row.
+  const auto oblong = with_rows(permute(Placeholder({777, 40, 96}, DType::kBF16), {0, 2, 1}));
+  ASSERT_TRUE(oblong.has_value());
+  EXPECT_EQ(oblong->launches.at(0).rows_grid.mul, 4);
 }
 
 // After the threshold path's three launches (sample, filter, choose), the parts' launches

@@ -141,8 +141,22 @@ TEST_F(GpuTest, ColumnReductions) {
       1e-4, 1e-3);
   Compare(
       [](Device d) {
+        // 16-bit inputs a pair of columns a lane: long columns in splits with a ragged tail,
+        // a column count off a multiple of 64, a bias along the kept axis, a 1-byte input,
+        // and an odd column count (a column a lane).
         const Tensor cube = Data({5, 700, 96}, 4, DType::kBF16, d);
-        return std::vector<Tensor>{mean(cube, {1}), max(cube, {0, 1})};
+        const Tensor tall = Data({20001, 302}, 8, DType::kBF16, d);
+        const Tensor bias = Data({1, 302}, 9, DType::kBF16, d);
+        const Tensor odd = Data({3001, 77}, 10, DType::kBF16, d);
+        const Tensor flags = gt(Data({2000, 130}, 11, DType::kF32, d), 0.3);
+        realize({flags});  // read as 1-byte elements
+        return std::vector<Tensor>{mean(cube, {1}),
+                                   max(cube, {0, 1}),
+                                   sum(tall * tall, {0}),
+                                   min(tall - bias, {0}),
+                                   sum(cast(gt(tall, bias), DType::kI32), {0}),
+                                   sum(odd, {0}),
+                                   sum(flags, {0})};
       },
       Bound(DType::kBF16), 1e-3);
   const Tensor x = Data({20000, 300}, 3, DType::kF32, Device::kCUDA);
@@ -259,10 +273,17 @@ TEST_F(GpuTest, Transposes) {
       [](Device d) {
         const Tensor h = Data({2, 100, 3, 64}, 7, DType::kBF16, d);
         const Tensor g = Data({130, 70}, 8, DType::kBF16, d);
-        // 2-byte outputs: tiles of 64 x 64 (edges off the tile on both axes), and 32 x 32
+        // 2-byte outputs: tiles of 64 x 64 (edges off the tile on both axes), 64 x 32 and
+        // 32 x 64 (one axis under 64), 32 x 32; 1-byte outputs
+        const Tensor narrow = Data({1000, 40}, 9, DType::kBF16, d);
         return std::vector<Tensor>{permute(h, {0, 2, 3, 1}) * 2.0,
-                                   cast(permute(h, {0, 2, 3, 1}), DType::kF32), transpose(g) + 1.0,
-                                   permute(reshape(g, {13, 10, 70}), {2, 0, 1}) * 3.0};
+                                   cast(permute(h, {0, 2, 3, 1}), DType::kF32),
+                                   transpose(g) + 1.0,
+                                   permute(reshape(g, {13, 10, 70}), {2, 0, 1}) * 3.0,
+                                   transpose(narrow) * 2.0,
+                                   permute(reshape(narrow, {25, 40, 40}), {0, 2, 1}) + 1.0,
+                                   permute(Data({3, 40, 130}, 10, DType::kBF16, d), {0, 2, 1}),
+                                   permute(gt(h, 0.0), {0, 2, 3, 1})};
       },
       Bound(DType::kBF16), 1e-3);
 }

@@ -47,14 +47,19 @@ int64_t TileBytes(const FusedKernel& kernel, const Tile& t) {
 
 // 2-byte outputs take 64 positions along each axis at least that long: a block then moves
 // as many bytes as a 32 x 32 tile of 4-byte values where both are (bf16 transpose of [16384,
-// 8192] 71% -> 91% of copy on the H100, bench/RESULTS.md, thirty-third session).
+// 8192] 71% -> 91% of copy on the H100, bench/RESULTS.md, thirty-third session); but 64 input
+// rows only where they lie within a 2 MB page: rows 2 MB apart (permute {3, 2, 1, 0} of [64,
+// 256, 32, 128] bf16) ran at 71.8% in 64 x 64 tiles, 81.1% in 64 along x 32 across; rows
+// 16 KB apart (the transpose) at 90.7% against 86.4% (thirty-fourth session, call 3).
 Tile TileOf(const FusedKernel& kernel, const TransposedAxes& axes) {
   const Shape& space = kernel.segments[0];
   const bool narrow = std::all_of(kernel.outputs.begin(), kernel.outputs.end(),
                                   [](const Node* out) { return DTypeSize(out->dtype()) <= 2; });
   if (!narrow) return {};
+  constexpr int64_t kPage = int64_t{2} << 20;
+  const bool rows_near = axes.across_stride_bytes * (2 * kTile - 1) < kPage;
   Tile t{space[axes.along] >= 2 * kTile ? 2 * kTile : kTile,
-         space[axes.across] >= 2 * kTile ? 2 * kTile : kTile};
+         space[axes.across] >= 2 * kTile && rows_near ? 2 * kTile : kTile};
   return TileBytes(kernel, t) <= kMaxTileBytes ? t : Tile{};
 }
 

@@ -72,11 +72,19 @@ AxisMap ThroughView(const Node& view, const AxisMap& m) {
 
 class AccessWalk {
  public:
-  explicit AccessWalk(const FusedKernel& k)
-      : nodes_(k.nodes.begin(), k.nodes.end()), inputs_(k.inputs.begin(), k.inputs.end()) {}
+  // `across`: the axis whose steps in the inputs stride_along() reports.
+  AccessWalk(const FusedKernel& k, int across)
+      : nodes_(k.nodes.begin(), k.nodes.end()),
+        inputs_(k.inputs.begin(), k.inputs.end()),
+        across_(across) {}
 
   // Bytes of inputs read along each axis of the space (kOther: not along one).
   const absl::flat_hash_map<int, double>& bytes() const { return bytes_; }
+  // The longest step along `across` (bytes) in the inputs read along each axis.
+  int64_t across_stride(int along) const {
+    const auto it = across_stride_.find(along);
+    return it == across_stride_.end() ? 0 : it->second;
+  }
 
   void Visit(const Node* n, const AxisMap& m) {
     if (inputs_.contains(n)) {
@@ -111,12 +119,20 @@ class AccessWalk {
     const int along = m[inner] == kFixed ? kOther : m[inner];
     if (!read_.insert({n, along}).second) return;
     bytes_[along] += static_cast<double>(n->shape().numel()) * DTypeSize(n->dtype());
+    const Shape::Dims strides = n->shape().Strides();
+    for (int d = 0; d < n->shape().rank(); ++d) {
+      if (m[d] != across_) continue;
+      int64_t& longest = across_stride_[along];
+      longest = std::max(longest, strides[d] * DTypeSize(n->dtype()));
+    }
   }
 
   absl::flat_hash_set<const Node*> nodes_, inputs_;
   absl::flat_hash_set<std::pair<const Node*, AxisMap>> seen_;
   absl::flat_hash_set<std::pair<const Node*, int>> read_;
   absl::flat_hash_map<int, double> bytes_;
+  const int across_;
+  absl::flat_hash_map<int, int64_t> across_stride_;
 };
 
 }  // namespace
@@ -129,7 +145,7 @@ TransposedAxes TransposedAccess(const FusedKernel& kernel, int64_t min_extent) {
   if (across < 0 || space[across] < min_extent) return {};
   AxisMap identity(space.rank());
   for (int d = 0; d < space.rank(); ++d) identity[d] = space[d] == 1 ? kFixed : d;
-  AccessWalk walk(kernel);
+  AccessWalk walk(kernel, across);
   for (const Node* out : kernel.outputs) walk.Visit(out, identity);
   int along = -1;
   double most = 0;
@@ -142,7 +158,7 @@ TransposedAxes TransposedAccess(const FusedKernel& kernel, int64_t min_extent) {
   }
   const auto aligned = walk.bytes().find(across);
   if (along < 0 || (aligned != walk.bytes().end() && aligned->second >= most)) return {};
-  return {along, across};
+  return {along, across, walk.across_stride(along)};
 }
 
 }  // namespace tessel

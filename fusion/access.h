@@ -19,6 +19,9 @@ namespace tessel {
 struct TransposedAxes {
   int along = -1;
   int across = -1;
+  // The longest step along `across`, in bytes, in the inputs read contiguously along `along`
+  // (how far apart the rows of a tile lie in memory).
+  int64_t across_stride_bytes = 0;
   bool Tiled() const { return along >= 0; }
 };
 

@@ -378,6 +378,10 @@ TEST(CodegenTest, TransposesAreTiled) {
   const codegen::KernelSource narrow = OneKernel(transpose(Placeholder({1000, 40}, DType::kBF16)));
   EXPECT_EQ(narrow.schedule.rfind("tiled 32 x 64", 0), 0u) << narrow.schedule;
   EXPECT_EQ(narrow.launches.at(0).grid[0], 2 * 16);  // ceil(40 / 32) x ceil(1000 / 64)
+  // 64 input rows only where they lie within 2 MB: here each is 2 MB from the next.
+  const codegen::KernelSource far =
+      OneKernel(permute(Placeholder({64, 256, 32, 128}, DType::kBF16), {3, 2, 1, 0}) * 2.0);
+  EXPECT_EQ(far.schedule.rfind("tiled 64 x 32", 0), 0u) << far.schedule;
   EXPECT_EQ(OneKernel(transpose(Placeholder({40, 33}, DType::kBF16)) * 2.0)
                 .schedule.rfind("tiled 32 x 32", 0),
             0u);

@@ -182,9 +182,9 @@ TEST(CodegenTest, TopKOfLongLinesTriesAThreshold) {
   EXPECT_FALSE(threshold(topk(transpose(x), 50, 0).second));
 }
 
-// Reductions over leading or middle axes read along the kept innermost axis, a warp per 32
-// columns (64 for 16-bit inputs of an even innermost extent: a pair a lane); long columns
-// split over blocks (then a second launch combines the splits).
+// Reductions over leading or middle axes read along the kept innermost axis, a warp per 64
+// columns (a pair a lane) where the innermost extent is even and the inputs at most 4 bytes
+// wide, else 32; long columns split over blocks (then a second launch combines the splits).
 TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   auto launches = [](const Tensor& t) {
     const std::vector<codegen::KernelSource> ks =
@@ -195,13 +195,14 @@ TEST(CodegenTest, ColumnReductionsReadAlongTheKeptAxis) {
   auto in = [](Shape s, DType t) { return Tensor(MakeInputNode(t, Device::kCPU, s, nullptr)); };
   const auto tall = launches(sum(in({16384, 8192}, DType::kF32), {0}));
   ASSERT_EQ(tall.size(), 2u);
-  EXPECT_EQ(tall[0].grid[0], 8192 / 32);
+  EXPECT_EQ(tall[0].grid[0], 8192 / 64);
   EXPECT_GT(tall[0].grid[1], 1);  // splits
   EXPECT_EQ(tall[0].block, 256);
   const auto middle = launches(mean(in({64, 512, 4096}, DType::kBF16), {1}));
   ASSERT_EQ(middle.size(), 1u);
   EXPECT_EQ(middle[0].grid[0], 64 * 4096 / 64);
   EXPECT_EQ(launches(sum(in({1000, 4095}, DType::kBF16), {0}))[0].grid[0], (4095 + 31) / 32);
+  EXPECT_EQ(launches(sum(in({1000, 4096}, DType::kF64), {0}))[0].grid[0], 4096 / 32);
   // Trailing axes stay a block per row; a kept innermost axis under a warp's width too.
   const auto rows = launches(sum(in({16384, 8192}, DType::kF32), {1}));
   ASSERT_EQ(rows.size(), 1u);
@@ -307,8 +308,8 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   const std::vector<codegen::KernelSource> ks =
       codegen::PlanAndGenerate({&longer.node()}, Target{8, 0, false}).kernels;
   ASSERT_EQ(ks.size(), 3u);
-  EXPECT_EQ(ks[0].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[0].schedule;
-  EXPECT_EQ(ks[1].schedule.rfind("columns: a warp per 32", 0), 0u) << ks[1].schedule;
+  EXPECT_EQ(ks[0].schedule.rfind("columns: a warp per 64", 0), 0u) << ks[0].schedule;
+  EXPECT_EQ(ks[1].schedule.rfind("columns: a warp per 64", 0), 0u) << ks[1].schedule;
   EXPECT_EQ(ks[2].kind, "pointwise");
   // With a varying batch as the kernels' argument the column reductions fall back to a block
   // per row, which takes it: no compile per batch size.

@@ -131,12 +131,14 @@ TEST_F(GpuTest, ColumnReductions) {
       [](Device d) {
         const Tensor tall = Data({20000, 300}, 3, DType::kF32, d);
         const Tensor ints = cast(Data({3000, 77}, 5, DType::kF32, d, -50, 50), DType::kI32);
-        return std::vector<Tensor>{sum(tall, {0}),
-                                   sqrt(sum(tall * tall, {0})) / (mean(tall, {0}) + 3.0),
-                                   min(ints, {0}),
-                                   sum(cast(ints, DType::kI64), {0}),
-                                   prod(Data({40, 64}, 6, DType::kF64, d, 0.5, 1.5), {0}),
-                                   sum(exp(Data({9000, 33}, 7, DType::kF32, d)) * 0.5, {0}, true)};
+        return std::vector<Tensor>{
+            sum(tall, {0}),
+            sqrt(sum(tall * tall, {0})) / (mean(tall, {0}) + 3.0),
+            min(ints, {0}),
+            max(cast(Data({3000, 78}, 12, DType::kF32, d, -50, 50), DType::kI32), {0}),
+            sum(cast(ints, DType::kI64), {0}),
+            prod(Data({40, 64}, 6, DType::kF64, d, 0.5, 1.5), {0}),
+            sum(exp(Data({9000, 33}, 7, DType::kF32, d)) * 0.5, {0}, true)};
       },
       1e-4, 1e-3);
   Compare(

@@ -72,7 +72,7 @@ AxisMap ThroughView(const Node& view, const AxisMap& m) {
 
 class AccessWalk {
  public:
-  // `across`: the axis whose steps in the inputs stride_along() reports.
+  // `across`: the axis whose steps in the inputs across_stride() reports.
   AccessWalk(const FusedKernel& k, int across)
       : nodes_(k.nodes.begin(), k.nodes.end()),
         inputs_(k.inputs.begin(), k.inputs.end()),

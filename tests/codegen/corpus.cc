@@ -303,7 +303,15 @@ std::vector<CorpusCase> Corpus() {
                 min(cast(tall, DType::kI64), {0}), prod(In({33, 40}, DType::kF64), {0}),
                 sqrt(sum(tall * tall, {0})) / (sum(tall, {0}) + 1.0),
                 sum(In({16, 32, 64}, DType::kF16), {0, 1}), sum(exp(In({300, 1000})) * 2.0, {0}),
-                sum(In({8, 5, 33}), {1}, true)}});
+                sum(In({8, 5, 33}), {1}, true), min(cube - In({1, 48}, DType::kBF16), {0, 1}),
+                sum(In({300, 64}, DType::kBool), {0})}});
+  // 2-byte transposes: tiles of 64 x 64, 32 x 64 (an axis under 64), 64 x 32 (input rows 2 MB
+  // apart); 1-byte ones.
+  const DType half = DType::kBF16;
+  c.push_back({"transposes_narrow",
+               {transpose(In({130, 70}, half)) + 1.0, transpose(In({1000, 40}, half)) * 2.0,
+                permute(In({64, 256, 32, 128}, half), {3, 2, 1, 0}) * 2.0,
+                permute(gt(In({2, 100, 3, 64}, half), 0.0), {0, 2, 3, 1})}});
   // 30 sibling column sums of f64 in one kernel: shared memory stays one buffer.
   std::vector<Tensor> siblings;
   const Tensor wide = In({4096, 256}, DType::kF64);

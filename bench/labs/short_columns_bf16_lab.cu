@@ -55,13 +55,9 @@ struct Sum {
   __device__ float operator()(float a, float b) const { return a + b; }
 };
 
-__global__ void __launch_bounds__(1024) base(const bf16* x, bf16* y) {
-  __shared__ float parts[32 * 33];
-  const int lane = threadIdx.x % 32, part = threadIdx.x / 32;
-  const int column = blockIdx.x * 32 + lane;
-  float v[kLanes];
-#pragma unroll
-  for (int k = 0; k < kLanes; ++k) v[k] = __bfloat162float(x[At(column, part + k * kParts)]);
+// A column's 16 values (a lane's of 32 columns) replaced by exp(v - max), and 1 / their sum
+// over the column returned.
+__device__ __forceinline__ float Normalize(float (&v)[kLanes], int lane, float* parts) {
   float m = v[0];
 #pragma unroll
   for (int k = 1; k < kLanes; ++k) m = fmaxf(m, v[k]);
@@ -69,7 +65,17 @@ __global__ void __launch_bounds__(1024) base(const bf16* x, bf16* y) {
   float s = 0;
 #pragma unroll
   for (int k = 0; k < kLanes; ++k) s += v[k] = expf(v[k] - m);
-  s = 1.0f / Combine<32>(s, lane, parts, Sum());
+  return 1.0f / Combine<32>(s, lane, parts, Sum());
+}
+
+__global__ void __launch_bounds__(1024) base(const bf16* x, bf16* y) {
+  __shared__ float parts[32 * 33];
+  const int lane = threadIdx.x % 32, part = threadIdx.x / 32;
+  const int column = blockIdx.x * 32 + lane;
+  float v[kLanes];
+#pragma unroll
+  for (int k = 0; k < kLanes; ++k) v[k] = __bfloat162float(x[At(column, part + k * kParts)]);
+  const float s = Normalize(v, lane, parts);
 #pragma unroll
   for (int k = 0; k < kLanes; ++k) y[At(column, part + k * kParts)] = __float2bfloat16(v[k] * s);
 }
@@ -183,14 +189,7 @@ __global__ void __launch_bounds__(1024, MinBlocks) two_rows(const bf16* x, bf16*
     v[k] = __uint_as_float(((w0 >> shift) & 0xffffu) << 16);
     v[k + 1] = __uint_as_float(((w1 >> shift) & 0xffffu) << 16);
   }
-  float m = v[0];
-#pragma unroll
-  for (int k = 1; k < kLanes; ++k) m = fmaxf(m, v[k]);
-  m = Combine<32>(m, lane, parts, Max());
-  float s = 0;
-#pragma unroll
-  for (int k = 0; k < kLanes; ++k) s += v[k] = expf(v[k] - m);
-  s = 1.0f / Combine<32>(s, lane, parts, Sum());
+  const float s = Normalize(v, lane, parts);
 #pragma unroll
   for (int k = 0; k < kLanes; k += 2) {
     // Lane t (< 16) stores row k's pair (2t, 2t + 1), lane 16 + t row k + 1's.

@@ -96,32 +96,55 @@ __device__ __forceinline__ float2 CombinePair(float2 v, int lane, float* parts, 
   return r;
 }
 
+// A pair's `N` rows from `first` (every kParts-th) of columns `column` and `column` + 1.
+template <int N>
+__device__ __forceinline__ void LoadPairs(const bf16* x, int column, int first, float2 (&v)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    v[k] = __bfloat1622float2(*(const __nv_bfloat162*)(x + At(column, first + k * kParts)));
+  }
+}
+
+template <int N>
+__device__ __forceinline__ float2 PairMax(const float2 (&v)[N]) {
+  float2 m = v[0];
+#pragma unroll
+  for (int k = 1; k < N; ++k) m = {fmaxf(m.x, v[k].x), fmaxf(m.y, v[k].y)};
+  return m;
+}
+
+// v replaced by exp(v - m); their sum returned.
+template <int N>
+__device__ __forceinline__ float2 PairExpSum(float2 (&v)[N], float2 m) {
+  float2 s{0, 0};
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    v[k] = {expf(v[k].x - m.x), expf(v[k].y - m.y)};
+    s = {s.x + v[k].x, s.y + v[k].y};
+  }
+  return s;
+}
+
+// v times the reciprocals `r`, stored where LoadPairs read.
+template <int N>
+__device__ __forceinline__ void StorePairs(bf16* y, int column, int first, const float2 (&v)[N],
+                                           float2 r) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    *(__nv_bfloat162*)(y + At(column, first + k * kParts)) =
+        __floats2bfloat162_rn(v[k].x * r.x, v[k].y * r.y);
+  }
+}
+
 __global__ void __launch_bounds__(1024) pairs(const bf16* x, bf16* y) {
   __shared__ float parts[32 * 65];
   const int lane = threadIdx.x % 32, part = threadIdx.x / 32;
   const int column = blockIdx.x * 64 + 2 * lane;  // and column + 1
   float2 v[kLanes];
-#pragma unroll
-  for (int k = 0; k < kLanes; ++k) {
-    v[k] = __bfloat1622float2(*(const __nv_bfloat162*)(x + At(column, part + k * kParts)));
-  }
-  float2 m = v[0];
-#pragma unroll
-  for (int k = 1; k < kLanes; ++k) m = {fmaxf(m.x, v[k].x), fmaxf(m.y, v[k].y)};
-  m = CombinePair(m, lane, parts, Max());
-  float2 s{0, 0};
-#pragma unroll
-  for (int k = 0; k < kLanes; ++k) {
-    v[k] = {expf(v[k].x - m.x), expf(v[k].y - m.y)};
-    s = {s.x + v[k].x, s.y + v[k].y};
-  }
-  s = CombinePair(s, lane, parts, Sum());
-  s = {1.0f / s.x, 1.0f / s.y};
-#pragma unroll
-  for (int k = 0; k < kLanes; ++k) {
-    *(__nv_bfloat162*)(y + At(column, part + k * kParts)) =
-        __floats2bfloat162_rn(v[k].x * s.x, v[k].y * s.y);
-  }
+  LoadPairs(x, column, part, v);
+  const float2 m = CombinePair(PairMax(v), lane, parts, Max());
+  const float2 s = CombinePair(PairExpSum(v, m), lane, parts, Sum());
+  StorePairs(y, column, part, v, {1.0f / s.x, 1.0f / s.y});
 }
 
 namespace cg = cooperative_groups;
@@ -138,36 +161,20 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(1024, MinBlocks)
   const int column = blockIdx.x / 2 * 64 + 2 * lane;
   const int first = rank * (R / 2) + part;
   float2 v[kHalf];
-#pragma unroll
-  for (int k = 0; k < kHalf; ++k) {
-    v[k] = __bfloat1622float2(*(const __nv_bfloat162*)(x + At(column, first + k * kParts)));
-  }
-  float2 m = v[0];
-#pragma unroll
-  for (int k = 1; k < kHalf; ++k) m = {fmaxf(m.x, v[k].x), fmaxf(m.y, v[k].y)};
-  m = CombinePair(m, lane, parts, Max());
+  LoadPairs(x, column, first, v);
+  float2 m = CombinePair(PairMax(v), lane, parts, Max());
   if (part == 0) slots[0][lane] = m;
   cluster.sync();
   const float2 m0 = *cluster.map_shared_rank(&slots[0][lane], 0);
   const float2 m1 = *cluster.map_shared_rank(&slots[0][lane], 1);
   m = {fmaxf(m0.x, m1.x), fmaxf(m0.y, m1.y)};
-  float2 s{0, 0};
-#pragma unroll
-  for (int k = 0; k < kHalf; ++k) {
-    v[k] = {expf(v[k].x - m.x), expf(v[k].y - m.y)};
-    s = {s.x + v[k].x, s.y + v[k].y};
-  }
-  s = CombinePair(s, lane, parts, Sum());
+  float2 s = CombinePair(PairExpSum(v, m), lane, parts, Sum());
   if (part == 0) slots[1][lane] = s;
   cluster.sync();
   const float2 s0 = *cluster.map_shared_rank(&slots[1][lane], 0);
   const float2 s1 = *cluster.map_shared_rank(&slots[1][lane], 1);
   s = {1.0f / (s0.x + s1.x), 1.0f / (s0.y + s1.y)};
-#pragma unroll
-  for (int k = 0; k < kHalf; ++k) {
-    *(__nv_bfloat162*)(y + At(column, first + k * kParts)) =
-        __floats2bfloat162_rn(v[k].x * s.x, v[k].y * s.y);
-  }
+  StorePairs(y, column, first, v, s);
   cluster.sync();  // no block leaves while the other may read its slots
 }
 

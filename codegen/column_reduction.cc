@@ -120,16 +120,8 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
                                     : RowIndex(l, first, "col(k)", 1, guard);
         ExprEmitter e(&w, lanes, ks);
         for (const Accumulator& a : accs) {
-          const Value v = e.Get(&a.reduction->input(0), idx);
-          if (!pairs) {
-            Accumulate(w, a, v, lanes, guard);
-            continue;
-          }
-          const std::string acc = absl::StrCat(held(a), "[k & 1]");
-          w.Line("#pragma unroll");
-          w.Line("for (int k = 0; k < ", lanes, "; ++k) ",
-                 guard.empty() ? "" : absl::StrCat("if (", guard, ") "), acc, " = ",
-                 a.Combine(acc, absl::StrCat("(", a.type(), ")", v.At())), ";");
+          Accumulate(w, a, e.Get(&a.reduction->input(0), idx), lanes, guard,
+                     pairs ? absl::StrCat(held(a), "[k & 1]") : "");
         }
       };
       {

@@ -155,11 +155,12 @@ void DeclareScratch(CodeWriter& w, const std::vector<Accumulator>& accs) {
 }
 
 void Accumulate(CodeWriter& w, const Accumulator& a, const Value& v, int lanes,
-                const std::string& guard) {
+                const std::string& guard, const std::string& target) {
+  const std::string acc = target.empty() ? a.name : target;
   w.Line("#pragma unroll");
   w.Line("for (int k = 0; k < ", lanes, "; ++k) ",
-         guard.empty() ? "" : absl::StrCat("if (", guard, ") "), a.name, " = ",
-         a.Combine(a.name, absl::StrCat("(", a.type(), ")", v.At())), ";");
+         guard.empty() ? "" : absl::StrCat("if (", guard, ") "), acc, " = ",
+         a.Combine(acc, absl::StrCat("(", a.type(), ")", v.At())), ";");
 }
 
 std::string BlockReduce(const Accumulator& a, const std::string& v) {

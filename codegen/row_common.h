@@ -119,9 +119,10 @@ bool ReadAlongRows(const Node& n, const RowLayout& l);
 int VectorWidthFor(const FusedKernel& k, const RowLayout& l);
 // One shared scratch array per accumulator type, for tessel_block_reduce.
 void DeclareScratch(CodeWriter& w, const std::vector<Accumulator>& accs);
-// acc = op(acc, v[k]) over the lanes that pass `guard` (all when it is empty).
+// acc = op(acc, v[k]) over the lanes that pass `guard` (all when it is empty); `target`:
+// the register(s) accumulated into, which may use k (a.name where empty).
 void Accumulate(CodeWriter& w, const Accumulator& a, const Value& v, int lanes,
-                const std::string& guard);
+                const std::string& guard, const std::string& target = "");
 // The block-wide reduction of `v` (every thread's accumulator), as an expression.
 std::string BlockReduce(const Accumulator& a, const std::string& v);
 // Workspace entry `index` of accumulator a: 8-byte slots when any accumulator is 8 bytes wide,

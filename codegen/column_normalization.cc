@@ -9,8 +9,9 @@
 // values a pair of neighbouring columns a copy) and works through them a chunk of registers
 // at a time, so that two blocks share an SM and 64 or 128 bytes of each row are read at once.
 // Partial values combine in a fixed order (warp shuffles, then the warps through shared
-// memory, then the cluster's blocks in rank order), the same in every thread: the same input
-// gives the same bits.
+// memory, read back by lanes and shuffled where a column has a warp's 32 parts, then the
+// cluster's blocks in rank order), the same in every thread: the same input gives the same
+// bits.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -140,7 +141,8 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
   // there are columns enough for two blocks on each of 132 SMs: 64 columns a block (256 bytes
   // of each row) in 1024 threads, so that each row's reads come two warps' at once. softmax
   // over the leading axis of [256, 512, 512] f32: 89.5% -> 92.1% of copy on the H100
-  // (bench/RESULTS.md, thirty-second session). Other lengths and 16-bit inputs keep 32 (not
+  // (bench/RESULTS.md, thirty-second session). 16-bit inputs keep 32: 64 took the same
+  // softmax in bf16 from 85.8% to 76.1% (thirty-fifth session). Other lengths keep 32 (not
   // measured).
   if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && l.rows >= 64 * 2 * 132 &&
       ColumnInputsOfSize(k, l, 4)) {
@@ -169,28 +171,67 @@ ColumnShape ShapeOf(const FusedKernel& k, const RowLayout& l,
   return s;
 }
 
+// The column's part slots read back a slot a lane, `slots` lanes a column, and combined by
+// shuffles (two shared reads, a barrier and a few shuffles a thread in place of a read and a
+// combine a slot), where slots are a power of two from kMinLaneSlots to a warp and the block
+// holds whole warps of columns. softmax over the middle axis of [256, 512, 512] bf16 (32
+// slots) from 73.0% to 83.0% of copy on the H100; 16 slots +0.5 points in blocks of 64
+// columns, -0.4 in blocks of 32, 8 slots (a cluster's long columns) -0.3 (bench/RESULTS.md,
+// thirty-fifth session): a warp's slots only.
+constexpr int kMinLaneSlots = kWarp;
+int Slots(const ColumnShape& s) { return s.threads() / std::max(s.width, kWarp); }
+bool CombinesSlotsByLanes(const ColumnShape& s) {
+  const int slots = Slots(s);
+  return s.width % kWarp == 0 && slots >= kMinLaneSlots && slots <= kWarp &&
+         (slots & (slots - 1)) == 0;
+}
+// Values between one slot's start and the next: a column's slots read by `slots` lanes fall
+// in distinct banks.
+int SlotPitch(const ColumnShape& s) {
+  return CombinesSlotsByLanes(s) ? s.width + kWarp / Slots(s) : s.width + 1;
+}
+int PartsSize(const ColumnShape& s) {
+  return Slots(s) * SlotPitch(s) + (CombinesSlotsByLanes(s) ? s.width : 0);
+}
+
 // Accumulator `a` (each thread's, over its lanes) combined over its column: the lanes of a
 // warp that share it, the warps through `parts`, the cluster's blocks through `slot_<acc>`.
 void CombineColumn(CodeWriter& w, const Accumulator& a, const ColumnShape& s, bool first) {
-  for (int offset = s.width; offset < kWarp; offset *= 2) {
+  auto shuffle = [&](int offset) {
     w.Line(
         a.name, " = ",
         a.Combine(a.name, absl::StrCat("__shfl_xor_sync(0xffffffffu, ", a.name, ", ", offset, ")")),
         ";");
-  }
+  };
+  for (int offset = s.width; offset < kWarp; offset *= 2) shuffle(offset);
   const std::string view = absl::StrCat("((", a.type(), "*)parts)");
-  if (!first) w.Line("__syncthreads();  // the last accumulator's parts are read");
-  // A slot of width + 1 values for each warp (its lanes' columns), or for each part where a
-  // part takes several warps.
-  const int group = std::max(s.width, kWarp);
+  const bool by_lanes = CombinesSlotsByLanes(s);
+  // By lanes, every thread has read the slots before the last accumulator's second barrier.
+  if (!first && !by_lanes) w.Line("__syncthreads();  // the last accumulator's parts are read");
+  // A slot of a pitch for each warp (its lanes' columns), or for each part where a part takes
+  // several warps.
+  const int group = std::max(s.width, kWarp), slots = Slots(s), pitch = SlotPitch(s);
   const std::string writer =
       s.width < kWarp ? absl::StrCat("if (threadIdx.x % ", kWarp, " < ", s.width, ") ") : "";
-  w.Line(writer, view, "[threadIdx.x / ", group, " * ", s.width + 1, " + threadIdx.x % ", group,
+  w.Line(writer, view, "[threadIdx.x / ", group, " * ", pitch, " + threadIdx.x % ", group,
          "] = ", a.name, ";");
   w.Line("__syncthreads();");
-  w.Line(a.name, " = ", view, "[column];");
-  w.Line("for (int p = 1; p < ", s.threads() / group, "; ++p) ", a.name, " = ",
-         a.Combine(a.name, absl::StrCat(view, "[p * ", s.width + 1, " + column]")), ";");
+  if (by_lanes) {
+    // Thread t combines slot t % slots of column t / slots; the butterfly leaves the same
+    // bits in every lane of the column's.
+    w.Line(a.name, " = ", view, "[threadIdx.x % ", slots, " * ", pitch, " + threadIdx.x / ", slots,
+           "];");
+    for (int offset = 1; offset < slots; offset *= 2) shuffle(offset);
+    const int totals = slots * pitch;
+    w.Line("if (threadIdx.x % ", slots, " == 0) ", view, "[", totals, " + threadIdx.x / ", slots,
+           "] = ", a.name, ";");
+    w.Line("__syncthreads();");
+    w.Line(a.name, " = ", view, "[", totals, " + column];");
+  } else {
+    w.Line(a.name, " = ", view, "[column];");
+    w.Line("for (int p = 1; p < ", slots, "; ++p) ", a.name, " = ",
+           a.Combine(a.name, absl::StrCat(view, "[p * ", pitch, " + column]")), ";");
+  }
   if (s.cluster > 1) {
     w.Line(a.name, " = tessel_cluster_reduce<", s.cluster, ">(", a.name, ", ", a.Functor(),
            ", slot_", a.name, ", ", s.width, ");");
@@ -309,8 +350,7 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
            s.cluster > 1 ? absl::StrCat("a part of ", s.part, " (", s.cluster, " a column)")
                          : std::string("a column"));
     // One buffer of the widest accumulator, the accumulators combined through it in turn.
-    w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[",
-           s.threads() / std::max(s.width, kWarp) * (s.width + 1), "];");
+    w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[", PartsSize(s), "];");
     if (s.cluster > 1) {
       for (const Accumulator& a : accs) {
         w.Line("__shared__ ", a.type(), " slot_", a.name, "[", 2 * s.width, "];");

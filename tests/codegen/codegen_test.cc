@@ -237,6 +237,11 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   const codegen::KernelSource leading = OneKernel(softmax(Placeholder({100, 45}), 0));
   EXPECT_EQ(leading.launches.at(0).grid[0], 2);     // 45 columns: two warps' worth
   EXPECT_EQ(leading.launches.at(0).block, 32 * 7);  // 100 = 7 threads x 15 lanes
+  // A warp's 32 parts a column are read back a part a lane and combined by shuffles; fewer
+  // parts in turn by each thread.
+  EXPECT_TRUE(absl::StrContains(middle.source, "[threadIdx.x % 32 * 33 + threadIdx.x / 32]"));
+  EXPECT_FALSE(absl::StrContains(middle.source, "for (int p = 1;"));
+  EXPECT_TRUE(absl::StrContains(leading.source, "for (int p = 1; p < 7; ++p)"));
   // Many columns of 241-256 f32: 64 a block of 1024 threads (256 bytes of each row); bf16
   // inputs, too few columns for two blocks an SM, or columns that take fewer threads, keep 32.
   struct Case {

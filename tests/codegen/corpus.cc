@@ -320,13 +320,17 @@ std::vector<CorpusCase> Corpus() {
   // Normalizations over leading and middle axes held on chip (column_normalization.cc):
   // softmax over each non-trailing axis, a user-written layer norm over a middle axis with
   // its mean also written, extents off a multiple of 32, f64 and bf16; many short columns of
-  // f32, 64 a block.
+  // f32, 64 a block; columns of a warp's 32 parts (read back by lanes).
   const Tensor cols = In({6, 100, 48});
   const Tensor centered = cols - mean(cols, {1}, true);
+  const Tensor parts32 = In({500, 70});
+  const Tensor centered32 = parts32 - mean(parts32, {0}, true);
   c.push_back({"column_normalizations",
                {softmax(cols, 1), softmax(In({300, 33}, DType::kBF16), 0),
                 centered / sqrt(mean(centered * centered, {1}, true) + 1e-5), mean(cols, {1}, true),
-                log_softmax(In({7, 40, 32}, DType::kF64), 0), softmax(In({250, 17000}), 0)}});
+                log_softmax(In({7, 40, 32}, DType::kF64), 0), softmax(In({250, 17000}), 0),
+                softmax(In({3, 512, 40}, DType::kBF16), 1),
+                centered32 / sqrt(mean(centered32 * centered32, {0}, true) + 1e-5)}});
   // Longer columns: a few a block, split over a cluster's blocks on sm_90 (f32 staged in
   // shared memory, 128 bytes of each row where parts are even, else 64; bf16 staged a pair of
   // columns a copy where the innermost extent is even, else in registers as f64, 32 bytes), or

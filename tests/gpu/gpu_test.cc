@@ -206,7 +206,11 @@ TEST_F(GpuTest, ColumnNormalizations) {
             softmax(Data({20000, 33}, 11, DType::kF32, d), 0),
             // many short columns: a ragged part and a ragged last block
             softmax(Data({250, 17000}, 19, DType::kF32, d), 0),
-            ColumnStandardized(Data({256, 16900}, 20, DType::kF32, d))};
+            ColumnStandardized(Data({256, 16900}, 20, DType::kF32, d)),
+            // a warp's 32 parts a column, read back by lanes: chained reductions, a ragged
+            // part, a ragged last block
+            ColumnStandardized(Data({500, 70}, 25, DType::kF32, d)),
+            softmax(Data({2, 512, 100}, 26, DType::kF32, d), 1)};
       },
       1e-5, 1e-5);
   Compare(
@@ -218,7 +222,8 @@ TEST_F(GpuTest, ColumnNormalizations) {
                                    softmax(Data({16384, 40}, 21, DType::kBF16, d), 0),
                                    softmax(Data({3, 4096, 18}, 22, DType::kBF16, d), 1),
                                    ColumnStandardized(Data({4096, 34}, 24, DType::kBF16, d)),
-                                   softmax(Data({3000, 33}, 23, DType::kBF16, d), 0)};
+                                   softmax(Data({3000, 33}, 23, DType::kBF16, d), 0),
+                                   softmax(Data({3, 512, 40}, 27, DType::kBF16, d), 1)};
       },
       Bound(DType::kBF16), 1e-3);
 }

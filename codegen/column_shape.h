@@ -1,0 +1,47 @@
+// How a normalization over leading or middle axes spreads its columns over a block's
+// threads, shared memory and a cluster's blocks (codegen/column_normalization.cc emits it):
+// the decisions and the measurements behind them.
+#ifndef TESSEL_CODEGEN_COLUMN_SHAPE_H_
+#define TESSEL_CODEGEN_COLUMN_SHAPE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/row_common.h"
+
+namespace tessel::codegen {
+
+// How columns are spread: `width` columns a block, `parts` threads a column, each holding
+// `lanes` elements of a `part` of the column in registers and `shared_lanes` more of
+// `staged` (its only input read along the columns) in shared memory; `cluster` blocks
+// share a column.
+struct ColumnShape {
+  int width = 32;  // a warp's
+  int parts = 1;
+  int lanes = 1;
+  int shared_lanes = 0;
+  const Node* staged = nullptr;
+  int cluster = 1;
+  int64_t part = 0;
+  bool fits = false;
+  int threads() const { return width * parts; }
+  // Chunks of `lanes`: the registers' own, then the shared ones a chunk at a time.
+  int chunks() const { return 1 + shared_lanes / lanes; }
+  int64_t shared_bytes() const {
+    return staged == nullptr ? 0 : int64_t{shared_lanes} * threads() * DTypeSize(staged->dtype());
+  }
+  // 2-byte staged values: each copy takes two neighbouring columns' values of a lane.
+  bool pairs() const { return staged != nullptr && DTypeSize(staged->dtype()) == 2; }
+};
+
+// The shape for kernel `k` over layout `l` reducing `accs` (fits false where its columns do
+// not fit on chip).
+ColumnShape ColumnShapeOf(const FusedKernel& k, const RowLayout& l,
+                          const std::vector<Accumulator>& accs);
+
+// Whether `s` leaves some lanes of a part past its end (a guard a lane).
+bool RaggedParts(const ColumnShape& s, const RowLayout& l);
+
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_COLUMN_SHAPE_H_

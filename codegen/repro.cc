@@ -235,8 +235,9 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
 std::string ReproSource(const KernelSource& ks) {
   CodeWriter w;
   w.Line("// tessel repro of ", ks.name, " (", ks.kind, "), self-contained:");
-  w.Line("//   nvcc -O3 -gencode arch=compute_90a,code=sm_90a ", ks.name, ".cu -o ", ks.name,
-         " -lcuda && ./", ks.name);
+  // --fmad=false as the runtime compiles (runtime/nvrtc_compiler.cc): the same bits.
+  w.Line("//   nvcc -O3 --fmad=false -gencode arch=compute_90a,code=sm_90a ", ks.name, ".cu -o ",
+         ks.name, " -lcuda && ./", ks.name);
   std::string source;
   absl::flat_hash_set<std::string> pasted;
   InlineDeviceLibrary(ks.source, pasted, &source);

@@ -91,7 +91,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if { [ "$what" = repro ] || [ "$what" = all ]; } && command -v nvcc >/dev/null; then
   for f in "$here"/repro/*.cu; do  # repro export: plain nvcc builds and runs them
-    nvcc -O3 -gencode arch=compute_90a,code=sm_90a "$f" -o "$out/$(basename "$f" .cu)" -lcuda && "$out/$(basename "$f" .cu)"
+    nvcc -O3 --fmad=false -gencode arch=compute_90a,code=sm_90a "$f" -o "$out/$(basename "$f" .cu)" -lcuda && "$out/$(basename "$f" .cu)"
   done 2>&1 | tee "$out/repro.log"
 fi
 if [ "$what" = gemm ]; then

@@ -144,10 +144,12 @@ fi
 if [ "$what" = profile-kernel ]; then
   # One kernel of a memory-bound benchmark: PROFILE_FILTER picks the benchmark, PROFILE_KERNEL
   # a regex of the kernel's name (its third launch: warm), PROFILE_BINARY the benchmark binary
-  # (gpu_bench unless given, e.g. gemm_group_bench).
+  # (gpu_bench unless given, e.g. gemm_group_bench), PROFILE_SECTIONS more sections (e.g.
+  # "--section SourceCounters": the stall reasons of each instruction).
   ncu --clock-control none --kernel-name regex:"${PROFILE_KERNEL:-.}" --launch-skip 2 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-    --section SchedulerStats --section Occupancy --section LaunchStats "$here/${PROFILE_BINARY:-gpu_bench}" \
+    --section SchedulerStats --section Occupancy --section LaunchStats ${PROFILE_SECTIONS:-} \
+    "$here/${PROFILE_BINARY:-gpu_bench}" \
     --benchmark_filter="${PROFILE_FILTER:-BM_CrossEntropy}" \
     --benchmark_min_time=0.01 2>&1 | tee "$out/ncu_kernel.txt" | tail -${PROFILE_TAIL:-120}
 fi

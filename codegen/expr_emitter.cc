@@ -7,6 +7,7 @@
 #include "absl/base/casts.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "codegen/dtype_exprs.h"
 #include "codegen/kernel_common.h"
 #include "core/error.h"
 #include "ops/cuda_expr.h"
@@ -14,63 +15,8 @@
 
 namespace tessel::codegen {
 
-const char* StorageType(DType dtype) {
-  switch (dtype) {
-    case DType::kF32:
-      return "float";
-    case DType::kBF16:
-      return "bf16_t";
-    case DType::kF16:
-      return "f16_t";
-    case DType::kI32:
-      return "int";
-    case DType::kBool:
-      return "bool_t";
-    case DType::kI64:  // not generated yet: recording them on CUDA is an Error (ops/record.h)
-      return "long long";
-    case DType::kF64:
-      return "double";
-  }
-  return "?";
-}
-
-std::string LoadConvert(DType dtype, const std::string& expr) {
-  switch (dtype) {
-    case DType::kBF16:
-      return absl::StrCat("tessel_bf16_to_float(", expr, ")");
-    case DType::kF16:
-      return absl::StrCat("tessel_f16_to_float(", expr, ")");
-    case DType::kBool:
-      return absl::StrCat("(", expr, " != 0)");
-    default:
-      return expr;
-  }
-}
-
-std::string StoreConvert(DType dtype, const std::string& expr) {
-  switch (dtype) {
-    case DType::kBF16:
-      return absl::StrCat("tessel_float_to_bf16(", expr, ")");
-    case DType::kF16:
-      return absl::StrCat("tessel_float_to_f16(", expr, ")");
-    case DType::kBool:
-      return absl::StrCat("(bool_t)(", expr, ")");
-    default:
-      return expr;
-  }
-}
-
 namespace {
 
-// Rounds a float expression to a half dtype's precision (identity otherwise).
-std::string Round(DType dtype, const std::string& expr) {
-  if (dtype == DType::kBF16) return absl::StrCat("tessel_round_bf16(", expr, ")");
-  if (dtype == DType::kF16) return absl::StrCat("tessel_round_f16(", expr, ")");
-  return expr;
-}
-
-// What a reduction of no elements yields in the compute type of `dtype`: 0, or NaN for a
-// float mean.
 // The value of a reduction of nothing (an empty sum or matmul 0, an empty product 1, an
 // empty mean NaN).
 std::string NothingCombined(OpKind op, DType dtype) {
@@ -119,17 +65,6 @@ std::string NarrowCompare(const Node& node, const std::vector<Value>& values,
     return absl::StrCat("(", high, eq ? " & " : " | ", low, ")");
   }
   return "";
-}
-
-std::string ConvertExpr(const std::string& e, DType from, DType to) {
-  const std::string f = CudaComputeType(from), t = CudaComputeType(to);
-  if (f == t) return Round(to, e);
-  if (to == DType::kBool) return absl::StrCat("(", e, f == "float" ? " != 0.0f)" : " != 0)");
-  if (!IsFloating(to) && IsFloating(from)) {  // saturating, NaN to 0
-    if (f == "float" && t == "int") return absl::StrCat("tessel_float_to_int(", e, ")");
-    return absl::StrCat("tessel_saturate<", t, ">(", e, ")");
-  }
-  return Round(to, absl::StrCat("(", t, ")", e));
 }
 
 }  // namespace
@@ -321,79 +256,6 @@ std::optional<Value> ExprEmitter::ComputePairs(const Node* node, DType operand,
                                   words[0], ", ", words[1], ")"));
 }
 
-namespace {
-
-// Whether every aligned group of `width` positions along gather `node`'s last axis reads one
-// index (it is broadcast along that axis: index_select and embedding) and lands on `width`
-// contiguous, aligned elements of the data (the gather axis is another one, and the last
-// extents are equal multiples of the width).
-bool SameIndexAlongRows(const Node& node, int width) {
-  const Node& data = node.input(0);
-  const Node& index = node.input(1);
-  const int rank = node.shape().rank();
-  const int axis = static_cast<int>(node.attrs().ints[0]);
-  if (width < 2 || rank < 2 || axis == rank - 1 || index.op() != OpKind::kBroadcast ||
-      index.inputs().empty()) {  // realized earlier: its source is gone
-    return false;
-  }
-  const Shape& source = index.input(0).shape();
-  const int64_t last = node.shape()[rank - 1];
-  return source.rank() > 0 && source[source.rank() - 1] == 1 && data.shape()[rank - 1] == last &&
-         last % width == 0;
-}
-
-}  // namespace
-
-void ExprEmitter::ReportBadIndices(const Node* node, const IndexExpr& idx, const Value& at) {
-  const int64_t size = node->input(0).shape()[node->attrs().ints[0]];
-  const std::string bad = absl::StrCat("bad + ", 3 * IndexCheckSlot(kernel_, node));
-  const std::string report =
-      absl::StrCat("if (", at.At(), " < 0 || ", at.At(), " >= ", size, ") tessel_report_index(",
-                   bad, ", ", LinearOffset(idx, node->shape()), ", ", at.At(), ");");
-  const std::string guard = idx.Guard();
-  const std::string guarded = guard.empty() ? report : absl::StrCat("if (", guard, ") ", report);
-  // The index value can vary by lane where its position does not (an input loaded per lane
-  // for another output of the kernel).
-  if (idx.PerLane() || at.per_lane) {
-    w_->Line("#pragma unroll");
-    w_->Line("for (int k = 0; k < ", lanes_, "; ++k) ", guarded);
-  } else {
-    w_->Line(guarded);
-  }
-}
-
-Value ExprEmitter::Gathered(const Node* node, const IndexExpr& idx) {
-  const Node& data = node->input(0);
-  const int axis = static_cast<int>(node->attrs().ints[0]);
-  const int64_t size = data.shape()[axis];
-  const Value at = Get(&node->input(1), idx);  // the index has the gather's shape
-  if (data.shape().numel() == 0) {             // nothing to read: every index was reported
-    if (IndexCheckSlot(kernel_, node) >= 0) ReportBadIndices(node, idx, at);
-    return Value{ConvertExpr("0", DType::kI32, node->dtype()), false};
-  }
-  // A bad index is reported (realize throws) and read as the nearest good one, so that no
-  // thread reads out of bounds.
-  const bool checked = IndexCheckSlot(kernel_, node) >= 0;  // see NewKernelSource
-  if (checked) ReportBadIndices(node, idx, at);
-  const Value clamped =
-      Define("at", "index_t", at.per_lane,
-             checked ? absl::StrCat("(index_t)(", at.At(), " < 0 ? 0 : ", at.At(), " < ", size,
-                                    " ? ", at.At(), " : ", size - 1, ")")
-                     : absl::StrCat("(index_t)", at.At()));
-  std::vector<std::string> dims = idx.dims;
-  std::vector<bool> lane = idx.lane;
-  dims[axis] = clamped.At();
-  lane[axis] = clamped.per_lane;
-  IndexExpr at_data = FromDims(data.shape(), dims, lane);
-  if (SameIndexAlongRows(*node, idx.vector_width)) {
-    // Lanes of a vector group share the index: they read a contiguous group of the data.
-    at_data.linear = LinearOffset(at_data, data.shape());
-    at_data.linear_lane = true;
-    at_data.vector_width = idx.vector_width;
-  }
-  return Get(&data, WithGuards(std::move(at_data), idx));
-}
-
 Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   const OpInfo& info = GetOpInfo(node->op());
   const DType dtype = node->dtype();
@@ -420,11 +282,11 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
                     ConvertExpr(absl::StrCat("(int)", idx.dims[0]), DType::kI32, dtype));
     case OpKind::kRand:
     case OpKind::kRandn: {
-      return Define(
-          name, CudaComputeType(dtype), idx.PerLane(),
-          Round(dtype, absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand(" : "tessel_randn(",
-                                    ScalarName(kernel_, node), ", (unsigned long long)",
-                                    LinearOffset(idx, node->shape()), ")")));
+      return Define(name, CudaComputeType(dtype), idx.PerLane(),
+                    RoundTo(dtype, absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand("
+                                                                            : "tessel_randn(",
+                                                ScalarName(kernel_, node), ", (unsigned long long)",
+                                                LinearOffset(idx, node->shape()), ")")));
     }
     case OpKind::kCast: {
       const Node& in = node->input(0);
@@ -499,7 +361,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   if (node->op() == OpKind::kDiv && per_lane && !values[1].per_lane && operand != DType::kF64) {
     const Value rcp = Define("rcp", "float", false, absl::StrCat("__frcp_rn(", args[1], ")"));
     return Define(name, "float", true,
-                  Round(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));
+                  RoundTo(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));
   }
   const std::string narrow = NarrowCompare(*node, values, args);
   const std::string expr = narrow.empty() ? CudaScalarExpr(node->op(), operand, args) : narrow;
@@ -507,7 +369,7 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
   // arguments rounded on the host): a selection among them needs no rounding (two
   // instructions per element of a bf16 cross-entropy's where).
   const bool exact = operand == dtype && SelectsAnOperand(node->op());
-  return Define(name, CudaComputeType(dtype), per_lane, exact ? expr : Round(dtype, expr));
+  return Define(name, CudaComputeType(dtype), per_lane, exact ? expr : RoundTo(dtype, expr));
 }
 
 }  // namespace tessel::codegen

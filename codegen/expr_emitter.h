@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/code_writer.h"
+#include "codegen/dtype_exprs.h"
 #include "codegen/index_expr.h"
 #include "codegen/kernel_source.h"
 #include "core/node.h"
@@ -37,12 +38,6 @@ struct Value {
     return per_lane ? absl::StrCat(name, "[", lane, "]") : name;
   }
 };
-
-// Storage and compute types of a dtype in generated code.
-const char* StorageType(DType dtype);
-// `expr` (storage value) as the compute type, and back.
-std::string LoadConvert(DType dtype, const std::string& expr);
-std::string StoreConvert(DType dtype, const std::string& expr);
 
 class ExprEmitter {
  public:

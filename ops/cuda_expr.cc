@@ -21,6 +21,8 @@ const char* CudaComputeType(DType dtype) {
   }
 }
 
+DType CudaComputeDType(DType dtype) { return IsHalfFloat(dtype) ? DType::kF32 : dtype; }
+
 std::string CudaScalarExpr(OpKind op, DType operand, const std::vector<std::string>& args) {
   const bool fp = IsFloating(operand);
   const bool f64 = operand == DType::kF64;

@@ -13,6 +13,8 @@ namespace tessel {
 
 // The C++ type generated code computes `dtype` in: float for f32/f16/bf16, int, or bool.
 const char* CudaComputeType(DType dtype);
+// The dtype generated code computes `dtype` in: f32 for the 16-bit floats, else itself.
+DType CudaComputeDType(DType dtype);
 
 // The expression for `op` on `args`, already in the operand compute type `operand`.
 // `op` is an elementwise operation other than cast.

@@ -34,8 +34,8 @@ constexpr long long N = (long long)D0 * D1 * D2 * D3;
 enum Order { kBase, kAxis2First, kAxis1First, kDiagonal };
 
 template <int kAlong, int kAcross, Order kOrder>
-__global__ void __launch_bounds__(256) permute(const bf16* __restrict__ x, bf16* __restrict__ y,
-                                               float s) {
+__global__ void __launch_bounds__(256)
+    permute(const bf16* __restrict__ x, bf16* __restrict__ y, float s) {
   constexpr int kTilesAlong = D3 / kAlong, kTilesAcross = D0 / kAcross;
   __shared__ bf16 tile[kAcross][kAlong + 2];  // a 4-byte bank of padding a row
   int b = blockIdx.x, t_across, t_along, i1, i2;

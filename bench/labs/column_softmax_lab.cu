@@ -33,9 +33,6 @@ constexpr int R = 256, C = 262144;
 constexpr int R = 16384, C = 8192;
 #endif
 
-__global__ void copy4(const float4* __restrict__ a, float4* __restrict__ b, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) b[i] = a[i];
-}
 
 // Block-wide then cluster-wide combine of one value per column (W columns).
 template <int W, int T, int CL, typename Op>

@@ -17,9 +17,6 @@
 
 constexpr int kRows = 4096, kCols = 32000;
 
-__global__ void copy4(const float4* __restrict__ a, float4* __restrict__ b, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) b[i] = a[i];
-}
 
 __global__ void fill(bf16_t* x, long long* t, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {

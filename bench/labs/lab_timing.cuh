@@ -1,7 +1,10 @@
-// The labs' shared harness (bench/labs/*_lab.cu): a CUDA call checked, and a launch timed as
-// the best of `reps` rounds of 20 back to back, after one warm-up launch. `lab_once`
-// (LAB_ONCE=1) launches each once, for Nsight Compute.
+// The labs' shared harness (bench/labs/*_lab.cu): a CUDA call checked, a launch timed as the
+// best of `reps` rounds of 20 back to back, after one warm-up launch (`lab_once`, LAB_ONCE=1,
+// launches each once, for Nsight Compute), the float4 copy the labs measure against, and
+// bf16 inputs filled with hashed values in [-4, 4).
 #pragma once
+#include <cuda_bf16.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -27,4 +30,19 @@ float time_it(auto launch, int reps = 3) {
   }
   CK(cudaGetLastError());
   return best;
+}
+
+__global__ void copy4(const float4* __restrict__ a, float4* __restrict__ b, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    b[i] = a[i];
+  }
+}
+
+__global__ void fill_bf16(__nv_bfloat16* x, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const unsigned h = (unsigned)(i * 2654435761ull >> 7);
+    x[i] = __float2bfloat16((h % 20000) / 2500.0f - 4.0f);
+  }
 }

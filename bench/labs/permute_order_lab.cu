@@ -85,28 +85,13 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-__global__ void copy4(const float4* a, float4* b, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    b[i] = a[i];
-  }
-}
-
-__global__ void fill(bf16* x) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < N;
-       i += (long long)gridDim.x * blockDim.x) {
-    const unsigned h = (unsigned)(i * 2654435761ull >> 7);
-    x[i] = __float2bfloat16((h % 20000) / 2500.0f - 4.0f);
-  }
-}
-
 int main() {
   lab_once = getenv("LAB_ONCE") != nullptr;
   bf16 *x, *ref, *y;
   CK(cudaMalloc(&x, N * 2));
   CK(cudaMalloc(&ref, N * 2));
   CK(cudaMalloc(&y, N * 2));
-  fill<<<1024, 256>>>(x);
+  fill_bf16<<<1024, 256>>>(x, N);
   const float copy = time_it([&] { copy4<<<132 * 8, 256>>>((const float4*)x, (float4*)y, N / 8); });
   printf("copy: %.4f ms, %.1f GB/s\n", copy, 4.0 * N / copy / 1e6);
   const int blocks = (int)(N / (64 * 32));

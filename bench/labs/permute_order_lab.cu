@@ -38,32 +38,32 @@ __global__ void __launch_bounds__(256)
     permute(const bf16* __restrict__ x, bf16* __restrict__ y, float s) {
   constexpr int kTilesAlong = D3 / kAlong, kTilesAcross = D0 / kAcross;
   __shared__ bf16 tile[kAcross][kAlong + 2];  // a 4-byte bank of padding a row
+  // The block's coordinates, the first taken the fastest.
   int b = blockIdx.x, t_across, t_along, i1, i2;
+  auto next = [&b](int extent) {
+    const int at = b % extent;
+    b /= extent;
+    return at;
+  };
   if (kOrder == kBase || kOrder == kDiagonal) {
-    t_across = b % kTilesAcross;
-    b /= kTilesAcross;
-    t_along = b % kTilesAlong;
-    b /= kTilesAlong;
-    i1 = b % D1;
-    i2 = b / D1;
+    t_across = next(kTilesAcross);
+    t_along = next(kTilesAlong);
+    i1 = next(D1);
+    i2 = next(D2);
     if (kOrder == kDiagonal) {
       t_across = (t_across + i1) % kTilesAcross;
       t_along = (t_along + i1 / kTilesAcross) % kTilesAlong;
     }
-  } else if (kOrder == kAxis2First) {
-    i2 = b % D2;
-    b /= D2;
-    i1 = b % D1;
-    b /= D1;
-    t_across = b % kTilesAcross;
-    t_along = b / kTilesAcross;
   } else {
-    i1 = b % D1;
-    b /= D1;
-    i2 = b % D2;
-    b /= D2;
-    t_across = b % kTilesAcross;
-    t_along = b / kTilesAcross;
+    if (kOrder == kAxis2First) {
+      i2 = next(D2);
+      i1 = next(D1);
+    } else {
+      i1 = next(D1);
+      i2 = next(D2);
+    }
+    t_across = next(kTilesAcross);
+    t_along = next(kTilesAlong);
   }
   const int at3 = t_along * kAlong, at0 = t_across * kAcross;
   {  // read along x's rows

@@ -21,10 +21,11 @@
 
 namespace {
 
-// Distinct non-null handles; nothing behind them is ever read.
+// Distinct non-null handles over 16 zeroed bytes: only an event's are read (its host clock,
+// 0 until recorded).
 template <typename Handle>
 Handle NewHandle() {
-  return reinterpret_cast<Handle>(new char[16]);
+  return reinterpret_cast<Handle>(new char[16]());
 }
 
 thread_local CUcontext current_context = nullptr;

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/index_expr.h"
+#include "codegen/kernel_common.h"
 
 namespace tessel::codegen {
 namespace {
@@ -28,19 +29,22 @@ bool IsPositionAlongRow(const Node* n, int64_t length) {
 
 }  // namespace
 
-std::optional<OneHotSum> MatchOneHotSum(const Accumulator& a, const RowLayout& l) {
+std::optional<OneHotSum> MatchOneHotSum(const Accumulator& a, const RowLayout& l,
+                                        const KernelSource& ks) {
   const int rank = l.space.rank();
   if (a.combine != OpKind::kSum || !a.floating() || !l.trailing || l.axes.size() != 1 ||
       l.axes[0] != rank - 1) {
     return std::nullopt;
   }
   const Node& where = a.reduction->input(0);
-  if (where.op() != OpKind::kWhere || where.realized() || where.shape() != l.space) {
+  if (where.op() != OpKind::kWhere || where.realized() || InputIndex(ks, &where) >= 0 ||
+      where.shape() != l.space) {
     return std::nullopt;
   }
   const Node& cond = where.input(0);
   const bool eq = cond.op() == OpKind::kEq;
-  if ((!eq && cond.op() != OpKind::kNe) || cond.realized() || cond.shape() != l.space) {
+  if ((!eq && cond.op() != OpKind::kNe) || cond.realized() || InputIndex(ks, &cond) >= 0 ||
+      cond.shape() != l.space) {
     return std::nullopt;
   }
   const Node& picked = where.input(eq ? 1 : 2);

@@ -22,8 +22,10 @@ struct OneHotSum {
 
 // The one-hot form of accumulator `a` over the trailing axis of `l`: a floating sum (or mean)
 // of where(eq(arange, t), x, e), or of where(ne(arange, t), e, x), with arange (seen through
-// reshapes that add leading 1s) running along the reduced axis.
-std::optional<OneHotSum> MatchOneHotSum(const Accumulator& a, const RowLayout& l);
+// reshapes that add leading 1s) running along the reduced axis; the where and the comparison
+// computed in kernel `ks` (not read from a buffer, as where the plan runs every op alone).
+std::optional<OneHotSum> MatchOneHotSum(const Accumulator& a, const RowLayout& l,
+                                        const KernelSource& ks);
 
 // Into `a` (at its identity) of thread 0 of the block whose part of row `row` is
 // [begin, end): the terms of that part, as (end - begin - picked) * e, then x at t where t

@@ -196,6 +196,10 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
       w.Line("REPRO_CHECK(cudaFuncSetAttribute(", l.entry,
              ", cudaFuncAttributeMaxDynamicSharedMemorySize, ", l.shared_bytes, "));");
     }
+    if (l.cluster > 8) {  // as backend/ready_plan.cc: else such a launch fails
+      w.Line("REPRO_CHECK(cudaFuncSetAttribute(", l.entry,
+             ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1));");
+    }
   }
   {
     auto run = w.Block("auto run = [&]()");
@@ -206,6 +210,7 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
   }
   w.Line(";");
   w.Line("run();");
+  w.Line("REPRO_CHECK(cudaGetLastError());  // a launch refused (its shape, its resources)");
   w.Line("REPRO_CHECK(cudaDeviceSynchronize());");
   w.Line("cudaEvent_t start, stop;");
   w.Line("cudaEventCreate(&start);");

@@ -247,7 +247,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   ks.schedule = parts > 1 ? absl::StrCat("rows streamed in ", parts, " chunks, then combined")
                           : "a block per row, streamed";
   std::vector<std::optional<OneHotSum>> picks;  // accumulators summed at their target
-  for (const Accumulator& a : accs) picks.push_back(MatchOneHotSum(a, l));
+  for (const Accumulator& a : accs) picks.push_back(MatchOneHotSum(a, l, ks));
   if (std::any_of(picks.begin(), picks.end(), [](const auto& m) { return m.has_value(); })) {
     absl::StrAppend(&ks.schedule, "; a one-hot sum read at its target");
   }

@@ -285,15 +285,19 @@ std::vector<CorpusCase> Corpus() {
         softmax(In({2, 10000}, DType::kF64)), argmax(In({2, 10000}), 1)}});
   // Cross-entropy's one-hot pick over streamed rows (one_hot_sum.cc): eq with i64 targets
   // beside the online logsumexp (256 rows: one block a row); the ne form of a mean with i32
-  // targets over 4 rows of 140000 (past what clusters hold: rows in chunks).
+  // targets over 4 rows of 140000 (past what clusters hold: rows in chunks); the where also a
+  // result, and the comparison (then the sum reads them from buffers: no one-hot pick).
   const Tensor logits = In({256, 32000}, DType::kBF16), long_logits = In({4, 140000});
-  const Tensor pick =
-      sum(where(eq(arange(32000, DType::kI64), In({256, 1}, DType::kI64)), logits, 0.0), {1}, true);
+  const Tensor picks =
+      where(eq(arange(32000, DType::kI64), In({256, 1}, DType::kI64)), logits, 0.0);
+  const Tensor hits = eq(arange(500, DType::kI64), In({8, 1}, DType::kI64));
   c.push_back(
       {"one_hot_sums",
-       {logsumexp(logits, {1}, true) - pick,
+       {logsumexp(logits, {1}, true) - sum(picks, {1}, true),
         mean(where(ne(arange(140000, DType::kI32), In({4, 1}, DType::kI32)), 0.25, long_logits),
              {1})}});
+  c.push_back({"one_hot_sums_of_buffers",
+               {picks, sum(picks, {1}), hits, sum(where(hits, In({8, 500}), 0.0), {1})}});
   // Column reductions (column_reduction.cc): leading, middle and two axes reduced, columns
   // long enough to split over blocks, a row count off a multiple of 32, every accumulator
   // type, siblings with an epilogue, a prologue.

@@ -44,6 +44,16 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
     ASSERT_EQ(gemm.size(), 1u);
     kernels.push_back(gemm[0]);
   }
+  // Long columns over a cluster of 16 blocks (past the portable 8): the repro allows it.
+  Tensor cols = Tensor(MakeInputNode(DType::kBF16, Device::kCPU, {16384, 8192}, nullptr));
+  Tensor column_softmax = softmax(cols, 0);
+  std::vector<codegen::KernelSource> column =
+      codegen::PlanAndGenerate({&column_softmax.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(column.size(), 1u);
+  ASSERT_GT(column[0].launches.at(0).cluster, 8);
+  EXPECT_NE(codegen::ReproSource(column[0]).find("cudaFuncAttributeNonPortableClusterSizeAllowed"),
+            std::string::npos);
+  kernels.push_back(column[0]);
   for (const codegen::KernelSource& ks : kernels) {
     const std::string dir = ::testing::TempDir();
     const std::string file = absl::StrCat(dir, "/", ks.name, ".cu");

@@ -70,6 +70,15 @@ IndexExpr FromDims(const Shape& shape, std::vector<std::string> dims, std::vecto
   return idx;
 }
 
+IndexExpr AlongDim(IndexExpr idx, const Shape& shape, int dim, int group) {
+  idx.lane_dim = dim;
+  idx.lane_group = group;
+  bool innermost = shape[dim] % group == 0;
+  for (int d = dim + 1; d < shape.rank(); ++d) innermost = innermost && shape[d] == 1;
+  if (innermost && idx.linear.empty()) idx.vector_width = group;
+  return idx;
+}
+
 std::string LinearOffset(const IndexExpr& idx, const Shape& shape) {
   if (!idx.linear.empty()) return idx.linear;
   const Shape::Dims strides = shape.Strides();
@@ -152,7 +161,9 @@ IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx) {
         dims[a[i]] = idx.dims[i];
         lane[a[i]] = idx.lane[i];
       }
-      return FromDims(in, std::move(dims), std::move(lane));
+      IndexExpr result = FromDims(in, std::move(dims), std::move(lane));
+      if (idx.lane_dim < 0 || in[a[idx.lane_dim]] == 1) return result;
+      return AlongDim(std::move(result), in, static_cast<int>(a[idx.lane_dim]), idx.lane_group);
     }
     case OpKind::kBroadcast:
       return BroadcastUnguarded(idx, view.shape(), in);

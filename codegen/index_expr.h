@@ -21,6 +21,11 @@ struct IndexExpr {
   // Lanes come in groups of this many consecutive, aligned linear positions (1: no such
   // guarantee): loads and stores may then be vectors.
   int vector_width = 1;
+  // Lanes that step dims[lane_dim] by one, in groups of lane_group whose first lane's
+  // coordinate is a multiple of lane_group (-1: no such guarantee). A permute carries it to
+  // its input, where it makes vector_width if that dimension is the innermost (AlongDim).
+  int lane_dim = -1;
+  int lane_group = 1;
   // Conditions that must hold before memory is read or written at this position (empty:
   // always valid): `lane_guard` per lane, using `k` (lanes past the end of a row or tile),
   // `thread_guard` per thread (rows past a tile's edge). A position derived from this one keeps
@@ -34,6 +39,10 @@ struct IndexExpr {
   std::string Key() const;
 };
 
+// `idx` (a position in `shape`) with lanes stepping dimension `dim` in aligned groups of
+// `group`: consecutive linear positions (vector_width `group`) where `dim` is the innermost
+// dimension of extent > 1 and a multiple of `group`.
+IndexExpr AlongDim(IndexExpr idx, const Shape& shape, int dim, int group);
 // The position `linear` (an expression) in `shape`, e.g. the loop index of a pointwise kernel.
 IndexExpr FromLinear(const Shape& shape, const std::string& linear, bool lane, int vector_width);
 // A position given per dimension.

@@ -114,6 +114,10 @@ std::vector<Example> Examples(Device d) {
                "permute(x, {0, 2, 3, 1}) * 2 of 8 x 1024 x 16 x 64 bf16: a 4-D permute that moves "
                "the contiguous axis",
                {permute(heads, {0, 2, 3, 1}) * 2.0}});
+  e.push_back({"reverse_permute_bf16",
+               "permute(x, {3, 2, 1, 0}) * 2 of 64 x 256 x 32 x 128 bf16: both tiled axes' rows "
+               "2 MB apart",
+               {permute(In({64, 256, 32, 128}, DType::kBF16, d), {3, 2, 1, 0}) * 2.0}});
   Tensor lines = In({16384, 4096}, DType::kF32, d);
   e.push_back({"sort_rows",
                "sort(x, 1) of 16384 rows of 4096 f32: one block sorts a row",

@@ -15,6 +15,11 @@
 //     a2:   x's axis 1 fastest, then axis 2, then the tiles.
 //     diag: base's order with the tile coordinates shifted by the block's row of tiles
 //           (diagonal order: blocks in flight start in different pages).
+//   gen:    base loading x through ld.global (not .nc), as the generated kernel does (its
+//           inputs are not __restrict__: kernel_common.cc says why).
+//   pairs:  64 x 32 in base's order, a pair of bf16 a thread both ways (4-byte loads along
+//           x's rows and 4-byte stores along the result's), with and without .nc; and
+//           pairs one way only (the other as base).
 //   copy:   the same bytes by float4 (the ceiling).
 // Prints each variant's time, its share of the copy, and whether it matches base bit for bit.
 // Build: bench/labs/permute_order_lab.sh; run dist/lab/permute_order_lab.
@@ -33,7 +38,12 @@ constexpr long long N = (long long)D0 * D1 * D2 * D3;
 
 enum Order { kBase, kAxis2First, kAxis1First, kDiagonal };
 
-template <int kAlong, int kAcross, Order kOrder>
+template <bool kNc, typename T>
+__device__ __forceinline__ T load(const T* p) {
+  return kNc ? __ldg(p) : __ldca(p);
+}
+
+template <int kAlong, int kAcross, Order kOrder, bool kNc = true>
 __global__ void __launch_bounds__(256)
     permute(const bf16* __restrict__ x, bf16* __restrict__ y, float s) {
   constexpr int kTilesAlong = D3 / kAlong, kTilesAcross = D0 / kAcross;
@@ -71,7 +81,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int j = 0; j < kAcross; j += 256 / kAlong) {
       const long long i = (((long long)(at0 + r + j) * D1 + i1) * D2 + i2) * D3 + at3 + c;
-      tile[r + j][c] = __float2bfloat16(__bfloat162float(x[i]) * s);
+      tile[r + j][c] = __float2bfloat16(__bfloat162float(load<kNc>(x + i)) * s);
     }
   }
   __syncthreads();
@@ -79,6 +89,57 @@ __global__ void __launch_bounds__(256)
     const int c = threadIdx.x % kAcross, r = threadIdx.x / kAcross;
 #pragma unroll
     for (int j = 0; j < kAlong; j += 256 / kAcross) {
+      const long long o = (((long long)(at3 + r + j) * D2 + i2) * D1 + i1) * D0 + at0 + c;
+      y[o] = tile[c][r + j];
+    }
+  }
+}
+
+// 64 along x 32 across in base's order, pairs of bf16 one way or both.
+template <bool kNc, bool kPairLoads = true, bool kPairStores = true>
+__global__ void __launch_bounds__(256)
+    permute_pairs(const bf16* __restrict__ x, bf16* __restrict__ y, float s) {
+  constexpr int kAlong = 64, kAcross = 32;
+  __shared__ bf16 tile[kAcross][kAlong + 2];
+  int b = blockIdx.x;
+  const int t_across = b % (D0 / kAcross);
+  b /= D0 / kAcross;
+  const int t_along = b % (D3 / kAlong);
+  b /= D3 / kAlong;
+  const int i1 = b % D1, i2 = b / D1;
+  const int at3 = t_along * kAlong, at0 = t_across * kAcross;
+  if (kPairLoads) {  // 32 threads a row of x, a pair each; 8 rows a step
+    const int c = threadIdx.x % 32 * 2, r = threadIdx.x / 32;
+#pragma unroll
+    for (int j = 0; j < kAcross; j += 8) {
+      const long long i = (((long long)(at0 + r + j) * D1 + i1) * D2 + i2) * D3 + at3 + c;
+      const __nv_bfloat162 v = load<kNc>(reinterpret_cast<const __nv_bfloat162*>(x + i));
+      tile[r + j][c] = __float2bfloat16(__bfloat162float(v.x) * s);
+      tile[r + j][c + 1] = __float2bfloat16(__bfloat162float(v.y) * s);
+    }
+  } else {  // 64 threads a row, one each; 4 rows a step
+    const int c = threadIdx.x % 64, r = threadIdx.x / 64;
+#pragma unroll
+    for (int j = 0; j < kAcross; j += 4) {
+      const long long i = (((long long)(at0 + r + j) * D1 + i1) * D2 + i2) * D3 + at3 + c;
+      tile[r + j][c] = __float2bfloat16(__bfloat162float(load<kNc>(x + i)) * s);
+    }
+  }
+  __syncthreads();
+  if (kPairStores) {  // 16 threads a row of y, a pair each; 16 rows a step
+    const int c = threadIdx.x % 16 * 2, r = threadIdx.x / 16;
+#pragma unroll
+    for (int j = 0; j < kAlong; j += 16) {
+      const long long o = (((long long)(at3 + r + j) * D2 + i2) * D1 + i1) * D0 + at0 + c;
+      __nv_bfloat162 v;
+      v.x = tile[c][r + j];
+      v.y = tile[c + 1][r + j];
+      *reinterpret_cast<__nv_bfloat162*>(y + o) = v;
+    }
+  } else {  // 32 threads a row, one each; 8 rows a step
+    const int c = threadIdx.x % 32, r = threadIdx.x / 32;
+#pragma unroll
+    for (int j = 0; j < kAlong; j += 8) {
       const long long o = (((long long)(at3 + r + j) * D2 + i2) * D1 + i1) * D0 + at0 + c;
       y[o] = tile[c][r + j];
     }
@@ -116,9 +177,16 @@ int main() {
     for (long long i = 0; !lab_once && i < N; ++i) {
       differ += *(unsigned short*)&hy[i] != *(unsigned short*)&href[i];
     }
-    printf("%-16s %.4f ms %6.1f%% of copy  (%lld differ from base)\n", name, ms, 100 * copy / ms,
+    printf("%-22s %.4f ms %6.1f%% of copy  (%lld differ from base)\n", name, ms, 100 * copy / ms,
            differ);
   };
+  run("64x32 gen", permute<64, 32, kBase, false>, 64, 32);
+  run("64x32 pairs", permute_pairs<true>, 64, 32);
+  run("64x32 pairs gen", permute_pairs<false>, 64, 32);
+  run("64x32 pair loads gen", permute_pairs<false, true, false>, 64, 32);
+  run("64x32 pair stores gen", permute_pairs<false, false, true>, 64, 32);
+  run("64x32 neither gen", permute_pairs<false, false, false>, 64, 32);
+  run("64x32 diag gen", permute<64, 32, kDiagonal, false>, 64, 32);
   run("64x32 a1", permute<64, 32, kAxis2First>, 64, 32);
   run("64x32 a2", permute<64, 32, kAxis1First>, 64, 32);
   run("64x32 diag", permute<64, 32, kDiagonal>, 64, 32);

@@ -281,16 +281,23 @@ TEST_F(GpuTest, Transposes) {
         const Tensor h = Data({2, 100, 3, 64}, 7, DType::kBF16, d);
         const Tensor g = Data({130, 70}, 8, DType::kBF16, d);
         // 2-byte outputs: tiles of 64 x 64 (edges off the tile on both axes), 64 x 32 and
-        // 32 x 64 (one axis under 64), 32 x 32; 1-byte outputs
+        // 32 x 64 (one axis under 64), 32 x 32; 1-byte outputs; pairs of positions a thread
+        // (even extents along the input's rows) with and without edges, an odd extent, a
+        // broadcast operand varying along the pairs, tiles that fit the space exactly
         const Tensor narrow = Data({1000, 40}, 9, DType::kBF16, d);
-        return std::vector<Tensor>{permute(h, {0, 2, 3, 1}) * 2.0,
-                                   cast(permute(h, {0, 2, 3, 1}), DType::kF32),
-                                   transpose(g) + 1.0,
-                                   permute(reshape(g, {13, 10, 70}), {2, 0, 1}) * 3.0,
-                                   transpose(narrow) * 2.0,
-                                   permute(reshape(narrow, {25, 40, 40}), {0, 2, 1}) + 1.0,
-                                   permute(Data({3, 40, 130}, 10, DType::kBF16, d), {0, 2, 1}),
-                                   permute(gt(h, 0.0), {0, 2, 3, 1})};
+        const Tensor fits = Data({2, 64, 4, 64}, 11, DType::kBF16, d);
+        return std::vector<Tensor>{
+            permute(h, {0, 2, 3, 1}) * 2.0,
+            cast(permute(h, {0, 2, 3, 1}), DType::kF32),
+            transpose(g) + 1.0,
+            permute(reshape(g, {13, 10, 70}), {2, 0, 1}) * 3.0,
+            transpose(narrow) * 2.0,
+            permute(reshape(narrow, {25, 40, 40}), {0, 2, 1}) + 1.0,
+            permute(Data({3, 40, 130}, 10, DType::kBF16, d), {0, 2, 1}),
+            permute(gt(h, 0.0), {0, 2, 3, 1}),
+            transpose(Data({50, 33}, 12, DType::kBF16, d)) * 2.0,
+            permute(fits, {0, 2, 3, 1}) * 2.0,
+            permute(fits, {0, 2, 3, 1}) + Data({1, 4, 64, 1}, 13, DType::kBF16, d)};
       },
       Bound(DType::kBF16), 1e-3);
 }
@@ -766,6 +773,17 @@ TEST_F(GpuTest, OneHotSumsReadAtTheTarget) {
   Compare(build);
   const std::string plan = explain(build(Device::kCUDA));
   EXPECT_TRUE(absl::StrContains(plan, "one-hot sum read at its target")) << plan;
+  // The where a result too, or every op alone: the sum reads the where from a buffer.
+  Compare([&](Device d) {
+    const Tensor x = Data({8, 5000}, 26, DType::kF32, d);
+    const Tensor targets =
+        from_vector(std::vector<int32_t>(ids.begin(), ids.begin() + 8), {8, 1}, DType::kI32, d);
+    const Tensor picks = where(eq(arange(5000, DType::kI64, d), targets), x, 0.0);
+    return std::vector<Tensor>{picks, sum(picks, {1})};
+  });
+  setenv("TESSEL_FUSION", "0", 1);
+  Compare(build);
+  unsetenv("TESSEL_FUSION");
 }
 
 }  // namespace

@@ -47,6 +47,9 @@ ABSL_FLAG(uint64_t, data_seed, 0, "run: input values (default: the seed, or 1)")
 ABSL_FLAG(bool, signature_only, false, "run: print only the outcome's signature");
 ABSL_FLAG(std::string, out, "", "minimize: also write the minimized program here");
 ABSL_FLAG(bool, source, false, "explain: also print every kernel's CUDA source");
+ABSL_FLAG(bool, unfused, false,
+          "every operation its own kernel (TESSEL_FUSION=0): kernels that read from buffers "
+          "what fused ones compute");
 ABSL_FLAG(int64_t, staged_row, 0,
           "rows longer than this stream (TESSEL_STAGED_ROW; 0: the planner's 16384): the "
           "streamed kernels at the programs' small sizes");
@@ -207,6 +210,7 @@ int main(int argc, char** argv) {
   if (const int64_t staged = absl::GetFlag(FLAGS_staged_row); staged > 0) {
     setenv("TESSEL_STAGED_ROW", absl::StrCat(staged).c_str(), 1);
   }
+  if (absl::GetFlag(FLAGS_unfused)) setenv("TESSEL_FUSION", "0", 1);
   const std::string command = args.size() > 1 ? args[1] : "";
   if (command == "plan") return CampaignCommand(Mode::kPlan);
   if (command == "diff") return CampaignCommand(Mode::kDiff);

@@ -63,6 +63,14 @@ void EmitHelpersFor(CodeWriter& w, DType dtype) {
     w.Line("  p[i] = ", StoreConvert(dtype, "(4.0f * tessel_rand(seed, i) - 2.0f)"), ";");
     w.Line("}");
   }
+  if (dtype == DType::kI32 || dtype == DType::kI64) {  // a gather's indices, in [0, size)
+    auto fill = w.Block("__global__ void repro_fill_index_", name, "(", type,
+                        "* p, long long n, unsigned long long seed, long long size)");
+    w.Line("for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;");
+    w.Line("     i += (long long)gridDim.x * blockDim.x) {");
+    w.Line("  p[i] = (", type, ")min((long long)(tessel_rand(seed, i) * size), size - 1);");
+    w.Line("}");
+  }
   auto sum = w.Block("__global__ void repro_checksum_", name, "(const ", type,
                      "* p, long long n, double* out)");
   w.Line("double s = 0;");
@@ -143,27 +151,49 @@ void EmitScalars(CodeWriter& w, const KernelSource& ks, std::vector<std::string>
   }
 }
 
+// The extent of the axis a checked gather of `ks` indexes with input `in` (seen through views
+// of it), 0 where `in` indexes none: its fill then stays in range, as a program's indices do,
+// instead of timing the out-of-range report.
+int64_t GatheredSize(const KernelSource& ks, const Node* in) {
+  for (const Node* gather : ks.index_checks) {
+    const Node* index = &gather->input(1);
+    while (index != in && GetOpInfo(index->op()).category == OpCategory::kView &&
+           !index->realized()) {
+      index = &index->input(0);
+    }
+    if (index == in) return gather->input(0).shape()[gather->attrs().ints[0]];
+  }
+  return 0;
+}
+
 // The harness: buffers, fills, the launches as tessel makes them, timing, checksums.
 void EmitMain(CodeWriter& w, const KernelSource& ks) {
   auto main = w.Block("int main()");
   std::vector<std::string> args;
   double bytes = 0;
-  auto buffer = [&](const std::string& name, DType dtype, int64_t n, bool fill) {
+  // `fill`: -1 none, 0 values in [-2, 2), else indices in [0, fill).
+  auto buffer = [&](const std::string& name, DType dtype, int64_t n, int64_t fill) {
     w.Line(StorageType(dtype), "* ", name, " = nullptr;");
     w.Line("REPRO_CHECK(cudaMalloc(&", name, ", ", std::max<int64_t>(n, 1), "LL * sizeof(*", name,
            ")));");
-    if (fill) {
+    if (fill == 0) {
       w.Line("repro_fill_", DTypeName(dtype), "<<<1024, 256>>>(", name, ", ", n, "LL, ",
              args.size() + 1, "ull);");
+    } else if (fill > 0) {
+      w.Line("repro_fill_index_", DTypeName(dtype), "<<<1024, 256>>>(", name, ", ", n, "LL, ",
+             args.size() + 1, "ull, ", fill, "LL);");
     }
     args.push_back(name);
     bytes += static_cast<double>(n) * DTypeSize(dtype);
   };
   for (size_t i = 0; i < ks.inputs.size(); ++i) {
-    buffer(absl::StrCat("in", i), ks.inputs[i]->dtype(), ks.inputs[i]->shape().numel(), true);
+    const Node* in = ks.inputs[i];
+    const bool integer = in->dtype() == DType::kI32 || in->dtype() == DType::kI64;
+    buffer(absl::StrCat("in", i), in->dtype(), in->shape().numel(),
+           integer ? GatheredSize(ks, in) : 0);
   }
   for (size_t i = 0; i < ks.outputs.size(); ++i) {
-    buffer(absl::StrCat("out", i), ks.outputs[i]->dtype(), ks.outputs[i]->shape().numel(), false);
+    buffer(absl::StrCat("out", i), ks.outputs[i]->dtype(), ks.outputs[i]->shape().numel(), -1);
   }
   if (ks.workspace_bytes > 0) {
     w.Line("float* ws = nullptr;");

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/generate.h"
 #include "gtest/gtest.h"
@@ -36,8 +37,15 @@ TEST(ReproTest, BuildsWithPlainNvcc) {
   std::vector<codegen::KernelSource> kernels =
       codegen::PlanAndGenerate({&y.node(), &s.node(), &loss.node()}, Target{}).kernels;
   ASSERT_GE(kernels.size(), 2u);  // a normalization, streaming reductions
-  ASSERT_TRUE(std::any_of(kernels.begin(), kernels.end(),
-                          [](const codegen::KernelSource& k) { return !k.index_checks.empty(); }));
+  const auto checked = std::find_if(kernels.begin(), kernels.end(),
+                                    [](const auto& k) { return !k.index_checks.empty(); });
+  ASSERT_NE(checked, kernels.end());
+  // Its indices filled in range of the gathered axis (512), not timing the error report.
+  const std::string checked_source = codegen::ReproSource(*checked);
+  EXPECT_TRUE(absl::StrContains(checked_source, "repro_fill_index_i64<<<1024, 256>>>(in") &&
+              absl::StrContains(checked_source, ", 64LL, ") &&
+              absl::StrContains(checked_source, "ull, 512LL);"))
+      << checked_source;
   // The tensor-core GEMMs, with the device library pasted in: TMA and wgmma, and mma.sync.
   for (const Target& t : {Target{9, 0, true}, Target{8, 0, false}}) {
     std::vector<codegen::KernelSource> gemm = codegen::PlanAndGenerate({&g.node()}, t).kernels;

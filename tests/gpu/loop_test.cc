@@ -75,6 +75,21 @@ TEST_F(GpuTest, BatchSizesShareKernelsPerBucket) {
   }
 }
 
+// Transposed kernels over changing batch sizes: the batch neither tiled axis (tiles that fit,
+// unchecked, two 16-bit positions a thread), or the result's contiguous axis (tiles checked).
+TEST_F(GpuTest, TransposesTakeTheBatch) {
+  for (DType dtype : {DType::kBF16, DType::kF32}) {
+    for (int64_t b : {1, 2, 3, 5, 8, 13, 33, 64, 100}) {
+      SCOPED_TRACE(::testing::Message() << DTypeName(dtype) << " batch " << b);
+      Compare([&](Device d) {
+        const Tensor x3 = Data({b, 32, 64}, 10 + b, dtype, d);
+        const Tensor x2 = Data({b, 96}, 20 + b, dtype, d);
+        return std::vector<Tensor>{permute(x3, {0, 2, 1}) * 2.0, transpose(x2) + 1.0};
+      });
+    }
+  }
+}
+
 // The same loop over q/k/v projections of one x (sibling GEMMs, one Hopper kernel): every
 // batch size right, the kernel taking the batch as its rows argument.
 TEST_F(GpuTest, SiblingProjectionsTakeTheBatch) {

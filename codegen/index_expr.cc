@@ -162,6 +162,7 @@ IndexExpr ThroughViewUnguarded(const Node& view, const IndexExpr& idx) {
         lane[a[i]] = idx.lane[i];
       }
       IndexExpr result = FromDims(in, std::move(dims), std::move(lane));
+      // (An extent-1 axis keeps no lanes: FromDims dropped them.)
       if (idx.lane_dim < 0 || in[a[idx.lane_dim]] == 1) return result;
       return AlongDim(std::move(result), in, static_cast<int>(a[idx.lane_dim]), idx.lane_group);
     }

@@ -23,7 +23,9 @@ struct IndexExpr {
   int vector_width = 1;
   // Lanes that step dims[lane_dim] by one, in groups of lane_group whose first lane's
   // coordinate is a multiple of lane_group (-1: no such guarantee). A permute carries it to
-  // its input, where it makes vector_width if that dimension is the innermost (AlongDim).
+  // its input, where it makes vector_width if that dimension is the innermost (AlongDim);
+  // every other view rebuilds the position without it. Key() leaves both out: they follow
+  // from `dims`.
   int lane_dim = -1;
   int lane_group = 1;
   // Conditions that must hold before memory is read or written at this position (empty:
@@ -39,9 +41,9 @@ struct IndexExpr {
   std::string Key() const;
 };
 
-// `idx` (a position in `shape`) with lanes stepping dimension `dim` in aligned groups of
-// `group`: consecutive linear positions (vector_width `group`) where `dim` is the innermost
-// dimension of extent > 1 and a multiple of `group`.
+// `idx` (a position in `shape`, without a `linear` form) with lanes stepping dimension `dim`
+// in aligned groups of `group`: consecutive linear positions (vector_width `group`) where
+// `dim` is the innermost dimension of extent > 1 and a multiple of `group`.
 IndexExpr AlongDim(IndexExpr idx, const Shape& shape, int dim, int group);
 // The position `linear` (an expression) in `shape`, e.g. the loop index of a pointwise kernel.
 IndexExpr FromLinear(const Shape& shape, const std::string& linear, bool lane, int vector_width);

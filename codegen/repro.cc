@@ -11,6 +11,7 @@
 #include "codegen/code_writer.h"
 #include "codegen/device_library.h"
 #include "codegen/expr_emitter.h"
+#include "codegen/kernel_common.h"
 
 namespace tessel::codegen {
 namespace {
@@ -151,19 +152,37 @@ void EmitScalars(CodeWriter& w, const KernelSource& ks, std::vector<std::string>
   }
 }
 
-// The extent of the axis a checked gather of `ks` indexes with input `in` (seen through views
-// of it), 0 where `in` indexes none: its fill then stays in range, as a program's indices do,
-// instead of timing the out-of-range report.
-int64_t GatheredSize(const KernelSource& ks, const Node* in) {
-  for (const Node* gather : ks.index_checks) {
-    const Node* index = &gather->input(1);
-    while (index != in && GetOpInfo(index->op()).category == OpCategory::kView &&
-           !index->realized()) {
+// The gathers and scatter_adds kernel `ks` computes (below its outputs, above its inputs),
+// checked or not.
+std::vector<const Node*> IndexingNodes(const KernelSource& ks) {
+  std::vector<const Node*> found, stack(ks.outputs.begin(), ks.outputs.end());
+  absl::flat_hash_set<const Node*> seen;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second || InputIndex(ks, n) >= 0 || n->realized()) continue;
+    if (ReadsIndices(*n)) found.push_back(n);
+    for (const NodePtr& in : n->inputs()) stack.push_back(in.get());
+  }
+  return found;
+}
+
+// The smallest extent of an axis that a gather or scatter_add of `ks` indexes with input `in`
+// (seen through views and casts), 0 where `in` indexes none: its fill then stays in range, as
+// a program's indices do, instead of timing the out-of-range report (or, where the indices
+// were known in range, reading out of bounds).
+int64_t IndexedSize(const KernelSource& ks, const Node* in) {
+  int64_t size = 0;
+  for (const Node* indexing : IndexingNodes(ks)) {
+    const Node* index = &indexing->input(1);
+    while (index != in && !index->realized() &&
+           (GetOpInfo(index->op()).category == OpCategory::kView || index->op() == OpKind::kCast)) {
       index = &index->input(0);
     }
-    if (index == in) return gather->input(0).shape()[gather->attrs().ints[0]];
+    const int64_t extent = indexing->input(0).shape()[indexing->attrs().ints[0]];
+    if (index == in && extent > 0) size = size == 0 ? extent : std::min(size, extent);
   }
-  return 0;
+  return size;
 }
 
 // The harness: buffers, fills, the launches as tessel makes them, timing, checksums.
@@ -190,7 +209,7 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
     const Node* in = ks.inputs[i];
     const bool integer = in->dtype() == DType::kI32 || in->dtype() == DType::kI64;
     buffer(absl::StrCat("in", i), in->dtype(), in->shape().numel(),
-           integer ? GatheredSize(ks, in) : 0);
+           integer ? IndexedSize(ks, in) : 0);
   }
   for (size_t i = 0; i < ks.outputs.size(); ++i) {
     buffer(absl::StrCat("out", i), ks.outputs[i]->dtype(), ks.outputs[i]->shape().numel(), -1);

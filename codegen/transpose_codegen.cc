@@ -3,7 +3,8 @@
 // contiguous along) and `across` (the outputs' contiguous axis). A block computes its tile
 // with consecutive threads along `along`, so those inputs are read at consecutive addresses,
 // keeps the values in shared memory, and stores them with consecutive threads along `across`:
-// both sides coalesced.
+// both sides coalesced. A thread computes two positions along `along` where the outputs are
+// 16-bit or narrower (AlongLanes), and tiles that divide the space carry no bounds check.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -99,11 +100,13 @@ void EmitTileOrigin(CodeWriter& w, const Shape& space, const TransposedAxes& axe
   }
 }
 
-// Every tile lies wholly inside the space: no position needs a bounds check. (Alone, one
-// position a thread: the bf16 permutes of AlongLanes 81.1 / 88.3 / 88.7 -> 87.3 / 93.9 /
-// 94.2% of copy, the transpose 90.8 -> 89.1%; with pairs, the figures there.)
+// Every tile lies wholly inside the space: no position needs a bounds check. (`across`, the
+// outputs' contiguous axis, is the last: never the dynamic leading one.) With 16-bit tiles
+// this comes with pairs (tiles that fit: an even extent along); measured alone, one position
+// a thread, it ran the bf16 permutes of AlongLanes at 87.3 / 93.9 / 94.2% of copy but the
+// transpose at 89.1% (thirty-sixth session, call 5).
 bool TilesFit(const Shape& space, const TransposedAxes& axes, const Tile& t, bool rows) {
-  return !(rows && (axes.along == 0 || axes.across == 0)) && space[axes.along] % t.along == 0 &&
+  return !(rows && axes.along == 0) && space[axes.along] % t.along == 0 &&
          space[axes.across] % t.across == 0;
 }
 
@@ -158,15 +161,16 @@ void EmitTileLoop(CodeWriter& w, const Shape& space, const TransposedAxes& axes,
   body(idx, x);
 }
 
-// Positions a thread computes along `along`: two where the tile holds 16-bit values, so that
-// 16-bit inputs contiguous along it load as 32-bit words. bf16 [64, 256, 32, 128] permuted by
+// Positions a thread computes along `along`: two where every output is at most 2 bytes wide
+// and the extent along is even, so that inputs contiguous along it (through a permute) load
+// two elements at once (bf16: one 32-bit word). bf16 [64, 256, 32, 128] permuted by
 // {3, 2, 1, 0} / {0, 3, 1, 2} / {0, 1, 3, 2}, % of copy on the H100: 81.1 / 88.3 / 88.7 ->
 // 90.6 / 98.8 / 99.2; the [16384, 8192] transpose 90.8 -> 93.2 (bench/RESULTS.md,
-// thirty-sixth session). 4-byte values in pairs: no change (f32 permute 88.9 / 88.9%). Not
+// thirty-sixth session). 4-byte outputs in pairs: no change (f32 permute 88.9 / 88.9%). Not
 // along a dynamic leading axis, whose extent may be odd.
 int AlongLanes(const FusedKernel& kernel, const Shape& space, const TransposedAxes& axes,
-               const Tile& t, bool rows) {
-  const bool even = space[axes.along] % 2 == 0 && t.along % 2 == 0;
+               bool rows) {
+  const bool even = space[axes.along] % 2 == 0;
   return NarrowOutputs(kernel) && even && !(rows && axes.along == 0) ? 2 : 1;
 }
 
@@ -184,7 +188,7 @@ KernelSource GenerateTransposed(const FusedKernel& kernel, const TransposedAxes&
   const Shape& space = kernel.segments[0];
   const bool dynamic = rows != nullptr;
   const Tile tile = TileOf(kernel, axes);
-  const int lanes = AlongLanes(kernel, space, axes, tile, dynamic);
+  const int lanes = AlongLanes(kernel, space, axes, dynamic);
   ks.schedule =
       absl::StrCat("tiled ", tile.along, " x ", tile.across, " through shared memory: axis ",
                    axes.along, " (inputs' contiguous) against axis ", axes.across, " (outputs')",
@@ -208,7 +212,7 @@ KernelSource GenerateTransposed(const FusedKernel& kernel, const TransposedAxes&
                      const Node* out = kernel.outputs[i];
                      const std::string value = StoreConvert(out->dtype(), e.Get(out, idx).At());
                      if (lanes == 1) {
-                       w.Line("tile", i, "[y_ + j_][x_] = ", value, ";");
+                       w.Line("tile", i, "[y_ + j_][", x, "] = ", value, ";");
                      } else {
                        w.Line("#pragma unroll");
                        w.Line("for (int k = 0; k < ", lanes, "; ++k) tile", i, "[y_ + j_][", x,

@@ -22,6 +22,28 @@ std::string Nvcc() {
   return access(path.c_str(), X_OK) == 0 ? path : "";
 }
 
+// A gather whose indices are known in range (an argmax's, from another kernel) has no check
+// and clamps nothing: the harness must still fill them in range.
+TEST(ReproTest, FillsUncheckedIndicesInRange) {
+  Tensor x = Tensor(MakeInputNode(DType::kF32, Device::kCPU, {64, 512}, nullptr));
+  Tensor known = gather(x, 1,
+                        argmax(Tensor(MakeInputNode(DType::kF32, Device::kCPU, {64, 300}, nullptr)),
+                               1, true)) *
+                 2.0;
+  std::vector<codegen::KernelSource> kernels =
+      codegen::PlanAndGenerate({&known.node()}, Target{}).kernels;
+  const auto gathers = std::find_if(kernels.begin(), kernels.end(), [](const auto& k) {
+    return std::any_of(k.inputs.begin(), k.inputs.end(),
+                       [](const Node* n) { return n->dtype() == DType::kI64; });
+  });
+  ASSERT_NE(gathers, kernels.end());
+  EXPECT_TRUE(gathers->index_checks.empty());
+  const std::string source = codegen::ReproSource(*gathers);
+  EXPECT_TRUE(absl::StrContains(source, "repro_fill_index_i64") &&
+              absl::StrContains(source, "ull, 512LL);"))
+      << source;
+}
+
 TEST(ReproTest, BuildsWithPlainNvcc) {
   const std::string nvcc = Nvcc();
   if (nvcc.empty()) GTEST_SKIP() << "no nvcc";

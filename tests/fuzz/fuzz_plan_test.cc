@@ -36,15 +36,24 @@ INSTANTIATE_TEST_SUITE_P(Seeds, FuzzPlanTest, ::testing::Range(0, kGroups));
 
 class UnfusedFuzzPlanTest : public ::testing::TestWithParam<int> {};
 
-// What `fuzz plan --unfused --staged_row=128` sets for the planner (tools/fuzz/main.cc).
+// What `fuzz plan --unfused --staged_row=128` sets for the planner (tools/fuzz/main.cc), for
+// the test's life only.
+struct UnfusedStreamingEnv {
+  UnfusedStreamingEnv() {
+    setenv("TESSEL_FUSION", "0", 1);
+    setenv("TESSEL_STAGED_ROW", "128", 1);
+  }
+  ~UnfusedStreamingEnv() {
+    unsetenv("TESSEL_FUSION");
+    unsetenv("TESSEL_STAGED_ROW");
+  }
+};
+
 TEST_P(UnfusedFuzzPlanTest, EveryGeneratedProgramPlansAndCompilesUnfused) {
-  setenv("TESSEL_FUSION", "0", 1);
-  setenv("TESSEL_STAGED_ROW", "128", 1);
+  const UnfusedStreamingEnv env;
   CheckOptions options;
   options.staged_row = 128;
   PlanGroup(GetParam(), options);
-  unsetenv("TESSEL_FUSION");
-  unsetenv("TESSEL_STAGED_ROW");
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, UnfusedFuzzPlanTest, ::testing::Range(0, 4));

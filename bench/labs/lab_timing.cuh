@@ -46,3 +46,21 @@ __global__ void fill_bf16(__nv_bfloat16* x, long long n) {
     x[i] = __float2bfloat16((h % 20000) / 2500.0f - 4.0f);
   }
 }
+
+// A bf16 lab's buffers of n values: x filled, ref (the generated scheme's result) and y (a
+// variant's); times and prints the float4 copy of x, the ceiling, and returns its ms.
+struct Bf16Lab {
+  __nv_bfloat16 *x = nullptr, *ref = nullptr, *y = nullptr;
+  float copy_ms = 0;
+};
+inline Bf16Lab bf16_lab(long long n) {
+  lab_once = getenv("LAB_ONCE") != nullptr;
+  Bf16Lab lab;
+  CK(cudaMalloc(&lab.x, n * 2));
+  CK(cudaMalloc(&lab.ref, n * 2));
+  CK(cudaMalloc(&lab.y, n * 2));
+  fill_bf16<<<1024, 256>>>(lab.x, n);
+  lab.copy_ms = time_it([&] { copy4<<<132 * 8, 256>>>((const float4*)lab.x, (float4*)lab.y, n / 8); });
+  printf("copy: %.4f ms, %.1f GB/s\n", lab.copy_ms, 4.0 * n / lab.copy_ms / 1e6);
+  return lab;
+}

@@ -147,14 +147,9 @@ __global__ void __launch_bounds__(256)
 }
 
 int main() {
-  lab_once = getenv("LAB_ONCE") != nullptr;
-  bf16 *x, *ref, *y;
-  CK(cudaMalloc(&x, N * 2));
-  CK(cudaMalloc(&ref, N * 2));
-  CK(cudaMalloc(&y, N * 2));
-  fill_bf16<<<1024, 256>>>(x, N);
-  const float copy = time_it([&] { copy4<<<132 * 8, 256>>>((const float4*)x, (float4*)y, N / 8); });
-  printf("copy: %.4f ms, %.1f GB/s\n", copy, 4.0 * N / copy / 1e6);
+  const Bf16Lab lab = bf16_lab(N);
+  bf16 *x = lab.x, *ref = lab.ref, *y = lab.y;
+  const float copy = lab.copy_ms;
   const int blocks = (int)(N / (64 * 32));
   const float ms_base = time_it([&] { permute<64, 32, kBase><<<blocks, 256>>>(x, ref, 2.0f); });
   std::vector<bf16> href(N), hy(N), hx(N);

@@ -237,14 +237,9 @@ float MaxDiff(const std::vector<bf16>& a, const std::vector<bf16>& b) {
 }
 
 int main() {
-  lab_once = getenv("LAB_ONCE") != nullptr;
-  bf16 *x, *ref, *y;
-  CK(cudaMalloc(&x, N * 2));
-  CK(cudaMalloc(&ref, N * 2));
-  CK(cudaMalloc(&y, N * 2));
-  fill_bf16<<<1024, 256>>>(x, N);
-  const float copy = time_it([&] { copy4<<<132 * 8, 256>>>((const float4*)x, (float4*)y, N / 8); });
-  printf("copy: %.4f ms, %.1f GB/s\n", copy, 4.0 * N / copy / 1e6);
+  const Bf16Lab lab = bf16_lab(N);
+  bf16 *x = lab.x, *ref = lab.ref, *y = lab.y;
+  const float copy = lab.copy_ms;
   const float ms_base = time_it([&] { base<<<B * C / 32, 1024>>>(x, ref); });
   std::vector<bf16> hx(N), href(N), hy(N);
   CK(cudaMemcpy(hx.data(), x, N * 2, cudaMemcpyDeviceToHost));

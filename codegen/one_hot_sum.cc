@@ -8,8 +8,6 @@
 namespace tessel::codegen {
 namespace {
 
-bool IsInteger(DType t) { return t == DType::kI32 || t == DType::kI64; }
-
 // The same in every position of a row of `l` (broadcast along its last axis).
 bool RowInvariant(const Node& n) {
   const Shape& s = n.shape();

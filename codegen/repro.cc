@@ -64,7 +64,7 @@ void EmitHelpersFor(CodeWriter& w, DType dtype) {
     w.Line("  p[i] = ", StoreConvert(dtype, "(4.0f * tessel_rand(seed, i) - 2.0f)"), ";");
     w.Line("}");
   }
-  if (dtype == DType::kI32 || dtype == DType::kI64) {  // a gather's indices, in [0, size)
+  if (IsInteger(dtype)) {  // a gather's indices, in [0, size)
     auto fill = w.Block("__global__ void repro_fill_index_", name, "(", type,
                         "* p, long long n, unsigned long long seed, long long size)");
     w.Line("for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;");
@@ -207,9 +207,8 @@ void EmitMain(CodeWriter& w, const KernelSource& ks) {
   };
   for (size_t i = 0; i < ks.inputs.size(); ++i) {
     const Node* in = ks.inputs[i];
-    const bool integer = in->dtype() == DType::kI32 || in->dtype() == DType::kI64;
     buffer(absl::StrCat("in", i), in->dtype(), in->shape().numel(),
-           integer ? IndexedSize(ks, in) : 0);
+           IsInteger(in->dtype()) ? IndexedSize(ks, in) : 0);
   }
   for (size_t i = 0; i < ks.outputs.size(); ++i) {
     buffer(absl::StrCat("out", i), ks.outputs[i]->dtype(), ks.outputs[i]->shape().numel(), -1);

@@ -60,6 +60,8 @@ bool IsFloating(DType dtype) {
 
 bool IsHalfFloat(DType dtype) { return dtype == DType::kF16 || dtype == DType::kBF16; }
 
+bool IsInteger(DType dtype) { return dtype == DType::kI32 || dtype == DType::kI64; }
+
 namespace {
 int Rank(DType d) {
   switch (d) {

@@ -24,6 +24,7 @@ absl::string_view DeviceName(Device device);
 int64_t DTypeSize(DType dtype);
 bool IsFloating(DType dtype);
 bool IsHalfFloat(DType dtype);  // f16 or bf16
+bool IsInteger(DType dtype);    // i32 or i64 (not bool)
 
 // The result type of a binary operation on two tensors: bool < i32 < i64 < {f16, bf16} < f32
 // < f64, with f16 and bf16 together giving f32 (as in PyTorch).

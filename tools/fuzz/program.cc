@@ -93,7 +93,7 @@ Tensor InputValues(DType dtype, const Shape& shape, uint64_t data_seed, int inde
       // Box-Muller: a standard normal value.
       const double u = 1.0 - rng.Unit(), w = rng.Unit();
       v = static_cast<float>(std::sqrt(-2.0 * std::log(u)) * std::cos(2 * M_PI * w));
-    } else if (dtype == DType::kI32 || dtype == DType::kI64) {
+    } else if (IsInteger(dtype)) {
       v = static_cast<float>(rng.Between(-9, 9));
     } else {
       v = rng.Chance(0.5) ? 1.0f : 0.0f;

@@ -97,7 +97,10 @@ std::string ScheduleOf(const ColumnShape& s) {
                                    " of a column as ")
                     : std::string("block, "),
       s.parts, " threads x ", s.lanes, " lanes",
-      s.staged != nullptr ? absl::StrCat(" + ", s.shared_lanes, " in shared memory") : "",
+      s.tiled               ? absl::StrCat(" at a time of ", s.staged_lanes(),
+                                           " in a shared-memory tile (16-byte copies)")
+      : s.staged != nullptr ? absl::StrCat(" + ", s.shared_lanes, " in shared memory")
+                            : "",
       s.cluster > 1 ? "" : " per column");
 }
 
@@ -137,6 +140,51 @@ void StageSharedLanes(CodeWriter& w, const KernelSource& ks, const ColumnShape& 
          PointerName(ks, s.staged), " + ", offset, " - (threadIdx.x & 1));");
 }
 
+// Blocks of a tile an SM, as the registers' bound: three, or as many as shared memory holds
+// (the tile and about 4 KB of the kernel's own). bf16 softmax over the leading axis of [256,
+// 512, 512] (32 KB tiles): 2.653 TB/s with three (40 registers), 2.624 with four (32
+// registers), 2.328 with two; over the middle axis (64 KB: three fit) 2.654-2.663, two 2.513
+// (H100, bench/RESULTS.md, thirty-seventh session).
+int TileBlocksPerSm(const ColumnShape& s) {
+  constexpr int64_t kMostBlocks = 3, kSmBytes = 227 * 1024, kOwnBytes = 4096;
+  return static_cast<int>(
+      std::clamp<int64_t>(kSmBytes / (s.shared_bytes() + kOwnBytes), 1, kMostBlocks));
+}
+
+// The staged input's whole tile (ColumnShape::tiled), [lane][thread], by 16-byte copies of
+// runs of the block's columns; every thread reads it after a barrier. Lanes past the
+// column's end are zeros; runs past the last column copy the last run (their threads compute
+// what they never store). Then the registers' lanes read back from it, `staged0`.
+void CopyTile(CodeWriter& w, const KernelSource& ks, const ColumnShape& s, const RowLayout& l,
+              const IndexExpr& idx, const std::string& guard) {
+  const DType dtype = s.staged->dtype();
+  const char* type = StorageType(dtype);
+  const int run = static_cast<int>(16 / DTypeSize(dtype));
+  const int runs = s.threads() / run;  // of a lane's row
+  const std::string input = PointerName(ks, s.staged);
+  w.Line("extern __shared__ __align__(16) unsigned char tessel_shared[];");
+  w.Line(type, "* stage = (", type, "*)tessel_shared;  // ", input, "'s tile, [lane][thread]");
+  w.Line("for (int i = threadIdx.x; i < ", s.staged_lanes() * runs, "; i += ", s.threads(), ") {");
+  {
+    CodeWriter::Scope loop(&w, "}");
+    w.Line("const int k = i / ", runs, ", part = i % ", runs, " / ", s.width / run, ";");
+    w.Line("const index_t first = (index_t)blockIdx.x * ", s.width, " + i % ", s.width / run, " * ",
+           run, ";");
+    w.Line("const index_t row = first < ", l.rows, " ? first : ", l.rows - run, ";");
+    DeclareLanesFrom(w, s, 0);
+    const std::string from = absl::StrCat(input, " + ", LinearOffset(idx, s.staged->shape()));
+    w.Line("tessel_copy_16_async(stage + i * ", run, ", ",
+           guard.empty() ? from : absl::StrCat(guard, " ? ", from, " : ", input), ", ",
+           guard.empty() ? "true" : guard, ");");
+  }
+  w.Line("tessel_copy_async_wait_all();");
+  w.Line("__syncthreads();  // every thread's copies have landed");
+  w.Line(CudaComputeType(dtype), " staged0[", s.lanes, "];");
+  w.Line("#pragma unroll");
+  w.Line("for (int k = 0; k < ", s.lanes, "; ++k) staged0[k] = ",
+         LoadConvert(dtype, absl::StrCat("stage[k * ", s.threads(), " + threadIdx.x]")), ";");
+}
+
 // The shared lanes a chunk of registers at a time: each chunk in a scope of its own, where
 // `col(k)` names its lanes, the staged input's values come from shared memory and the
 // reductions finished so far are bound, so that the same expressions emit its math.
@@ -158,10 +206,11 @@ struct SharedChunks {
       DeclareLanesFrom(w, s, c * s.lanes);
       w.Line(CudaComputeType(dtype), " staged[", s.lanes, "];");
       w.Line("#pragma unroll");
-      w.Line("for (int k = 0; k < ", s.lanes, "; ++k) staged[k] = ",
-             LoadConvert(dtype, absl::StrCat("stage[(k + ", (c - 1) * s.lanes, ") * ", s.threads(),
-                                             " + threadIdx.x]")),
-             ";");
+      w.Line(
+          "for (int k = 0; k < ", s.lanes, "; ++k) staged[k] = ",
+          LoadConvert(dtype, absl::StrCat("stage[(k + ", s.first_shared_lane() + (c - 1) * s.lanes,
+                                          ") * ", s.threads(), " + threadIdx.x]")),
+          ";");
       ExprEmitter chunk(&w, s.lanes, ks);
       chunk.SuffixNames("_c");
       chunk.Bind(s.staged, idx, Value{"staged", true});
@@ -191,13 +240,17 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
   CodeWriter w;
   BeginSource(w, k);
   {
-    // Shared lanes: two blocks an SM (the registers' bound for both).
+    // Shared lanes: two blocks an SM (the registers' bound for both); a tile as many as
+    // shared memory and threads allow.
     const std::string bounds =
-        s.staged != nullptr ? absl::StrCat(s.threads(), ", 2") : absl::StrCat(s.threads());
+        s.staged != nullptr ? absl::StrCat(s.threads(), ", ", s.tiled ? TileBlocksPerSm(s) : 2)
+                            : absl::StrCat(s.threads());
     auto body = KernelBlock(w, bounds, kNamePlaceholder, ks, s.cluster);
     w.Line("// ", l.rows, " columns of ", l.length, ": ", s.width, " a block; ", s.parts,
            " threads x ", s.lanes, " lanes",
-           s.staged != nullptr ? absl::StrCat(" (+ ", s.shared_lanes, " in shared memory)") : "",
+           s.tiled ? absl::StrCat(" at a time (of ", s.staged_lanes(), " in a shared tile)")
+           : s.staged != nullptr ? absl::StrCat(" (+ ", s.shared_lanes, " in shared memory)")
+                                 : "",
            " hold ",
            s.cluster > 1 ? absl::StrCat("a part of ", s.part, " (", s.cluster, " a column)")
                          : std::string("a column"));
@@ -228,16 +281,21 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
     const std::string guard = PartGuard(w, s.cluster, s.part, l.length, RaggedParts(s, l));
     const IndexExpr idx =
         RowIndex(l, "row", s.cluster > 1 ? "(start + col(k))" : "col(k)", 1, guard);
-    if (s.staged != nullptr) StageSharedLanes(w, ks, s, idx, guard);
-    SharedChunks chunks{w, ks, l, s, idx, {}};
     ExprEmitter e(&w, s.lanes, ks);
+    if (s.tiled) {
+      CopyTile(w, ks, s, l, idx, guard);
+      e.Bind(s.staged, idx, Value{"staged0", true});
+    } else if (s.staged != nullptr) {
+      StageSharedLanes(w, ks, s, idx, guard);
+    }
+    SharedChunks chunks{w, ks, l, s, idx, {}};
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
       const Node* in = &a.reduction->input(0);
       const Value v = e.Get(in, idx);
       w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
       Accumulate(w, a, v, s.lanes, guard);
-      if (s.staged != nullptr && i == 0) {
+      if (s.staged != nullptr && !s.tiled && i == 0) {
         w.Line("tessel_copy_async_wait_all();  // this thread's shared lanes have landed");
         if (s.pairs()) w.Line("__syncwarp();  // and its pair's");
       }

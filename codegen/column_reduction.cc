@@ -26,7 +26,7 @@ constexpr int64_t kMinPerThread = 64;  // reduced elements a thread takes at lea
 // 90.7% -> 96.0%, f32 98.7% -> 102.1% (bench/RESULTS.md, thirty-fourth session). 8-byte
 // inputs keep a column a lane (not measured).
 bool PairsColumns(const FusedKernel& k, const RowLayout& l) {
-  if (!ColumnPairsAdjacent(l)) return false;
+  if (!ColumnRunsAdjacent(l, 2)) return false;
   return std::all_of(k.inputs.begin(), k.inputs.end(), [&](const Node* n) {
     return !ReadAlongRows(*n, l) || DTypeSize(n->dtype()) <= 4;
   });

@@ -29,6 +29,19 @@ constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in 
 constexpr int kSharedLaneThreads = 512;
 constexpr int kSharedShapeLanes = 32;
 
+// Short columns of 16-bit values with the staged input's whole tile in shared memory: 64
+// columns (128 bytes of each row) a block of 512 threads, the rows copied 16 bytes at a time
+// (cp.async: nothing held in registers while in flight), each thread's first kWantLanes
+// values read back into registers, the rest a chunk at a time. bf16 softmax over the leading
+// / middle axis of [256, 512, 512] (columns of 256 / 512): 0.1059 / 0.1094 ms as generated
+// before (32 columns a block of 512 / 1024 threads, every lane loaded into registers), 0.1018
+// / 0.1019 ms so, the copies alone 0.1010 / 0.0968 (bench/labs/staged_columns_lab.cu, H100,
+// bench/RESULTS.md, thirty-seventh session). 32 columns a block: 0.1116 / 0.1149; 256 or
+// 1024 threads: 0.1070 / 0.1040, 0.1144 / 0.1070.
+constexpr int kTileWidth = 64;
+constexpr int kTileThreads = 512;
+constexpr int kTileCopyBytes = 16;
+
 // The column of `length` over as few blocks of `per_block` values as hold it, each a part.
 void SplitOverBlocks(ColumnShape& s, int64_t length, int64_t per_block) {
   s.cluster = static_cast<int>((length + per_block - 1) / per_block);
@@ -43,7 +56,7 @@ const Node* StageableInput(const FusedKernel& k, const RowLayout& l) {
   for (const Node* n : k.inputs) {
     if (!ReadAlongRows(*n, l)) continue;
     const int64_t bytes = DTypeSize(n->dtype());
-    const bool copyable = bytes == 4 || (bytes == 2 && ColumnPairsAdjacent(l));
+    const bool copyable = bytes == 4 || (bytes == 2 && ColumnRunsAdjacent(l, 2));
     if (found != nullptr || n->shape() != l.space || !copyable) return nullptr;
     found = n;
   }
@@ -81,6 +94,26 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
   return s;
 }
 
+// The tiled short-column shape (fits false where it does not apply): the one input read
+// along the columns, 2-byte values whose 16-byte runs of columns lie side by side.
+ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l, DType reduced) {
+  ColumnShape s;
+  s.staged = StageableInput(k, l);
+  if (s.staged == nullptr || DTypeSize(s.staged->dtype()) != 2 || DTypeSize(reduced) == 8 ||
+      !ColumnRunsAdjacent(l, kTileCopyBytes / 2)) {
+    return s;
+  }
+  s.tiled = true;
+  s.width = kTileWidth;
+  s.parts = kTileThreads / kTileWidth;
+  s.part = l.length;
+  const int64_t per_thread = (l.length + s.parts - 1) / s.parts;
+  s.lanes = static_cast<int>(std::min<int64_t>(kWantLanes, per_thread));
+  s.shared_lanes = static_cast<int>((per_thread - s.lanes + s.lanes - 1) / s.lanes * s.lanes);
+  s.fits = true;
+  return s;
+}
+
 }  // namespace
 
 bool RaggedParts(const ColumnShape& s, const RowLayout& l) {
@@ -108,9 +141,14 @@ ColumnShape ColumnShapeOf(const FusedKernel& k, const RowLayout& l,
   // (bench/RESULTS.md, thirty-second session). 16-bit inputs keep 32: 64 took the same
   // softmax in bf16 from 85.8% to 76.1% (thirty-fifth session). Other lengths keep 32 (not
   // measured).
-  if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && l.rows >= 64 * 2 * 132 &&
+  const bool many_columns = l.rows >= 64 * 2 * 132;
+  if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && many_columns &&
       ColumnInputsOfSize(k, l, 4)) {
     s.width = 2 * kWarp;
+  }
+  // 16-bit columns of 241-512 (measured at 256 and 512) with as many columns: a tile.
+  if (s.fits && s.parts >= 16 && many_columns) {
+    if (ColumnShape tiled = TiledShape(k, l, reduced); tiled.fits) return tiled;
   }
   if (s.fits || k.cluster_blocks == 1) return s;
   // 128 bytes only where the parts are even: a ragged part's guard, a predicate a lane, on

@@ -14,24 +14,33 @@ namespace tessel::codegen {
 // How columns are spread: `width` columns a block, `parts` threads a column, each holding
 // `lanes` elements of a `part` of the column in registers and `shared_lanes` more of
 // `staged` (its only input read along the columns) in shared memory; `cluster` blocks
-// share a column.
+// share a column. Shared lanes lie [lane][thread], thread t = part * width + column: lane k
+// of every part is a run of rows of the block's tile, row part + k * parts at (k * parts +
+// part) * width + column. Where `tiled`, the whole tile is staged, the registers' lanes
+// first, by 16-byte copies of the rows (the registers' lanes read back from it); else each
+// thread copies its own shared lanes, 4 bytes at a time.
 struct ColumnShape {
   int width = 32;  // a warp's
   int parts = 1;
   int lanes = 1;
   int shared_lanes = 0;
   const Node* staged = nullptr;
+  bool tiled = false;
   int cluster = 1;
   int64_t part = 0;
   bool fits = false;
   int threads() const { return width * parts; }
   // Chunks of `lanes`: the registers' own, then the shared ones a chunk at a time.
   int chunks() const { return 1 + shared_lanes / lanes; }
+  // The lanes of each thread in shared memory, and the first one after the registers'.
+  int staged_lanes() const { return tiled ? lanes + shared_lanes : shared_lanes; }
+  int first_shared_lane() const { return tiled ? lanes : 0; }
   int64_t shared_bytes() const {
-    return staged == nullptr ? 0 : int64_t{shared_lanes} * threads() * DTypeSize(staged->dtype());
+    return staged == nullptr ? 0 : int64_t{staged_lanes()} * threads() * DTypeSize(staged->dtype());
   }
-  // 2-byte staged values: each copy takes two neighbouring columns' values of a lane.
-  bool pairs() const { return staged != nullptr && DTypeSize(staged->dtype()) == 2; }
+  // 2-byte staged values copied by threads: each copy takes two neighbouring columns' values
+  // of a lane.
+  bool pairs() const { return staged != nullptr && !tiled && DTypeSize(staged->dtype()) == 2; }
 };
 
 // The shape for kernel `k` over layout `l` reducing `accs` (fits false where its columns do

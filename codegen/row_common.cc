@@ -49,10 +49,10 @@ IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string
   return idx;
 }
 
-bool ColumnPairsAdjacent(const RowLayout& l) {
+bool ColumnRunsAdjacent(const RowLayout& l, int n) {
   const int last = l.space.rank() - 1;
   return last >= 0 && !std::binary_search(l.axes.begin(), l.axes.end(), last) &&
-         l.space[last] >= 2 && l.space[last] % 2 == 0;
+         l.space[last] >= n && l.space[last] % n == 0;
 }
 
 IndexExpr PairedColumnIndex(const RowLayout& l, const std::string& row, const std::string& col,

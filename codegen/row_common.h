@@ -30,11 +30,11 @@ RowLayout LayoutOf(const FusedKernel& k);
 // Position in the row space of lane `col` (an expression) of row `row`.
 IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string& col,
                    int vector_width, const std::string& guard);
-// Whether columns 2j and 2j + 1 lie side by side in memory in every buffer of the row
-// space's shape (row-major): the innermost axis is kept and of even extent, so that no pair
-// straddles its end and every pair starts at an even element.
-bool ColumnPairsAdjacent(const RowLayout& l);
-// RowIndex for lanes in pairs of adjacent columns (where ColumnPairsAdjacent): lane k at row
+// Whether columns nj .. nj + n - 1 lie side by side in memory in every buffer of the row
+// space's shape (row-major): the innermost axis is kept and its extent a multiple of n, so
+// that no run straddles its end and every run starts at a multiple of n elements.
+bool ColumnRunsAdjacent(const RowLayout& l, int n);
+// RowIndex for lanes in pairs of adjacent columns (where ColumnRunsAdjacent(l, 2)): lane k at row
 // `row` + (k & 1) (`row` even) and reduced position `col` (which may use k >> 1). A pair is
 // two consecutive, aligned elements: one load where the buffer is read directly.
 IndexExpr PairedColumnIndex(const RowLayout& l, const std::string& row, const std::string& col,

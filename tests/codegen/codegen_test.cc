@@ -242,21 +242,35 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_TRUE(absl::StrContains(middle.source, "[threadIdx.x % 32 * 33 + threadIdx.x / 32]"));
   EXPECT_FALSE(absl::StrContains(middle.source, "for (int p = 1;"));
   EXPECT_TRUE(absl::StrContains(leading.source, "for (int p = 1; p < 7; ++p)"));
-  // Many columns of 241-256 f32: 64 a block of 1024 threads (256 bytes of each row); bf16
-  // inputs, too few columns for two blocks an SM, or columns that take fewer threads, keep 32.
+  // Many columns of 241-256 f32: 64 a block of 1024 threads (256 bytes of each row); of
+  // 16-bit values, 64 a block of 512 threads with the whole tile in shared memory (16-byte
+  // copies: innermost extents a multiple of 8); too few columns for two blocks an SM, or
+  // columns that take fewer threads, keep 32.
   struct Case {
     Shape shape;
     DType dtype;
     int width, threads;
+    int64_t shared_bytes;
   };
   for (const Case& c :
-       {Case{{250, 17000}, DType::kF32, 64, 1024}, Case{{250, 17000}, DType::kBF16, 32, 512},
-        Case{{250, 8000}, DType::kF32, 32, 512}, Case{{200, 17000}, DType::kF32, 32, 32 * 13}}) {
+       {Case{{250, 17000}, DType::kF32, 64, 1024, 0},
+        Case{{250, 17000}, DType::kBF16, 64, 512, 32 * 512 * 2},
+        Case{{241, 17000}, DType::kF16, 64, 512, 32 * 512 * 2},
+        Case{{250, 17004}, DType::kBF16, 32, 512, 0}, Case{{250, 8000}, DType::kBF16, 32, 512, 0},
+        Case{{250, 8000}, DType::kF32, 32, 512, 0},
+        Case{{200, 17000}, DType::kF32, 32, 32 * 13, 0}}) {
     const codegen::KernelSource k = OneKernel(softmax(Placeholder(c.shape, c.dtype), 0));
     SCOPED_TRACE(k.schedule);
     EXPECT_EQ(k.launches.at(0).grid[0], (c.shape[1] + c.width - 1) / c.width);
     EXPECT_EQ(k.launches.at(0).block, c.threads);
+    EXPECT_EQ(k.launches.at(0).shared_bytes, c.shared_bytes);
   }
+  // A middle axis of 512 bf16: a 64 KB tile, three blocks an SM; the schedule says so.
+  const codegen::KernelSource tile =
+      OneKernel(softmax(Placeholder({40, 512, 512}, DType::kBF16), 1));
+  EXPECT_EQ(tile.launches.at(0).shared_bytes, 64 * 512 * 2);
+  EXPECT_TRUE(absl::StrContains(tile.source, "__launch_bounds__(512, 3)"));
+  EXPECT_TRUE(absl::StrContains(tile.schedule, "64 in a shared-memory tile")) << tile.schedule;
   // Longer columns: on sm_90, 32 f32 columns (128 bytes) a block of 512 threads, each thread
   // 32 values in registers and 32 staged in shared memory, the columns split over a cluster
   // (1024 values of each a block, up to 16 blocks; 64 bytes and at most 8 where parts are

@@ -151,34 +151,43 @@ int TileBlocksPerSm(const ColumnShape& s) {
       std::clamp<int64_t>(kSmBytes / (s.shared_bytes() + kOwnBytes), 1, kMostBlocks));
 }
 
-// The staged input's whole tile (ColumnShape::tiled), [lane][thread], by 16-byte copies of
-// runs of the block's columns; every thread reads it after a barrier. Lanes past the
-// column's end are zeros; runs past the last column copy the last run (their threads compute
-// what they never store). Then the registers' lanes read back from it, `staged0`.
-void CopyTile(CodeWriter& w, const KernelSource& ks, const ColumnShape& s, const RowLayout& l,
-              const IndexExpr& idx, const std::string& guard) {
+// The staged input's shared lanes (ColumnShape::runs; the registers' lanes too where `tiled`),
+// [lane][thread], copied by the block as 16-byte runs of its columns: a thread reads them after
+// the copies land and a barrier. Lanes past the column's end are zeros; runs past the last
+// column copy the last run (their threads compute what they never store). `block`: the block's
+// place among the blocks of columns.
+void CopyRuns(CodeWriter& w, const KernelSource& ks, const ColumnShape& s, const RowLayout& l,
+              const IndexExpr& idx, const std::string& guard, const std::string& block) {
   const DType dtype = s.staged->dtype();
   const char* type = StorageType(dtype);
   const int run = static_cast<int>(16 / DTypeSize(dtype));
   const int runs = s.threads() / run;  // of a lane's row
   const std::string input = PointerName(ks, s.staged);
   w.Line("extern __shared__ __align__(16) unsigned char tessel_shared[];");
-  w.Line(type, "* stage = (", type, "*)tessel_shared;  // ", input, "'s tile, [lane][thread]");
+  w.Line(type, "* stage = (", type, "*)tessel_shared;  // ", input, "'s lanes ",
+         s.tiled ? 0 : s.lanes, ".., [lane][thread]");
   w.Line("for (int i = threadIdx.x; i < ", s.staged_lanes() * runs, "; i += ", s.threads(), ") {");
-  {
-    CodeWriter::Scope loop(&w, "}");
-    w.Line("const int k = i / ", runs, ", part = i % ", runs, " / ", s.width / run, ";");
-    w.Line("const index_t first = (index_t)blockIdx.x * ", s.width, " + i % ", s.width / run, " * ",
-           run, ";");
-    w.Line("const index_t row = first < ", l.rows, " ? first : ", l.rows - run, ";");
-    DeclareLanesFrom(w, s, 0);
-    const std::string from = absl::StrCat(input, " + ", LinearOffset(idx, s.staged->shape()));
-    w.Line("tessel_copy_16_async(stage + i * ", run, ", ",
-           guard.empty() ? from : absl::StrCat(guard, " ? ", from, " : ", input), ", ",
-           guard.empty() ? "true" : guard, ");");
-  }
+  CodeWriter::Scope loop(&w, "}");
+  w.Line("const int k = i / ", runs, s.tiled ? "" : absl::StrCat(" + ", s.lanes), ", part = i % ",
+         runs, " / ", s.width / run, ";");
+  w.Line("const index_t first = (index_t)", block, " * ", s.width, " + i % ", s.width / run, " * ",
+         run, ";");
+  w.Line("const index_t row = first < ", l.rows, " ? first : ", l.rows - run, ";");
+  DeclareLanesFrom(w, s, 0);
+  const std::string from = absl::StrCat(input, " + ", LinearOffset(idx, s.staged->shape()));
+  w.Line("tessel_copy_16_async(stage + i * ", run, ", ",
+         guard.empty() ? from : absl::StrCat(guard, " ? ", from, " : ", input), ", ",
+         guard.empty() ? "true" : guard, ");");
+}
+
+void WaitForRuns(CodeWriter& w) {
   w.Line("tessel_copy_async_wait_all();");
   w.Line("__syncthreads();  // every thread's copies have landed");
+}
+
+// A tile's registers' lanes read back from it.
+void ReadTileLanes(CodeWriter& w, const ColumnShape& s) {
+  const DType dtype = s.staged->dtype();
   w.Line(CudaComputeType(dtype), " staged0[", s.lanes, "];");
   w.Line("#pragma unroll");
   w.Line("for (int k = 0; k < ", s.lanes, "; ++k) staged0[k] = ",
@@ -282,11 +291,15 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
     const IndexExpr idx =
         RowIndex(l, "row", s.cluster > 1 ? "(start + col(k))" : "col(k)", 1, guard);
     ExprEmitter e(&w, s.lanes, ks);
-    if (s.tiled) {
-      CopyTile(w, ks, s, l, idx, guard);
-      e.Bind(s.staged, idx, Value{"staged0", true});
+    if (s.runs) {
+      CopyRuns(w, ks, s, l, idx, guard, block);
     } else if (s.staged != nullptr) {
       StageSharedLanes(w, ks, s, idx, guard);
+    }
+    if (s.tiled) {
+      WaitForRuns(w);
+      ReadTileLanes(w, s);
+      e.Bind(s.staged, idx, Value{"staged0", true});
     }
     SharedChunks chunks{w, ks, l, s, idx, {}};
     for (size_t i = 0; i < accs.size(); ++i) {
@@ -295,7 +308,9 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
       const Value v = e.Get(in, idx);
       w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
       Accumulate(w, a, v, s.lanes, guard);
-      if (s.staged != nullptr && !s.tiled && i == 0) {
+      if (s.runs && !s.tiled && i == 0) {
+        WaitForRuns(w);
+      } else if (s.staged != nullptr && !s.tiled && i == 0) {
         w.Line("tessel_copy_async_wait_all();  // this thread's shared lanes have landed");
         if (s.pairs()) w.Line("__syncwarp();  // and its pair's");
       }

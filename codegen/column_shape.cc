@@ -25,7 +25,10 @@ constexpr int kMaxLanes = 16;  // and at most (the staged row kernel's most, in 
 // bench/labs/column_softmax_lab.cu (H100; bench/RESULTS.md, thirtieth session): 32-byte
 // rows cap the DRAM at 67% (64 bytes 79%, 128 bytes 93%), and a lone block an SM idles at
 // every cluster barrier. 16 lanes in registers and 48 shared gave 69-70% (cp.async's
-// 4-byte copies cost more than loads to registers).
+// 4-byte copies cost more than loads to registers). Where 16-byte runs of columns lie side
+// by side, the block copies the shared lanes so (ColumnShape::runs): softmax over columns of
+// 16384 of [16384, 8192] bf16 55.3% -> 65.3% of copy, f32 78.0% -> 80.6% (H100,
+// bench/RESULTS.md, thirty-seventh session).
 constexpr int kSharedLaneThreads = 512;
 constexpr int kSharedShapeLanes = 32;
 
@@ -37,10 +40,11 @@ constexpr int kSharedShapeLanes = 32;
 // before (32 columns a block of 512 / 1024 threads, every lane loaded into registers), 0.1018
 // / 0.1019 ms so, the copies alone 0.1010 / 0.0968 (bench/labs/staged_columns_lab.cu, H100,
 // bench/RESULTS.md, thirty-seventh session). 32 columns a block: 0.1116 / 0.1149; 256 or
-// 1024 threads: 0.1070 / 0.1040, 0.1144 / 0.1070.
+// 1024 threads: 0.1070 / 0.1040, 0.1144 / 0.1070. In gpu_bench: 2.592 -> 2.653 and 2.490 ->
+// 2.663 TB/s (the copy: 3.01).
 constexpr int kTileWidth = 64;
 constexpr int kTileThreads = 512;
-constexpr int kTileCopyBytes = 16;
+constexpr int kRunBytes = 16;
 
 // The column of `length` over as few blocks of `per_block` values as hold it, each a part.
 void SplitOverBlocks(ColumnShape& s, int64_t length, int64_t per_block) {
@@ -80,17 +84,22 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
   if (s.staged == nullptr || DTypeSize(reduced) == 8) return s;
   // 2-byte pairs: 64 columns (128 bytes of each row), three times the lanes in shared memory
   // (96 KB a block: still two an SM), so that a cluster of 16 holds as long a column.
-  const int64_t value_bytes = s.pairs() ? 2 : std::max<int64_t>(1, DTypeSize(reduced));
+  const bool two_byte = DTypeSize(s.staged->dtype()) == 2;
+  const int64_t value_bytes = two_byte ? 2 : std::max<int64_t>(1, DTypeSize(reduced));
   s.width =
-      static_cast<int>(std::min<int64_t>(s.pairs() ? 2 * kWarp : kWarp, row_bytes / value_bytes));
+      static_cast<int>(std::min<int64_t>(two_byte ? 2 * kWarp : kWarp, row_bytes / value_bytes));
   s.parts = kSharedLaneThreads / s.width;
   s.lanes = kSharedShapeLanes;
-  const int most_shared = s.pairs() ? 3 * kSharedShapeLanes : kSharedShapeLanes;
+  const int most_shared = two_byte ? 3 * kSharedShapeLanes : kSharedShapeLanes;
   SplitOverBlocks(s, l.length, int64_t{s.parts} * (kSharedShapeLanes + most_shared));
   // What a thread holds beyond its registers, in whole chunks of them.
   const int64_t beyond = (s.part + s.parts - 1) / s.parts - s.lanes;
   s.shared_lanes = static_cast<int>((beyond + s.lanes - 1) / s.lanes * s.lanes);
   s.fits = s.cluster <= most && s.shared_lanes > 0;
+  // Runs where parts are even: a ragged part's guard about the copies spilled registers (a
+  // [12000, 40] softmax cast to f64).
+  s.runs = ColumnRunsAdjacent(l, kRunBytes / static_cast<int>(DTypeSize(s.staged->dtype()))) &&
+           !RaggedParts(s, l);
   return s;
 }
 
@@ -100,10 +109,10 @@ ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l, DType reduced) 
   ColumnShape s;
   s.staged = StageableInput(k, l);
   if (s.staged == nullptr || DTypeSize(s.staged->dtype()) != 2 || DTypeSize(reduced) == 8 ||
-      !ColumnRunsAdjacent(l, kTileCopyBytes / 2)) {
+      !ColumnRunsAdjacent(l, kRunBytes / 2)) {
     return s;
   }
-  s.tiled = true;
+  s.runs = s.tiled = true;
   s.width = kTileWidth;
   s.parts = kTileThreads / kTileWidth;
   s.part = l.length;
@@ -160,7 +169,7 @@ ColumnShape ColumnShapeOf(const FusedKernel& k, const RowLayout& l,
   // 2-byte values only at 128 bytes (64 of their rows): here a ragged part's guard and the
   // pair's test spill registers ([3000, 64] bf16), for rows of 32 bytes.
   if (ColumnShape shared = SharedLaneShape(k, l, reduced, 64, k.cluster_blocks);
-      shared.fits && !shared.pairs()) {
+      shared.fits && DTypeSize(shared.staged->dtype()) != 2) {
     return shared;
   }
   // Long columns: 32 bytes of each row a block (the planner's ColumnWidth, by the reduced

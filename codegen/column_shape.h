@@ -16,15 +16,17 @@ namespace tessel::codegen {
 // `staged` (its only input read along the columns) in shared memory; `cluster` blocks
 // share a column. Shared lanes lie [lane][thread], thread t = part * width + column: lane k
 // of every part is a run of rows of the block's tile, row part + k * parts at (k * parts +
-// part) * width + column. Where `tiled`, the whole tile is staged, the registers' lanes
-// first, by 16-byte copies of the rows (the registers' lanes read back from it); else each
-// thread copies its own shared lanes, 4 bytes at a time.
+// part) * width + column. Each thread copies its own shared lanes, 4 bytes at a time (2-byte
+// values a pair of neighbouring columns a copy: pairs()), or, with `runs`, the block copies
+// them as 16-byte runs of each row's columns (where such runs lie side by side in memory);
+// where `tiled`, the registers' lanes too (the whole tile), read back from it.
 struct ColumnShape {
   int width = 32;  // a warp's
   int parts = 1;
   int lanes = 1;
   int shared_lanes = 0;
   const Node* staged = nullptr;
+  bool runs = false;
   bool tiled = false;
   int cluster = 1;
   int64_t part = 0;
@@ -40,7 +42,7 @@ struct ColumnShape {
   }
   // 2-byte staged values copied by threads: each copy takes two neighbouring columns' values
   // of a lane.
-  bool pairs() const { return staged != nullptr && !tiled && DTypeSize(staged->dtype()) == 2; }
+  bool pairs() const { return staged != nullptr && !runs && DTypeSize(staged->dtype()) == 2; }
 };
 
 // The shape for kernel `k` over layout `l` reducing `accs` (fits false where its columns do

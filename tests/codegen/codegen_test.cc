@@ -300,15 +300,24 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_GT(both.launches.at(0).shared_bytes, 0) << both.schedule;
   EXPECT_TRUE(absl::StrContains(both.source, "in0[((start + col(k)) * 2100 + row)]"));
   EXPECT_TRUE(absl::StrContains(both.source, "in0[(row * 2100 + (start + col(k)))]"));
-  // 16-bit inputs stage a pair of neighbouring columns a copy (cp.async copies at least 4
-  // bytes) where pairs lie side by side (the innermost axis kept and even) and parts are even.
-  // Odd ones, ragged parts, and two inputs read along the columns keep every lane in registers:
-  // 32 bytes of each row a block of 1024 threads.
-  const codegen::KernelSource pairs = OneKernel(softmax(Placeholder({16384, 64}, DType::kBF16), 0));
-  EXPECT_EQ(pairs.launches.at(0).cluster, 16);
-  EXPECT_EQ(pairs.launches.at(0).grid[0], 16);  // 64 columns a block
+  // The block copies the shared lanes as 16-byte runs of columns where they lie side by side
+  // (the innermost axis kept, a multiple of 16 bytes) and parts are even; else each thread its
+  // own, 16-bit inputs a pair of neighbouring columns a copy (cp.async copies at least 4 bytes)
+  // where pairs lie side by side (the innermost axis kept and even) and parts are even. Odd
+  // ones, ragged parts, and two inputs read along the columns keep every lane in registers: 32
+  // bytes of each row a block of 1024 threads.
+  const codegen::KernelSource runs = OneKernel(softmax(Placeholder({16384, 64}, DType::kBF16), 0));
+  EXPECT_EQ(runs.launches.at(0).cluster, 16);
+  EXPECT_EQ(runs.launches.at(0).grid[0], 16);  // 64 columns a block
+  EXPECT_EQ(runs.launches.at(0).shared_bytes, 96 * 512 * 2);
+  EXPECT_TRUE(absl::StrContains(runs.source, "tessel_copy_16_async(stage + i * 8, "));
+  EXPECT_FALSE(absl::StrContains(runs.source, "tessel_copy_4_async(stage"));
+  EXPECT_TRUE(absl::StrContains(hopper[0].source, "tessel_copy_16_async(stage + i * 4, "));
+  const codegen::KernelSource pairs = OneKernel(softmax(Placeholder({16384, 66}, DType::kBF16), 0));
   EXPECT_EQ(pairs.launches.at(0).shared_bytes, 96 * 512 * 2);
   EXPECT_TRUE(absl::StrContains(pairs.source, "__syncwarp();  // and its pair's"));
+  EXPECT_FALSE(absl::StrContains(pairs.source, "tessel_copy_16_async(stage"));
+  EXPECT_TRUE(absl::StrContains(one.source, "tessel_copy_4_async(stage"));  // ragged parts
   for (const Tensor& t : {softmax(Placeholder({4096, 63}, DType::kBF16), 0),
                           softmax(Placeholder({3000, 64}, DType::kBF16), 0),
                           softmax(Placeholder({4096, 64}) + Placeholder({4096, 64}), 0)}) {

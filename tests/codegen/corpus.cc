@@ -351,6 +351,13 @@ std::vector<CorpusCase> Corpus() {
                 log_softmax(In({3000, 40}, DType::kF64), 0), softmax(In({1500, 2, 40}), 0),
                 // f32 values reduced, an 8-byte result: held as f32 columns are
                 cast(softmax(In({12000, 40}), 0), DType::kF64)}});
+  // Many short 16-bit columns as a tile in shared memory (column_shape.cc's TiledShape): a
+  // ragged part and a ragged last block, a middle axis of 512 (64 KB a block), chained
+  // reductions with a column input.
+  c.push_back(
+      {"column_tiles",
+       {softmax(In({250, 17000}, DType::kBF16), 0), softmax(In({33, 512, 520}, DType::kBF16), 1),
+        standardized(In({256, 16904}, DType::kBF16) * In({1, 16904}, DType::kBF16))}});
   // Transposing pointwise kernels (transpose_codegen.cc): the last two axes swapped, 4-D
   // permutes, edges off a multiple of the tile, a reshape that moves the contiguous axis,
   // two outputs of different dtypes, a transposed read against an aligned one of fewer bytes.

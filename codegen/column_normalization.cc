@@ -140,9 +140,9 @@ void StageSharedLanes(CodeWriter& w, const KernelSource& ks, const ColumnShape& 
          PointerName(ks, s.staged), " + ", offset, " - (threadIdx.x & 1));");
 }
 
-// Blocks of a tile an SM, as the registers' bound: three, or as many as shared memory holds
-// (the tile and about 4 KB of the kernel's own). bf16 softmax over the leading axis of [256,
-// 512, 512] (32 KB tiles): 2.653 TB/s with three (40 registers), 2.624 with four (32
+// Blocks of a tile an SM, as the registers' bound: three, or fewer where an H100's shared
+// memory holds fewer (the tile and about 4 KB of the kernel's own). bf16 softmax over the leading
+// axis of [256, 512, 512] (32 KB tiles): 2.653 TB/s with three (40 registers), 2.624 with four (32
 // registers), 2.328 with two; over the middle axis (64 KB: three fit) 2.654-2.663, two 2.513
 // (H100, bench/RESULTS.md, thirty-seventh session).
 int TileBlocksPerSm(const ColumnShape& s) {
@@ -249,8 +249,8 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
   CodeWriter w;
   BeginSource(w, k);
   {
-    // Shared lanes: two blocks an SM (the registers' bound for both); a tile as many as
-    // shared memory and threads allow.
+    // Shared lanes: two blocks an SM (the registers' bound for both); a tile up to three
+    // (TileBlocksPerSm).
     const std::string bounds =
         s.staged != nullptr ? absl::StrCat(s.threads(), ", ", s.tiled ? TileBlocksPerSm(s) : 2)
                             : absl::StrCat(s.threads());

@@ -103,13 +103,32 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
   return s;
 }
 
+// Whether every op of `k` that reads `n` reads it at the position it computes (elementwise
+// ops and reductions, not views): a tile of `n` then holds every value the kernel reads of it.
+bool ReadInPlace(const FusedKernel& k, const Node* n) {
+  for (const Node* m : k.nodes) {
+    for (const auto& input : m->inputs()) {
+      const OpCategory category = GetOpInfo(m->op()).category;
+      if (&*input == n && category != OpCategory::kElementwise && category != OpCategory::kReduce) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // The tiled short-column shape (fits false where it does not apply): the one input read
-// along the columns, 2-byte values whose 16-byte runs of columns lie side by side.
-ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l, DType reduced) {
+// along the columns, 2-byte values whose 16-byte runs of columns lie side by side, read only
+// in place; on targets whose shared memory holds three tiles an SM (FusedKernel::
+// column_tiles), for kernels whose registers do at three blocks (40 a thread): one output and
+// no 8-byte values. Two outputs (softmax and log_softmax) spilled 376 bytes there, a softmax's
+// gradient (three outputs) 1164.
+ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l) {
   ColumnShape s;
+  if (!k.column_tiles || k.outputs.size() != 1 || HoldsWideValues(k)) return s;
   s.staged = StageableInput(k, l);
-  if (s.staged == nullptr || DTypeSize(s.staged->dtype()) != 2 || DTypeSize(reduced) == 8 ||
-      !ColumnRunsAdjacent(l, kRunBytes / 2)) {
+  if (s.staged == nullptr || DTypeSize(s.staged->dtype()) != 2 ||
+      !ColumnRunsAdjacent(l, kRunBytes / 2) || !ReadInPlace(k, s.staged)) {
     return s;
   }
   s.runs = s.tiled = true;
@@ -157,7 +176,7 @@ ColumnShape ColumnShapeOf(const FusedKernel& k, const RowLayout& l,
   }
   // 16-bit columns of 241-512 (measured at 256 and 512) with as many columns: a tile.
   if (s.fits && s.parts >= 16 && many_columns) {
-    if (ColumnShape tiled = TiledShape(k, l, reduced); tiled.fits) return tiled;
+    if (ColumnShape tiled = TiledShape(k, l); tiled.fits) return tiled;
   }
   if (s.fits || k.cluster_blocks == 1) return s;
   // 128 bytes only where the parts are even: a ragged part's guard, a predicate a lane, on

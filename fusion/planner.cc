@@ -35,6 +35,7 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 16)) most = 16;
   options.cluster_blocks = target.major >= 9 ? std::clamp(most, 1, 8) : 1;
   options.column_cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
+  options.column_tiles = target.major == 9;
   options.attention = target.major >= 8;
   const char* groups = std::getenv("TESSEL_GEMM_GROUPS");
   options.gemm_groups = target.major == 9 && target.arch_specific &&

@@ -271,6 +271,25 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_EQ(tile.launches.at(0).shared_bytes, 64 * 512 * 2);
   EXPECT_TRUE(absl::StrContains(tile.source, "__launch_bounds__(512, 3)"));
   EXPECT_TRUE(absl::StrContains(tile.schedule, "64 in a shared-memory tile")) << tile.schedule;
+  // No tile where three blocks' registers would not do (two outputs, 8-byte values), where the
+  // input is also read at other positions (a flip), or off sm_90.
+  const Tensor many = Placeholder({256, 17000}, DType::kBF16);
+  const Tensor two_outputs[] = {softmax(many, 0), log_softmax(many, 0)};
+  const Tensor e = exp(cast(many - max(many, {0}, true), DType::kF64));  // the sum in f64
+  const Tensor wide = cast(e / sum(e, {0}, true), DType::kBF16);
+  for (const Tensor* t : {&two_outputs[0], &wide}) {
+    std::vector<const Node*> roots = {&t->node()};
+    if (t == &two_outputs[0]) roots.push_back(&two_outputs[1].node());
+    for (const codegen::KernelSource& k :
+         codegen::PlanAndGenerate(roots, Target{9, 0, true}).kernels) {
+      EXPECT_EQ(k.launches.at(0).shared_bytes, 0) << k.schedule;
+    }
+  }
+  EXPECT_EQ(OneKernel(softmax(flip(many, {0}), 0)).launches.at(0).shared_bytes, 0);
+  const Tensor plain = softmax(many, 0);
+  const auto ampere = codegen::PlanAndGenerate({&plain.node()}, Target{8, 0, false}).kernels;
+  ASSERT_EQ(ampere.size(), 1u);
+  EXPECT_EQ(ampere[0].launches.at(0).shared_bytes, 0) << ampere[0].schedule;
   // Longer columns: on sm_90, 32 f32 columns (128 bytes) a block of 512 threads, each thread
   // 32 values in registers and 32 staged in shared memory, the columns split over a cluster
   // (1024 values of each a block, up to 16 blocks; 64 bytes and at most 8 where parts are

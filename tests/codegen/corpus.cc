@@ -353,11 +353,17 @@ std::vector<CorpusCase> Corpus() {
                 cast(softmax(In({12000, 40}), 0), DType::kF64)}});
   // Many short 16-bit columns as a tile in shared memory (column_shape.cc's TiledShape): a
   // ragged part and a ragged last block, a middle axis of 512 (64 KB a block), chained
-  // reductions with a column input.
+  // reductions with a column input, a layer norm's scale and shift; and what keeps its lanes
+  // in registers (no spills either way): two outputs, a softmax's gradient.
+  const Tensor tiled = In({512, 17000}, DType::kBF16);
+  const Tensor tiled_log = log_softmax(tiled, 0), tiled_grad = In({512, 17000}, DType::kBF16);
   c.push_back(
       {"column_tiles",
        {softmax(In({250, 17000}, DType::kBF16), 0), softmax(In({33, 512, 520}, DType::kBF16), 1),
-        standardized(In({256, 16904}, DType::kBF16) * In({1, 16904}, DType::kBF16))}});
+        standardized(In({256, 16904}, DType::kBF16) * In({1, 16904}, DType::kBF16)),
+        standardized(In({300, 16904}, DType::kF16)) * In({1, 16904}, DType::kF16) +
+            In({1, 16904}, DType::kF16),
+        softmax(tiled, 0), tiled_log, tiled_grad - exp(tiled_log) * sum(tiled_grad, {0}, true)}});
   // Transposing pointwise kernels (transpose_codegen.cc): the last two axes swapped, 4-D
   // permutes, edges off a multiple of the tile, a reshape that moves the contiguous axis,
   // two outputs of different dtypes, a transposed read against an aligned one of fewer bytes.

@@ -7,7 +7,8 @@
 // question: do columns staged in shared memory by cp.async (16-byte copies, no registers
 // held while in flight, more blocks an SM) reach the copy?
 //   generated: the kernel tessel emits today (dumped by the .sh script through the driver
-//              that runs no kernels), launched as the runtime launches it.
+//              that runs no kernels), launched as the runtime launches it (since 881b13d the
+//              tile itself: 64 columns a block of 512 threads, as staged_single w32 t512).
 //   staged<A, W, T, store>: a block takes 2 W columns (W 32-bit words of each row), copies
 //              its R x 4 W bytes into shared memory, then T threads, a word (a pair of
 //              columns) a lane and T / W parts of the rows, reduce the max and the sum of
@@ -15,11 +16,14 @@
 //              exp(v - max) / sum: 4-byte stores straight to global memory, or back into the
 //              tile and out by 16-byte stores (store = true).
 //   copy_staged<A, W, T>: the staged scheme's copies in and out alone (its ceiling).
+//   single_pipelined<A, W, T>: staged_single's reductions in persistent blocks, each with
+//              two tiles in flight (the next one copied while this one is reduced).
 // Prints each variant's time, its share of a float4 copy of the same bytes, and the largest
 // difference from the generated kernel's result.
 // Build: bench/labs/staged_columns_lab.sh; run dist/lab/staged_columns_lab.
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -187,6 +191,76 @@ __global__ void __launch_bounds__(T) staged_single(const bf16* x, bf16* y) {
   for (int k = kKept; k < K; ++k) y[A::At(c, part + k * P)] = __float2bfloat16(expf(value(k) - m) * rcp);
 }
 
+// Persistent blocks, two tiles in flight: while a block reduces tile t (as staged_single),
+// its copies of tile t + gridDim.x land in the other buffer (cp.async groups), so that an
+// SM's loads never wait for its reductions. Written in the thirty-seventh session, not run
+// yet: the short tiles' next step if it pays (docs/plans/bf16_axes.md).
+template <class A, int W, int T>
+__device__ __forceinline__ void CopyTileAsync(const bf16* x, unsigned* tile, long long t) {
+  constexpr int kChunks = W / 4;
+  const long long c0 = t * 2 * W;
+  for (int i = threadIdx.x; i < A::R * kChunks; i += T) {
+    const int r = i / kChunks, chunk = i % kChunks;
+    CopyAsync16(tile + 4 * i, x + A::At(c0 + 8 * chunk, r));
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+template <class A, int W, int T>
+__global__ void __launch_bounds__(T) single_pipelined(const bf16* x, bf16* y) {
+  constexpr int kWidth = 2 * W, P = T / kWidth, K = A::R / P, kKept = 16;
+  constexpr long long kTiles = A::kColumns / kWidth;
+  static_assert(T % kWidth == 0 && A::R % P == 0 && K % kKept == 0, "parts of whole rows");
+  extern __shared__ __align__(16) unsigned tiles[];  // two of A::R x W words
+  __shared__ float slots[P * (kWidth + 1)];
+  const int column = threadIdx.x % kWidth, part = threadIdx.x / kWidth;
+  auto combine = [&](float v, auto op) {
+    __syncthreads();
+    slots[part * (kWidth + 1) + column] = v;
+    __syncthreads();
+    float r = slots[column];
+#pragma unroll
+    for (int p = 1; p < P; ++p) r = op(r, slots[p * (kWidth + 1) + column]);
+    return r;
+  };
+  int buffer = 0;
+  if (blockIdx.x < kTiles) CopyTileAsync<A, W, T>(x, tiles, blockIdx.x);
+  for (long long t = blockIdx.x; t < kTiles; t += gridDim.x, buffer ^= 1) {
+    if (t + gridDim.x < kTiles) {
+      CopyTileAsync<A, W, T>(x, tiles + (buffer ^ 1) * A::R * W, t + gridDim.x);
+      asm volatile("cp.async.wait_group 1;" ::: "memory");
+    } else {
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+    }
+    __syncthreads();
+    const unsigned short* values = (const unsigned short*)(tiles + buffer * A::R * W);
+    auto value = [&](int k) {
+      return __uint_as_float((unsigned)values[(part + k * P) * kWidth + column] << 16);
+    };
+    float kept[kKept];
+    float m = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < kKept; ++k) m = fmaxf(m, kept[k] = value(k));
+#pragma unroll 8
+    for (int k = kKept; k < K; ++k) m = fmaxf(m, value(k));
+    m = combine(m, Max());
+    float s = 0;
+#pragma unroll
+    for (int k = 0; k < kKept; ++k) s += kept[k] = expf(kept[k] - m);
+#pragma unroll 8
+    for (int k = kKept; k < K; ++k) s += expf(value(k) - m);
+    const float rcp = __frcp_rn(combine(s, Sum()));
+    const long long c = t * kWidth + column;
+#pragma unroll
+    for (int k = 0; k < kKept; ++k) y[A::At(c, part + k * P)] = __float2bfloat16(kept[k] * rcp);
+#pragma unroll 8
+    for (int k = kKept; k < K; ++k) {
+      y[A::At(c, part + k * P)] = __float2bfloat16(expf(value(k) - m) * rcp);
+    }
+    __syncthreads();  // this buffer is read: the copies after next may land in it
+  }
+}
+
 template <class A, int W, int T>
 __global__ void __launch_bounds__(T) copy_staged(const bf16* x, bf16* y) {
   extern __shared__ __align__(16) unsigned tile[];
@@ -202,11 +276,19 @@ float MaxDiff(const std::vector<bf16>& a, const std::vector<bf16>& b) {
   return d;
 }
 
+// `generated` launched as the runtime launches it: `width` columns a block of `threads`, with
+// `shared` bytes of dynamic shared memory (its tile, where it stages one).
+struct GeneratedLaunch {
+  int width, threads, shared;
+};
+
 template <class A>
-void RunAxis(const char* axis, const Bf16Lab& lab, auto generated, int gen_block) {
+void RunAxis(const char* axis, const Bf16Lab& lab, auto generated, GeneratedLaunch g) {
   std::vector<bf16> ref(N), got(N);
+  CK(cudaFuncSetAttribute(generated, cudaFuncAttributeMaxDynamicSharedMemorySize, g.shared));
   const float gen = time_it([&] {
-    generated<<<A::kColumns / 32, gen_block>>>((const bf16_t*)lab.x, (bf16_t*)lab.ref);
+    generated<<<A::kColumns / g.width, g.threads, g.shared>>>((const bf16_t*)lab.x,
+                                                            (bf16_t*)lab.ref);
   });
   CK(cudaMemcpy(ref.data(), lab.ref, N * 2, cudaMemcpyDeviceToHost));
   printf("%s generated          %.4f ms %6.1f%% of copy\n", axis, gen, 100 * lab.copy_ms / gen);
@@ -234,6 +316,21 @@ void RunAxis(const char* axis, const Bf16Lab& lab, auto generated, int gen_block
   run("single w32 t256", staged_single<A, 32, 256>, 32, 256, true);
   run("single w32 t1024", staged_single<A, 32, 1024>, 32, 1024, true);
   run("single w16 t256", staged_single<A, 16, 256>, 16, 256, true);
+  // Persistent, two tiles a block in flight: `blocks` a block an SM (132 SMs).
+  auto run_pipelined = [&](const char* name, auto kernel, int words, int threads, int blocks) {
+    const int smem = 2 * A::R * words * 4;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CK(cudaMemset(lab.y, 0, N * 2));
+    const float ms = time_it([&] { kernel<<<132 * blocks, threads, smem>>>(lab.x, lab.y); });
+    CK(cudaMemcpy(got.data(), lab.y, N * 2, cudaMemcpyDeviceToHost));
+    printf("%s %-18s %.4f ms %6.1f%% of copy", axis, name, ms, 100 * lab.copy_ms / ms);
+    if (!lab_once) printf("  (diff from generated %.2e)", MaxDiff(ref, got));
+    printf("\n");
+  };
+  const int most = 227 * 1024 / (2 * A::R * 32 * 4 + 4096);  // blocks whose buffers fit an SM
+  run_pipelined("piped w32 t512", single_pipelined<A, 32, 512>, 32, 512, std::min(3, most));
+  run_pipelined("piped w32 t512 x1", single_pipelined<A, 32, 512>, 32, 512, 1);
+  run_pipelined("piped w32 t1024", single_pipelined<A, 32, 1024>, 32, 1024, std::min(2, most));
   run("copy w32 t256", copy_staged<A, 32, 256>, 32, 256, false);
   run("copy w16 t256", copy_staged<A, 16, 256>, 16, 256, false);
   run("copy w64 t512", copy_staged<A, 64, 512>, 64, 512, false);
@@ -241,7 +338,7 @@ void RunAxis(const char* axis, const Bf16Lab& lab, auto generated, int gen_block
 
 int main() {
   const Bf16Lab lab = bf16_lab(N);
-  RunAxis<Lead>("lead", lab, GENERATED_LEAD, GEN_LEAD_BLOCK);
-  RunAxis<Mid>("mid ", lab, GENERATED_MID, GEN_MID_BLOCK);
+  RunAxis<Lead>("lead", lab, GENERATED_LEAD, {GEN_LEAD_WIDTH, GEN_LEAD_BLOCK, GEN_LEAD_SHARED});
+  RunAxis<Mid>("mid ", lab, GENERATED_MID, {GEN_MID_WIDTH, GEN_MID_BLOCK, GEN_MID_SHARED});
   return 0;
 }

@@ -20,10 +20,19 @@ mkdir -p dist/lab
   sed -n '/^extern "C" __global__/,$p' "$lead"
   sed -n '/^extern "C" __global__/,$p' "$mid"
 } > dist/lab/generated.cuh
-block() { grep -o '__launch_bounds__([0-9]*)' "$1" | grep -o '[0-9]*'; }
+# The generated launch from the kernel's own lines: columns a block, threads, and the shared
+# tile's bytes (lanes a thread x threads x 2), 0 where it stages nothing.
+launch() {
+  local width threads staged
+  width=$(grep -o 'columns of [0-9]*: [0-9]* a block' "$2" | grep -o '[0-9]* a block' | grep -o '[0-9]*')
+  threads=$(grep -o '__launch_bounds__([0-9]*' "$2" | grep -o '[0-9]*$')
+  staged=$(grep -o 'of [0-9]* in a shared tile' "$2" | grep -o '[0-9]*' || true)
+  echo "-DGEN_$1_WIDTH=$width -DGEN_$1_BLOCK=$threads -DGEN_$1_SHARED=$(( ${staged:-0} * threads * 2 ))"
+}
+# shellcheck disable=SC2046
 /usr/local/cuda/bin/nvcc -O3 -std=c++20 -gencode arch=compute_90a,code=sm_90a -Xptxas -v \
   -Idist/lab -Ibench/labs -DGENERATED_LEAD="$(basename "$lead" .cu)" \
-  -DGENERATED_MID="$(basename "$mid" .cu)" -DGEN_LEAD_BLOCK="$(block "$lead")" \
-  -DGEN_MID_BLOCK="$(block "$mid")" bench/labs/staged_columns_lab.cu \
+  -DGENERATED_MID="$(basename "$mid" .cu)" $(launch LEAD "$lead") $(launch MID "$mid") \
+  bench/labs/staged_columns_lab.cu \
   -o dist/lab/staged_columns_lab 2>&1 | grep -E "registers|spill|error" | grep -v "0 bytes spill" || true
 rm -rf "$dump"

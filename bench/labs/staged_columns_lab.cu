@@ -152,16 +152,16 @@ __global__ void __launch_bounds__(T) staged(const bf16* x, bf16* y) {
 // The same a column a thread (as the generated kernels hold columns): `width` = 2 W columns a
 // block, T / width parts, each thread's values read from the tile as 16-bit loads; the first
 // 16 of a thread's rows kept in registers between the passes (as the generator's first chunk).
+// Tile t (columns t * width ..) from `values` into y; `slots` holds P x (width + 1) floats.
 template <class A, int W, int T>
-__global__ void __launch_bounds__(T) staged_single(const bf16* x, bf16* y) {
+__device__ __forceinline__ void SoftmaxTile(const unsigned short* values, bf16* y, long long t,
+                                            float* slots) {
   constexpr int kWidth = 2 * W, P = T / kWidth, K = A::R / P, kKept = 16;
   static_assert(T % kWidth == 0 && A::R % P == 0 && K % kKept == 0, "parts of whole rows");
-  extern __shared__ __align__(16) unsigned tile[];
-  __shared__ float slots[P * (kWidth + 1)];
-  StageTile<A, W, T>(x, tile);
-  const unsigned short* values = (const unsigned short*)tile;
   const int column = threadIdx.x % kWidth, part = threadIdx.x / kWidth;
-  auto value = [&](int k) { return __uint_as_float((unsigned)values[(part + k * P) * kWidth + column] << 16); };
+  auto value = [&](int k) {
+    return __uint_as_float((unsigned)values[(part + k * P) * kWidth + column] << 16);
+  };
   auto combine = [&](float v, auto op) {
     __syncthreads();
     slots[part * (kWidth + 1) + column] = v;
@@ -184,11 +184,21 @@ __global__ void __launch_bounds__(T) staged_single(const bf16* x, bf16* y) {
 #pragma unroll 8
   for (int k = kKept; k < K; ++k) s += expf(value(k) - m);
   const float rcp = __frcp_rn(combine(s, Sum()));
-  const long long c = (long long)blockIdx.x * kWidth + column;
+  const long long c = t * kWidth + column;
 #pragma unroll
   for (int k = 0; k < kKept; ++k) y[A::At(c, part + k * P)] = __float2bfloat16(kept[k] * rcp);
 #pragma unroll 8
-  for (int k = kKept; k < K; ++k) y[A::At(c, part + k * P)] = __float2bfloat16(expf(value(k) - m) * rcp);
+  for (int k = kKept; k < K; ++k) {
+    y[A::At(c, part + k * P)] = __float2bfloat16(expf(value(k) - m) * rcp);
+  }
+}
+
+template <class A, int W, int T>
+__global__ void __launch_bounds__(T) staged_single(const bf16* x, bf16* y) {
+  extern __shared__ __align__(16) unsigned tile[];
+  __shared__ float slots[T / (2 * W) * (2 * W + 1)];
+  StageTile<A, W, T>(x, tile);
+  SoftmaxTile<A, W, T>((const unsigned short*)tile, y, blockIdx.x, slots);
 }
 
 // Persistent blocks, two tiles in flight: while a block reduces tile t (as staged_single),
@@ -208,21 +218,9 @@ __device__ __forceinline__ void CopyTileAsync(const bf16* x, unsigned* tile, lon
 
 template <class A, int W, int T>
 __global__ void __launch_bounds__(T) single_pipelined(const bf16* x, bf16* y) {
-  constexpr int kWidth = 2 * W, P = T / kWidth, K = A::R / P, kKept = 16;
-  constexpr long long kTiles = A::kColumns / kWidth;
-  static_assert(T % kWidth == 0 && A::R % P == 0 && K % kKept == 0, "parts of whole rows");
+  constexpr long long kTiles = A::kColumns / (2 * W);
   extern __shared__ __align__(16) unsigned tiles[];  // two of A::R x W words
-  __shared__ float slots[P * (kWidth + 1)];
-  const int column = threadIdx.x % kWidth, part = threadIdx.x / kWidth;
-  auto combine = [&](float v, auto op) {
-    __syncthreads();
-    slots[part * (kWidth + 1) + column] = v;
-    __syncthreads();
-    float r = slots[column];
-#pragma unroll
-    for (int p = 1; p < P; ++p) r = op(r, slots[p * (kWidth + 1) + column]);
-    return r;
-  };
+  __shared__ float slots[T / (2 * W) * (2 * W + 1)];
   int buffer = 0;
   if (blockIdx.x < kTiles) CopyTileAsync<A, W, T>(x, tiles, blockIdx.x);
   for (long long t = blockIdx.x; t < kTiles; t += gridDim.x, buffer ^= 1) {
@@ -233,30 +231,7 @@ __global__ void __launch_bounds__(T) single_pipelined(const bf16* x, bf16* y) {
       asm volatile("cp.async.wait_group 0;" ::: "memory");
     }
     __syncthreads();
-    const unsigned short* values = (const unsigned short*)(tiles + buffer * A::R * W);
-    auto value = [&](int k) {
-      return __uint_as_float((unsigned)values[(part + k * P) * kWidth + column] << 16);
-    };
-    float kept[kKept];
-    float m = -INFINITY;
-#pragma unroll
-    for (int k = 0; k < kKept; ++k) m = fmaxf(m, kept[k] = value(k));
-#pragma unroll 8
-    for (int k = kKept; k < K; ++k) m = fmaxf(m, value(k));
-    m = combine(m, Max());
-    float s = 0;
-#pragma unroll
-    for (int k = 0; k < kKept; ++k) s += kept[k] = expf(kept[k] - m);
-#pragma unroll 8
-    for (int k = kKept; k < K; ++k) s += expf(value(k) - m);
-    const float rcp = __frcp_rn(combine(s, Sum()));
-    const long long c = t * kWidth + column;
-#pragma unroll
-    for (int k = 0; k < kKept; ++k) y[A::At(c, part + k * P)] = __float2bfloat16(kept[k] * rcp);
-#pragma unroll 8
-    for (int k = kKept; k < K; ++k) {
-      y[A::At(c, part + k * P)] = __float2bfloat16(expf(value(k) - m) * rcp);
-    }
+    SoftmaxTile<A, W, T>((const unsigned short*)(tiles + buffer * A::R * W), y, t, slots);
     __syncthreads();  // this buffer is read: the copies after next may land in it
   }
 }

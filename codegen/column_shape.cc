@@ -117,15 +117,18 @@ bool ReadInPlace(const FusedKernel& k, const Node* n) {
   return true;
 }
 
-// The tiled short-column shape (fits false where it does not apply): the one input read
-// along the columns, 2-byte values whose 16-byte runs of columns lie side by side, read only
-// in place; on targets whose shared memory holds three tiles an SM (FusedKernel::
-// column_tiles), for kernels whose registers do at three blocks (40 a thread): one output and
-// no 8-byte values. Two outputs (softmax and log_softmax) spilled 376 bytes there, a softmax's
-// gradient (three outputs) 1164.
+// The tiled short-column shape (fits false where it does not apply): as many columns as long
+// as FusedKernel::column_tile_columns and column_tile_length ask (targets whose shared memory
+// holds three tiles an SM), the one input read along them 2-byte values whose 16-byte runs of
+// columns lie side by side, read only in place; for kernels whose registers do at three
+// blocks (40 a thread): one output and no 8-byte values. Two outputs (softmax and
+// log_softmax) spilled 376 bytes there, a softmax's gradient (three outputs) 1164.
 ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l) {
   ColumnShape s;
-  if (!k.column_tiles || k.outputs.size() != 1 || HoldsWideValues(k)) return s;
+  if (k.column_tile_columns == 0 || l.rows < k.column_tile_columns ||
+      l.length < k.column_tile_length || k.outputs.size() != 1 || HoldsWideValues(k)) {
+    return s;
+  }
   s.staged = StageableInput(k, l);
   if (s.staged == nullptr || DTypeSize(s.staged->dtype()) != 2 ||
       !ColumnRunsAdjacent(l, kRunBytes / 2) || !ReadInPlace(k, s.staged)) {
@@ -169,13 +172,12 @@ ColumnShape ColumnShapeOf(const FusedKernel& k, const RowLayout& l,
   // (bench/RESULTS.md, thirty-second session). 16-bit inputs keep 32: 64 took the same
   // softmax in bf16 from 85.8% to 76.1% (thirty-fifth session). Other lengths keep 32 (not
   // measured).
-  const bool many_columns = l.rows >= 64 * 2 * 132;
-  if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && many_columns &&
+  if (s.fits && s.parts == 16 && DTypeSize(reduced) == 4 && l.rows >= 64 * 2 * 132 &&
       ColumnInputsOfSize(k, l, 4)) {
     s.width = 2 * kWarp;
   }
-  // 16-bit columns of 241-512 (measured at 256 and 512) with as many columns: a tile.
-  if (s.fits && s.parts >= 16 && many_columns) {
+  // Many 16-bit columns of 241-512 (measured at 256 and 512): a tile.
+  if (s.fits) {
     if (ColumnShape tiled = TiledShape(k, l); tiled.fits) return tiled;
   }
   if (s.fits || k.cluster_blocks == 1) return s;

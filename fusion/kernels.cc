@@ -235,7 +235,8 @@ class KernelBuilder {
       kernel.staged = group.staged || (!group.row_members && group.fits_block);
       kernel.cluster_blocks = s_.options.cluster_blocks;
       kernel.column_cluster_blocks = s_.options.column_cluster_blocks;
-      kernel.column_tiles = s_.options.column_tiles;
+      kernel.column_tile_columns = s_.options.column_tile_columns;
+      kernel.column_tile_length = s_.options.column_tile_length;
       kernel.online_sums = group.online_sums;
       for (const OnlineSum& o : group.online_sums) {
         kernel.notes.push_back(absl::StrCat(

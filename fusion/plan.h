@@ -74,8 +74,10 @@ struct FusedKernel {
   int cluster_blocks = 1;
   // The same for long columns (FusionOptions::column_cluster_blocks).
   int column_cluster_blocks = 1;
-  // Whether short columns may be held as a tile in shared memory (FusionOptions::column_tiles).
-  bool column_tiles = false;
+  // Short columns held as a tile in shared memory from so many columns of so many values
+  // (FusionOptions::column_tile_columns, column_tile_length; 0: never).
+  int64_t column_tile_columns = 0;
+  int64_t column_tile_length = 0;
   // Attention: whether a persistent kernel whose work tiles differ in cost (FusionOptions::
   // work_tickets) may have its blocks take them by ticket.
   bool work_tickets = false;

@@ -35,7 +35,12 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 16)) most = 16;
   options.cluster_blocks = target.major >= 9 ? std::clamp(most, 1, 8) : 1;
   options.column_cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
-  options.column_tiles = target.major == 9;
+  if (target.major == 9) {
+    const char* small = std::getenv("TESSEL_SMALL_TILES");
+    const bool everywhere = small != nullptr && std::strcmp(small, "0") != 0;
+    options.column_tile_columns = everywhere ? 1 : 64 * 2 * 132;
+    options.column_tile_length = everywhere ? 1 : 241;
+  }
   options.attention = target.major >= 8;
   const char* groups = std::getenv("TESSEL_GEMM_GROUPS");
   options.gemm_groups = target.major == 9 && target.arch_specific &&

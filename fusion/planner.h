@@ -46,10 +46,14 @@ struct FusionOptions {
   // device allows it (codegen/column_normalization.cc: 128 bytes of each row a block need
   // 16 for columns of 16384).
   int column_cluster_blocks = 1;
-  // Whether many short 16-bit columns may be held as a tile in shared memory, three blocks
-  // an SM (codegen/column_shape.cc): where an SM's shared memory holds three 64 KB tiles, as
-  // on the H100 and H200 (measured there).
-  bool column_tiles = false;
+  // Short 16-bit columns held as a tile in shared memory, three blocks an SM
+  // (codegen/column_shape.cc), from this many columns of at least column_tile_length values
+  // (0: never). Where an SM's shared memory holds three 64 KB tiles, as on the H100 and H200
+  // (measured there): from two blocks of 64 columns on each of 132 SMs, columns of 241.
+  // TESSEL_SMALL_TILES=1: from 1 and 1, so that the fuzzer's small programs take tiles too
+  // (tools/fuzz --small_tiles).
+  int64_t column_tile_columns = 0;
+  int64_t column_tile_length = 0;
   // Rows longer than a block's are held by a cluster only when there are fewer rows than
   // this: then a block per row leaves SMs idle, and a cluster per row pays (H100, 64 rows of
   // 131072 bf16 softmax: 50% of copy against 43% streamed). With more rows the streamed

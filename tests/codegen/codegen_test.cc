@@ -290,6 +290,15 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   const auto ampere = codegen::PlanAndGenerate({&plain.node()}, Target{8, 0, false}).kernels;
   ASSERT_EQ(ampere.size(), 1u);
   EXPECT_EQ(ampere[0].launches.at(0).shared_bytes, 0) << ampere[0].schedule;
+  // Few short columns keep their registers; with TESSEL_SMALL_TILES=1 (the fuzzer's
+  // --small_tiles) they take a tile too: 100 values over 8 parts, 13 lanes a thread.
+  const Tensor small = softmax(Placeholder({100, 48}, DType::kBF16), 0);
+  EXPECT_EQ(OneKernel(small).launches.at(0).shared_bytes, 0);
+  setenv("TESSEL_SMALL_TILES", "1", 1);
+  const codegen::KernelSource small_tile = OneKernel(small);
+  unsetenv("TESSEL_SMALL_TILES");
+  EXPECT_EQ(small_tile.launches.at(0).shared_bytes, 13 * 512 * 2) << small_tile.schedule;
+  EXPECT_EQ(small_tile.launches.at(0).grid[0], 1);
   // Longer columns: on sm_90, 32 f32 columns (128 bytes) a block of 512 threads, each thread
   // 32 values in registers and 32 staged in shared memory, the columns split over a cluster
   // (1024 values of each a block, up to 16 blocks; 64 bytes and at most 8 where parts are

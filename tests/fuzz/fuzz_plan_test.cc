@@ -1,9 +1,13 @@
 // CI's share of the fuzzing: the plan mode over seeds 1..320, in 16 groups that the test's
 // shards share; and seeds 1..80 with every operation its own kernel and rows past 128 values
 // streamed (`fuzz plan --unfused --staged_row=128`: kernels that read from buffers what fused
-// ones compute). A failure prints the seed, what it failed with and the program;
+// ones compute); seeds 81..160 with short 16-bit columns as tiles at any size (`fuzz plan
+// --small_tiles`). A failure prints the seed, what it failed with and the program;
 // `fuzz minimize --mode=plan --seed=N` shrinks it.
 #include <cstdlib>
+#include <initializer_list>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tools/fuzz/check.h"
@@ -36,27 +40,40 @@ INSTANTIATE_TEST_SUITE_P(Seeds, FuzzPlanTest, ::testing::Range(0, kGroups));
 
 class UnfusedFuzzPlanTest : public ::testing::TestWithParam<int> {};
 
-// What `fuzz plan --unfused --staged_row=128` sets for the planner (tools/fuzz/main.cc), for
-// the test's life only.
-struct UnfusedStreamingEnv {
-  UnfusedStreamingEnv() {
-    setenv("TESSEL_FUSION", "0", 1);
-    setenv("TESSEL_STAGED_ROW", "128", 1);
+// What a fuzz flag sets for the planner (tools/fuzz/main.cc), for the test's life only.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> values) : values_(values) {
+    for (const auto& [name, value] : values_) setenv(name, value, 1);
   }
-  ~UnfusedStreamingEnv() {
-    unsetenv("TESSEL_FUSION");
-    unsetenv("TESSEL_STAGED_ROW");
+  ~ScopedEnv() {
+    for (const auto& [name, value] : values_) unsetenv(name);
   }
+
+ private:
+  std::vector<std::pair<const char*, const char*>> values_;
 };
 
+// `fuzz plan --unfused --staged_row=128`.
 TEST_P(UnfusedFuzzPlanTest, EveryGeneratedProgramPlansAndCompilesUnfused) {
-  const UnfusedStreamingEnv env;
+  const ScopedEnv env({{"TESSEL_FUSION", "0"}, {"TESSEL_STAGED_ROW", "128"}});
   CheckOptions options;
   options.staged_row = 128;
   PlanGroup(GetParam(), options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, UnfusedFuzzPlanTest, ::testing::Range(0, 4));
+
+class SmallTilesFuzzPlanTest : public ::testing::TestWithParam<int> {};
+
+// `fuzz plan --small_tiles`: short 16-bit columns as tiles in shared memory at the programs'
+// small sizes.
+TEST_P(SmallTilesFuzzPlanTest, EveryGeneratedProgramPlansAndCompilesWithSmallTiles) {
+  const ScopedEnv env({{"TESSEL_SMALL_TILES", "1"}});
+  PlanGroup(GetParam(), {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SmallTilesFuzzPlanTest, ::testing::Range(4, 8));
 
 }  // namespace
 }  // namespace tessel::fuzz

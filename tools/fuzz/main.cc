@@ -50,6 +50,9 @@ ABSL_FLAG(bool, source, false, "explain: also print every kernel's CUDA source")
 ABSL_FLAG(bool, unfused, false,
           "every operation its own kernel (TESSEL_FUSION=0): kernels that read from buffers "
           "what fused ones compute");
+ABSL_FLAG(bool, small_tiles, false,
+          "short 16-bit columns as tiles in shared memory at any size (TESSEL_SMALL_TILES=1; "
+          "sm_90 plans): the tiles at the programs' small sizes");
 ABSL_FLAG(int64_t, staged_row, 0,
           "rows longer than this stream (TESSEL_STAGED_ROW; 0: the planner's 16384): the "
           "streamed kernels at the programs' small sizes");
@@ -211,6 +214,7 @@ int main(int argc, char** argv) {
     setenv("TESSEL_STAGED_ROW", absl::StrCat(staged).c_str(), 1);
   }
   if (absl::GetFlag(FLAGS_unfused)) setenv("TESSEL_FUSION", "0", 1);
+  if (absl::GetFlag(FLAGS_small_tiles)) setenv("TESSEL_SMALL_TILES", "1", 1);
   const std::string command = args.size() > 1 ? args[1] : "";
   if (command == "plan") return CampaignCommand(Mode::kPlan);
   if (command == "diff") return CampaignCommand(Mode::kDiff);

@@ -163,13 +163,14 @@ void CopyRuns(CodeWriter& w, const KernelSource& ks, const ColumnShape& s, const
   const int run = static_cast<int>(16 / DTypeSize(dtype));
   const int runs = s.threads() / run;  // of a lane's row
   const std::string input = PointerName(ks, s.staged);
+  const int first_lane = s.tiled ? 0 : s.lanes;  // the first one copied
   w.Line("extern __shared__ __align__(16) unsigned char tessel_shared[];");
-  w.Line(type, "* stage = (", type, "*)tessel_shared;  // ", input, "'s lanes ",
-         s.tiled ? 0 : s.lanes, ".., [lane][thread]");
+  w.Line(type, "* stage = (", type, "*)tessel_shared;  // ", input, "'s lanes ", first_lane,
+         ".., [lane][thread]");
   w.Line("for (int i = threadIdx.x; i < ", s.staged_lanes() * runs, "; i += ", s.threads(), ") {");
   CodeWriter::Scope loop(&w, "}");
-  w.Line("const int k = i / ", runs, s.tiled ? "" : absl::StrCat(" + ", s.lanes), ", part = i % ",
-         runs, " / ", s.width / run, ";");
+  w.Line("const int k = i / ", runs, first_lane == 0 ? "" : absl::StrCat(" + ", first_lane),
+         ", part = i % ", runs, " / ", s.width / run, ";");
   w.Line("const index_t first = (index_t)", block, " * ", s.width, " + i % ", s.width / run, " * ",
          run, ";");
   w.Line("const index_t row = first < ", l.rows, " ? first : ", l.rows - run, ";");
@@ -308,11 +309,13 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
       const Value v = e.Get(in, idx);
       w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
       Accumulate(w, a, v, s.lanes, guard);
-      if (s.runs && !s.tiled && i == 0) {
-        WaitForRuns(w);
-      } else if (s.staged != nullptr && !s.tiled && i == 0) {
-        w.Line("tessel_copy_async_wait_all();  // this thread's shared lanes have landed");
-        if (s.pairs()) w.Line("__syncwarp();  // and its pair's");
+      if (s.staged != nullptr && !s.tiled && i == 0) {  // a tile has waited before its reads
+        if (s.runs) {
+          WaitForRuns(w);
+        } else {
+          w.Line("tessel_copy_async_wait_all();  // this thread's shared lanes have landed");
+          if (s.pairs()) w.Line("__syncwarp();  // and its pair's");
+        }
       }
       chunks.Each([&](ExprEmitter& c) { Accumulate(w, a, c.Get(in, idx), s.lanes, guard); });
       CombineColumn(w, a, s, i == 0);

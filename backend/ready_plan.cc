@@ -87,7 +87,9 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
     TESSEL_RETURN_IF_ERROR(
         runtime::CheckCu(driver->cuModuleGetFunction(&e.function, r.module->get(), l.entry.c_str()),
                          absl::StrCat("finding ", l.entry)));
-    if (l.shared_bytes > 48 * 1024) {
+    // Always opted in: a kernel's static shared memory counts against the same default 48 KB,
+    // so 40 KB of dynamic beside 10 KB of static fails to launch unless reserved.
+    if (l.shared_bytes > 0) {
       TESSEL_RETURN_IF_ERROR(runtime::CheckCu(
           driver->cuFuncSetAttribute(e.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      static_cast<int>(l.shared_bytes)),

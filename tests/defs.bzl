@@ -1,6 +1,6 @@
 """One cc_test per source file `<name>.cc`, each linking tessel, the test helpers and gtest."""
 
-def tessel_tests(names, sizes = {}, deps = [], tags = [], data = []):
+def tessel_tests(names, sizes = {}, deps = [], tags = [], data = [], env = {}):
     for name in names:
         native.cc_test(
             name = name,
@@ -9,6 +9,7 @@ def tessel_tests(names, sizes = {}, deps = [], tags = [], data = []):
             srcs = [name + ".cc"],
             tags = tags,
             data = data,
+            env = env,
             deps = [
                 "//:tessel",
                 "//tests:test_util",

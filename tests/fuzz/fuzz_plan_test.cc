@@ -2,13 +2,15 @@
 // shards share; and seeds 1..80 with every operation its own kernel and rows past 128 values
 // streamed (`fuzz plan --unfused --staged_row=128`: kernels that read from buffers what fused
 // ones compute); seeds 81..160 with short 16-bit columns as tiles at any size (`fuzz plan
-// --small_tiles`). A failure prints the seed, what it failed with and the program;
-// `fuzz minimize --mode=plan --seed=N` shrinks it.
+// --small_tiles`). Each also runs through the CUDA backend on the driver that runs no kernels
+// (tests/fuzz/BUILD), which refuses the launches the real one refuses. A failure prints the seed,
+// what it failed with and the program; `fuzz minimize --mode=plan --seed=N` shrinks it.
 #include <cstdlib>
 #include <initializer_list>
 #include <utility>
 #include <vector>
 
+#include "core/backend.h"
 #include "gtest/gtest.h"
 #include "tools/fuzz/check.h"
 #include "tools/fuzz/generator.h"
@@ -35,6 +37,11 @@ void PlanGroup(int group, const CheckOptions& given) {
 }
 
 TEST_P(FuzzPlanTest, EveryGeneratedProgramPlansAndCompiles) { PlanGroup(GetParam(), {}); }
+
+// Else plan mode skips the launches.
+TEST(FuzzPlanLaunchTest, TheCudaBackendLoadsOnTheFakeDriver) {
+  EXPECT_TRUE(GetBackend(Device::kCUDA).ok()) << GetBackend(Device::kCUDA).status();
+}
 
 INSTANTIATE_TEST_SUITE_P(Seeds, FuzzPlanTest, ::testing::Range(0, kGroups));
 

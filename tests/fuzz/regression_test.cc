@@ -1,12 +1,19 @@
 // Every minimized program in tests/fuzz/regressions: planned and compiled for sm_90a and
-// sm_80 (the fuzzer's plan mode), and realized on the CPU with its mid-program realizes
-// against the CPU without them (diff mode with the CPU as the device).
+// sm_80 and run through the CUDA backend on the driver that runs no kernels, which refuses
+// the launches the real one refuses (the fuzzer's plan mode), and realized on the CPU with its
+// mid-program realizes against the CPU without them (diff mode with the CPU as the device).
+#include "core/backend.h"
 #include "gtest/gtest.h"
 #include "tests/fuzz/regressions.h"
 #include "tools/fuzz/check.h"
 
 namespace tessel::fuzz {
 namespace {
+
+// Else plan mode skips the launches (tests/fuzz/BUILD puts tools/fake_cuda on the path).
+TEST(FuzzRegressionTest, TheCudaBackendLoadsOnTheFakeDriver) {
+  EXPECT_TRUE(GetBackend(Device::kCUDA).ok()) << GetBackend(Device::kCUDA).status();
+}
 
 TEST(FuzzRegressionTest, EveryProgramPlansCompilesAndRunsOnTheCpu) {
   const std::vector<RegressionProgram> programs = RegressionPrograms();

@@ -37,6 +37,25 @@ constexpr int kSmCount = 132;  // an H100 SXM: the kernels' grids are sized from
 std::mutex allocations_mu;
 std::map<CUdeviceptr, size_t> allocations;
 
+// A function's handle holds the dynamic shared memory reserved for it, which its launches
+// must not pass: stricter than the real driver, which lets 48 KB less the kernel's static
+// shared memory (unknown here) go unreserved, so the backend reserves every byte it asks for.
+int& ReservedShared(CUfunction function) { return *reinterpret_cast<int*>(function); }
+
+constexpr int kMaxSharedOptIn = 227 * 1024;  // an H100's, less nothing for static memory
+
+// The launches the real driver refuses with CUDA_ERROR_INVALID_VALUE: the limits of an sm_90
+// grid and block, and shared memory beyond what the function reserved.
+CUresult CheckLaunch(CUfunction function, const unsigned (&grid)[3], const unsigned (&block)[3],
+                     unsigned shared_bytes) {
+  const bool grid_ok = grid[0] >= 1 && grid[0] <= 0x7fffffffu && grid[1] >= 1 && grid[1] <= 65535 &&
+                       grid[2] >= 1 && grid[2] <= 65535;
+  const bool block_ok = block[0] >= 1 && block[1] >= 1 && block[2] >= 1 && block[2] <= 64 &&
+                        uint64_t{block[0]} * block[1] * block[2] <= 1024;
+  const bool shared_ok = shared_bytes <= static_cast<unsigned>(ReservedShared(function));
+  return grid_ok && block_ok && shared_ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 }  // namespace
 
 extern "C" {
@@ -50,13 +69,15 @@ CUresult cuGetExportTable(const void** table, const CUuuid*) {
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUresult cuGetErrorName(CUresult, const char** name) {
-  *name = "CUDA_ERROR_FAKE_DRIVER";
+CUresult cuGetErrorName(CUresult error, const char** name) {
+  *name = error == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_FAKE_DRIVER";
   return CUDA_SUCCESS;
 }
 
-CUresult cuGetErrorString(CUresult, const char** text) {
-  *text = "the fake driver (tools/fake_cuda) failed this call";
+CUresult cuGetErrorString(CUresult error, const char** text) {
+  *text = error == CUDA_ERROR_INVALID_VALUE
+              ? "the fake driver (tools/fake_cuda) refused a launch the real driver refuses"
+              : "the fake driver (tools/fake_cuda) failed this call";
   return CUDA_SUCCESS;
 }
 
@@ -196,20 +217,28 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+  if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    if (value < 0 || value > kMaxSharedOptIn) return CUDA_ERROR_INVALID_VALUE;
+    ReservedShared(function) = value;
+  }
+  return CUDA_SUCCESS;
+}
 
 CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction, const CUlaunchConfig*) {
   *clusters = 1;
   return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
-                        unsigned int, unsigned int, unsigned int, CUstream, void**, void**) {
-  return CUDA_SUCCESS;
+CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                        unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                        unsigned int block_z, unsigned int shared_bytes, CUstream, void**, void**) {
+  return CheckLaunch(function, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared_bytes);
 }
 
-CUresult cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void**, void**) {
-  return CUDA_SUCCESS;
+CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction function, void**, void**) {
+  return CheckLaunch(function, {c->gridDimX, c->gridDimY, c->gridDimZ},
+                     {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes);
 }
 
 // Graphs: captured launches run nothing, as launches do.

@@ -1,6 +1,7 @@
 #include "tools/fuzz/check.h"
 
 #include <cctype>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "backend/compile.h"
 #include "codegen/generate.h"
+#include "core/backend.h"
 #include "core/stable_hash.h"
 #include "tessel.h"
 #include "tools/fuzz/compare.h"
@@ -72,7 +74,9 @@ Outcome PlanAndCompile(const std::vector<Tensor>& outputs) {
         if (!compiled->insert(StableHash(absl::StrCat(target.Name(), k.source))).second) {
           continue;
         }
-        absl::StatusOr<runtime::CompileOutput> out = backend::Compile(k, target);
+        // Through the kernel cache, where the CUDA backend's run below finds it.
+        absl::StatusOr<std::shared_ptr<const runtime::CompileOutput>> out =
+            backend::CompileCached(k, target);
         if (!out.ok()) {
           return Fail(absl::StrCat("compile ", target.Name(), " ", k.kind),
                       absl::StrCat(FirstCompileError(out.status().message()), "\n",
@@ -80,7 +84,7 @@ Outcome PlanAndCompile(const std::vector<Tensor>& outputs) {
         }
         // A loop no path leaves (NVRTC made one of a scan's loop: fuzz seed 42008079) would
         // fault or hang the GPU; found here without one.
-        if (!tools::FunctionsWithEndlessLoops(out->ptx).empty()) {
+        if (!tools::FunctionsWithEndlessLoops((*out)->ptx).empty()) {
           return Fail(
               absl::StrCat("compile ", target.Name(), " ", k.kind),
               absl::StrCat("the PTX of ", k.name, " has a loop no path leaves\n", k.source));
@@ -91,22 +95,6 @@ Outcome PlanAndCompile(const std::vector<Tensor>& outputs) {
     return Fail("plan", e.what());
   }
   return Outcome();
-}
-
-Outcome PlanMode(const std::vector<Statement>& program, uint64_t data_seed) {
-  // Every realize, mid-program ones included, is planned and compiled, then run on the CPU.
-  Outcome failure;
-  auto check_then_realize = [&](const std::vector<Tensor>& values) -> absl::Status {
-    failure = PlanAndCompile(values);
-    if (failure.kind != Outcome::kPass) return absl::CancelledError("planning failed");
-    return RealizeValues(values);
-  };
-  absl::StatusOr<Replayed> r = Replay(program, Device::kCPU, data_seed, check_then_realize);
-  if (failure.kind != Outcome::kPass) return failure;
-  if (!r.ok()) return ReplayFailure("cpu", r.status());
-  failure = PlanAndCompile(r->outputs);
-  if (failure.kind != Outcome::kPass) return failure;
-  return ReplayFailure("cpu", RealizeValues(r->outputs));
 }
 
 // Whether the GPU still computes after a failure (a fault leaves the context unusable).
@@ -156,6 +144,32 @@ DeviceRun RunOnDevice(const std::vector<Statement>& program, uint64_t data_seed,
     r.failure = Fail(name, e.what());
   }
   return r;
+}
+
+// Plan mode's programs are planned and compiled for both targets, then run on the CPU and,
+// where the CUDA backend loads (under tools/fake_cuda on a machine without a GPU: its
+// kernels do nothing, but it refuses launches the real driver would, such as dynamic shared
+// memory not reserved: fuzz seed 76056259), through the CUDA backend's whole host path:
+// plan cache, module loading, launch configuration, graph capture. No value is compared.
+Outcome PlanMode(const std::vector<Statement>& program, uint64_t data_seed) {
+  // Every realize, mid-program ones included, is planned and compiled, then run on the CPU.
+  Outcome failure;
+  auto check_then_realize = [&](const std::vector<Tensor>& values) -> absl::Status {
+    failure = PlanAndCompile(values);
+    if (failure.kind != Outcome::kPass) return absl::CancelledError("planning failed");
+    return RealizeValues(values);
+  };
+  absl::StatusOr<Replayed> r = Replay(program, Device::kCPU, data_seed, check_then_realize);
+  if (failure.kind != Outcome::kPass) return failure;
+  if (!r.ok()) return ReplayFailure("cpu", r.status());
+  failure = PlanAndCompile(r->outputs);
+  if (failure.kind != Outcome::kPass) return failure;
+  failure = ReplayFailure("cpu", RealizeValues(r->outputs));
+  // A program the CPU refuses (an index its data puts out of range) is not run again.
+  if (failure.kind != Outcome::kPass || !GetBackend(Device::kCUDA).ok()) return failure;
+  CheckOptions cuda;
+  cuda.device = Device::kCUDA;
+  return RunOnDevice(program, data_seed, cuda).failure;
 }
 
 // Where two runs' values differ bit for bit (NaNs alike where their bits are), or "".

@@ -218,13 +218,15 @@ TEST_F(GpuTest, ColumnNormalizations) {
         // bf16 columns staged a pair a copy (even innermost extents, even parts: clusters of 16
         // and 4, a middle axis, chained reductions), or held in registers (ragged parts, odd);
         // many short ones as a tile in shared memory (a ragged part and a ragged last block, a
-        // column input, chained reductions, a middle axis of 512, f16)
+        // column input, chained reductions, a middle axis of 512, f16, a 48 KB tile beside the
+        // block's static shared memory)
         const Tensor many = Data({250, 17000}, 28, DType::kBF16, d);
         return std::vector<Tensor>{softmax(many, 0),
                                    softmax(many * Data({1, 17000}, 29, DType::kBF16, d), 0),
                                    ColumnStandardized(Data({256, 16904}, 30, DType::kBF16, d)),
                                    softmax(Data({33, 512, 520}, 31, DType::kBF16, d), 1),
                                    log_softmax(Data({241, 17008}, 32, DType::kF16, d), 0),
+                                   softmax(Data({300, 16896}, 33, DType::kBF16, d), 0),
                                    softmax(Data({129, 96}, 6, DType::kBF16, d), 0),
                                    softmax(Data({3000, 64}, 12, DType::kBF16, d), 0),
                                    softmax(Data({16384, 40}, 21, DType::kBF16, d), 0),

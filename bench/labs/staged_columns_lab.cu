@@ -302,10 +302,14 @@ void RunAxis(const char* axis, const Bf16Lab& lab, auto generated, GeneratedLaun
     if (!lab_once) printf("  (diff from generated %.2e)", MaxDiff(ref, got));
     printf("\n");
   };
-  const int most = 227 * 1024 / (2 * A::R * 32 * 4 + 4096);  // blocks whose buffers fit an SM
-  run_pipelined("piped w32 t512", single_pipelined<A, 32, 512>, 32, 512, std::min(3, most));
-  run_pipelined("piped w32 t512 x1", single_pipelined<A, 32, 512>, 32, 512, 1);
-  run_pipelined("piped w32 t1024", single_pipelined<A, 32, 1024>, 32, 1024, std::min(2, most));
+  // Blocks whose two buffers of `words` a row fit an SM.
+  auto most = [](int words) { return 227 * 1024 / (2 * A::R * words * 4 + 4096); };
+  run_pipelined("piped w32 t512", single_pipelined<A, 32, 512>, 32, 512, std::min(3, most(32)));
+  run_pipelined("piped w32 t1024", single_pipelined<A, 32, 1024>, 32, 1024, std::min(2, most(32)));
+  run_pipelined("piped w16 t512", single_pipelined<A, 16, 512>, 16, 512, std::min(3, most(16)));
+  run_pipelined("piped w16 t256", single_pipelined<A, 16, 256>, 16, 256, std::min(4, most(16)));
+  run_pipelined("piped w16 t256 x2", single_pipelined<A, 16, 256>, 16, 256, 2);
+  run_pipelined("piped w8 t256", single_pipelined<A, 8, 256>, 8, 256, std::min(6, most(8)));
   run("copy w32 t256", copy_staged<A, 32, 256>, 32, 256, false);
   run("copy w16 t256", copy_staged<A, 16, 256>, 16, 256, false);
   run("copy w64 t512", copy_staged<A, 64, 512>, 64, 512, false);

@@ -82,7 +82,8 @@ absl::Status FindEntries(const codegen::KernelSource& ks, runtime::DeviceContext
   const runtime::Driver* driver = device.driver();
   for (const codegen::Launch& l : ks.launches) {
     ReadyKernel::Entry e{
-        nullptr, l.grid, l.block, l.shared_bytes, l.entry, l.rows_grid, l.persistent_per_sm};
+        nullptr,  l.grid, l.block, l.shared_bytes, l.entry, l.rows_grid, l.persistent_per_sm,
+        l.cluster};
     TESSEL_RETURN_IF_ERROR(LaunchGrid(r, e, 0, device.sm_count()).status());  // fail early
     TESSEL_RETURN_IF_ERROR(
         runtime::CheckCu(driver->cuModuleGetFunction(&e.function, r.module->get(), l.entry.c_str()),
@@ -117,6 +118,12 @@ absl::StatusOr<std::array<int64_t, 3>> LaunchGrid(const ReadyKernel& k, const Re
         "tessel: ", e.name, " (", k.plan_line, ") would need a grid of ", grid[0], " x ", grid[1],
         " x ", grid[2], " blocks, past what a GPU launches (2^31 - 1 x 65535 x 65535): ",
         "a problem this large is not supported yet"));
+  }
+  // The driver refuses a grid of part of a cluster: a planning bug, not the user's.
+  if (e.cluster > 1 && grid[0] % e.cluster != 0) {
+    return absl::InternalError(absl::StrCat("tessel internal: ", e.name, " (", k.plan_line,
+                                            ") would launch ", grid[0], " blocks in clusters of ",
+                                            e.cluster));
   }
   return grid;
 }

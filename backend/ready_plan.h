@@ -52,6 +52,7 @@ struct ReadyKernel {
     std::string name;
     codegen::RowsGrid rows_grid;  // grid[0] from the rows argument
     int persistent_per_sm;        // above 0: grid[0] at most this many blocks per SM
+    int cluster = 1;              // blocks a cluster: grid[0] must be a multiple of it
   };
   bool takes_rows = false;
   std::vector<Entry> entries;

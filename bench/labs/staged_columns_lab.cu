@@ -203,8 +203,8 @@ __global__ void __launch_bounds__(T) staged_single(const bf16* x, bf16* y) {
 
 // Persistent blocks, two tiles in flight: while a block reduces tile t (as staged_single),
 // its copies of tile t + gridDim.x land in the other buffer (cp.async groups), so that an
-// SM's loads never wait for its reductions. Written in the thirty-seventh session, not run
-// yet: the short tiles' next step if it pays (docs/plans/bf16_axes.md).
+// SM's loads never wait for its reductions. Measured slower than the generated
+// tile at every width and block count (thirty-eighth session, bench/RESULTS.md).
 template <class A, int W, int T>
 __device__ __forceinline__ void CopyTileAsync(const bf16* x, unsigned* tile, long long t) {
   constexpr int kChunks = W / 4;

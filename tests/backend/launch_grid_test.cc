@@ -38,5 +38,17 @@ TEST(LaunchGridTest, RowsSizeTheGridAndLimitsGiveErrors) {
   EXPECT_FALSE(LaunchGrid(k, e, 0, 132).ok());
 }
 
+// A cluster's blocks all launch or none: a grid of part of a cluster is a planning bug that
+// the driver would refuse, reported before the launch.
+TEST(LaunchGridTest, GridsAreWholeClusters) {
+  const ReadyKernel k;
+  ReadyKernel::Entry e = EntryOf(8, 0);
+  e.cluster = 4;
+  e.rows_grid = {1, 64, 4};  // ceil(rows / 64) clusters of 4
+  EXPECT_EQ(LaunchGrid(k, e, 300, 132)->at(0), 20);
+  e.rows_grid = {1, 64, 2};
+  EXPECT_TRUE(absl::IsInternal(LaunchGrid(k, e, 300, 132).status()));
+}
+
 }  // namespace
 }  // namespace tessel::backend

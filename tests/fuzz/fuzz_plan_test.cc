@@ -2,9 +2,12 @@
 // shards share; and seeds 1..80 with every operation its own kernel and rows past 128 values
 // streamed (`fuzz plan --unfused --staged_row=128`: kernels that read from buffers what fused
 // ones compute); seeds 81..160 with short 16-bit columns as tiles at any size (`fuzz plan
-// --small_tiles`). Each also runs through the CUDA backend on the driver that runs no kernels
-// (tests/fuzz/BUILD), which refuses the launches the real one refuses. A failure prints the seed,
-// what it failed with and the program; `fuzz minimize --mode=plan --seed=N` shrinks it.
+// --small_tiles`, in a process of its own, tests/fuzz/BUILD: the CUDA backend's plan cache
+// keys no planner option but fusion, and would serve the default plans of the same
+// programs). Each also runs through the CUDA backend on the driver that runs no kernels, which
+// refuses the launches the real one refuses; even seeds again at other leading extents, as
+// campaigns run them. A failure prints the seed, what it failed with and the program; `fuzz
+// minimize --mode=plan --seed=N` shrinks it.
 #include <cstdlib>
 #include <initializer_list>
 #include <utility>
@@ -30,6 +33,7 @@ void PlanGroup(int group, const CheckOptions& given) {
     CheckOptions options = given;
     options.mode = Mode::kPlan;
     options.data_seed = seed;
+    options.twice = seed % 2 == 0;
     const Outcome o = CheckProgram(text, options);
     EXPECT_EQ(o.kind, Outcome::kPass) << "seed " << seed << ": " << o.signature << "\n"
                                       << text << o.detail.substr(0, 2000);

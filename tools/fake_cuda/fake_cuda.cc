@@ -1,7 +1,8 @@
 // A stand-in for libcuda.so.1 that runs no kernels: memory is host memory, copies are
-// memcpy, launches and events do nothing. It lets the CUDA backend's host path (recording,
-// plan cache, argument packing, allocation, launch bookkeeping) run and be profiled on a
-// machine without a GPU:
+// memcpy, launches and events do nothing, but launches a GPU would refuse are refused
+// (CheckLaunch below). It lets the CUDA backend's host path (recording, plan cache, argument
+// packing, allocation, launch configuration) run, be checked (fuzz plan, tests/backend/
+// launch_test) and be profiled on a machine without a GPU:
 //
 //   bazel build //tools/fake_cuda:libcuda.so.1 //bench:gpu_bench
 //   export LD_LIBRARY_PATH=bazel-bin/tools/fake_cuda
@@ -40,9 +41,17 @@ std::map<CUdeviceptr, size_t> allocations;
 // A function's handle holds the dynamic shared memory reserved for it, which its launches
 // must not pass: stricter than the real driver, which lets 48 KB less the kernel's static
 // shared memory (unknown here) go unreserved, so the backend reserves every byte it asks for.
-int& ReservedShared(CUfunction function) { return *reinterpret_cast<int*>(function); }
+int ReservedShared(CUfunction function) {
+  int bytes;
+  std::memcpy(&bytes, function, sizeof bytes);
+  return bytes;
+}
 
-constexpr int kMaxSharedOptIn = 227 * 1024;  // an H100's, less nothing for static memory
+void Reserve(CUfunction function, int bytes) { std::memcpy(function, &bytes, sizeof bytes); }
+
+// An H100's opt-in limit. The real driver counts the kernel's static shared memory in it too,
+// which this driver cannot see (the generated kernels leave room for theirs).
+constexpr int kMaxSharedOptIn = 227 * 1024;
 
 // The launches the real driver refuses with CUDA_ERROR_INVALID_VALUE: the limits of an sm_90
 // grid and block, and shared memory beyond what the function reserved.
@@ -220,7 +229,7 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) {
 CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
   if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
     if (value < 0 || value > kMaxSharedOptIn) return CUDA_ERROR_INVALID_VALUE;
-    ReservedShared(function) = value;
+    Reserve(function, value);
   }
   return CUDA_SUCCESS;
 }

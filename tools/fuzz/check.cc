@@ -146,12 +146,47 @@ DeviceRun RunOnDevice(const std::vector<Statement>& program, uint64_t data_seed,
   return r;
 }
 
+// The leading extent of the program's first input (0 if none).
+int64_t LeadingExtent(const std::vector<Statement>& program) {
+  for (const Statement& s : program) {
+    if (s.kind == Statement::kValue && s.line.op == OpKind::kInput && s.line.shape.rank() > 0) {
+      return s.line.shape[0];
+    }
+  }
+  return 0;
+}
+
+// The program with every value whose dim 0 is `from` having `to` there instead. It need not
+// be a program (a reshape's element count may no longer match): its replay refuses it then.
+std::vector<Statement> WithLeadingExtent(std::vector<Statement> program, int64_t from, int64_t to) {
+  for (Statement& s : program) {
+    if (s.kind == Statement::kValue && s.line.shape.rank() > 0 && s.line.shape[0] == from) {
+      s.line.shape[0] = to;
+    }
+  }
+  return program;
+}
+
+// The other leading extents a program runs at: B + 3, where the CUDA backend, having seen it at
+// B, may plan its power-of-two bucket with the extent as the kernels' rows argument
+// (backend/dynamic_extents.h), then at another extent of that bucket, which runs that plan
+// at an extent it was not made at. None below 2.
+std::vector<int64_t> OtherExtents(int64_t b) {
+  if (b < 2) return {};
+  const int64_t third = b + 3;
+  int64_t low = 1;
+  while (low * 2 <= third) low *= 2;
+  return {third, third == 2 * low - 1 ? low : 2 * low - 1};
+}
+
 // Plan mode's programs are planned and compiled for both targets, then run on the CPU and,
 // where the CUDA backend loads (under tools/fake_cuda on a machine without a GPU: its
 // kernels do nothing, but it refuses launches the real driver would, such as dynamic shared
 // memory not reserved: fuzz seed 76056259), through the CUDA backend's whole host path:
-// plan cache, module loading, launch configuration, graph capture. No value is compared.
-Outcome PlanMode(const std::vector<Statement>& program, uint64_t data_seed) {
+// plan cache, module loading, launch configuration, graph capture; with `twice`, again at
+// the other leading extents (grids from the rows argument). No value is compared.
+Outcome PlanMode(const std::vector<Statement>& program, const CheckOptions& options) {
+  const uint64_t data_seed = options.data_seed;
   // Every realize, mid-program ones included, is planned and compiled, then run on the CPU.
   Outcome failure;
   auto check_then_realize = [&](const std::vector<Tensor>& values) -> absl::Status {
@@ -169,7 +204,21 @@ Outcome PlanMode(const std::vector<Statement>& program, uint64_t data_seed) {
   if (failure.kind != Outcome::kPass || !GetBackend(Device::kCUDA).ok()) return failure;
   CheckOptions cuda;
   cuda.device = Device::kCUDA;
-  return RunOnDevice(program, data_seed, cuda).failure;
+  failure = RunOnDevice(program, data_seed, cuda).failure;
+  if (failure.kind != Outcome::kPass || !options.twice) return failure;
+  // Again at other leading extents, as diff mode's second run: the plan cache serves kernels
+  // that take the rows as an argument, and their grids follow it. The CPU does not run these:
+  // a refusal (an index the new data puts out of range, on a real GPU) passes.
+  for (const int64_t extent : OtherExtents(LeadingExtent(program))) {
+    const DeviceRun run = RunOnDevice(WithLeadingExtent(program, LeadingExtent(program), extent),
+                                      SubSeed(data_seed, 1002 + extent), cuda);
+    failure = run.failure;
+    if (failure.kind == Outcome::kFail && run.refusal.empty()) {
+      failure.detail = absl::StrCat("(run at leading extent ", extent, ") ", failure.detail);
+      return failure;
+    }
+  }
+  return Outcome();
 }
 
 // Where two runs' values differ bit for bit (NaNs alike where their bits are), or "".
@@ -365,40 +414,12 @@ std::vector<Statement> OtherArguments(std::vector<Statement> program) {
   return program;
 }
 
-// The leading extent of the program's first input (0 if none).
-int64_t LeadingExtent(const std::vector<Statement>& program) {
-  for (const Statement& s : program) {
-    if (s.kind == Statement::kValue && s.line.op == OpKind::kInput && s.line.shape.rank() > 0) {
-      return s.line.shape[0];
-    }
-  }
-  return 0;
-}
-
-// The program with every value whose dim 0 is `from` having `to` there instead. It need not
-// be a program (a reshape's element count may no longer match): its replay refuses it then.
-std::vector<Statement> WithLeadingExtent(std::vector<Statement> program, int64_t from, int64_t to) {
-  for (Statement& s : program) {
-    if (s.kind == Statement::kValue && s.line.shape.rank() > 0 && s.line.shape[0] == from) {
-      s.line.shape[0] = to;
-    }
-  }
-  return program;
-}
-
-// Runs the program at other leading extents: B + 3, where the CUDA backend, having seen it at
-// B, may plan its power-of-two bucket with the extent as the kernels' rows argument
-// (backend/dynamic_extents.h), then at another extent of that bucket, which runs that plan
-// at an extent it was not made at. Programs the API refuses at those extents are skipped.
+// Runs the program at OtherExtents in diff mode. Programs the API refuses at those extents are
+// skipped.
 Outcome OtherLeadingExtents(const std::vector<Statement>& program, const CheckOptions& options) {
   Outcome total;
   const int64_t b = LeadingExtent(program);
-  if (b < 2) return total;
-  const int64_t third = b + 3;
-  int64_t low = 1;
-  while (low * 2 <= third) low *= 2;
-  const int64_t fourth = third == 2 * low - 1 ? low : 2 * low - 1;
-  for (const int64_t extent : {third, fourth}) {
+  for (const int64_t extent : OtherExtents(b)) {
     Outcome o = DiffRound(WithLeadingExtent(program, b, extent),
                           SubSeed(options.data_seed, 1002 + extent), options);
     if (o.kind == Outcome::kFail) {
@@ -451,7 +472,13 @@ Outcome DiffMode(const std::vector<Statement>& program, const CheckOptions& opti
 Outcome CheckProgram(absl::string_view text, const CheckOptions& options) {
   absl::StatusOr<std::vector<Statement>> program = ParseProgram(text);
   if (!program.ok()) return Invalid(program.status().message());
-  if (options.mode == Mode::kPlan) return PlanMode(*program, options.data_seed);
+  if (options.mode == Mode::kPlan) {
+    // Plan mode runs the CUDA backend too: on a real GPU a fault ends the worker as in diff
+    // mode (on the fake driver, whose kernels compute nothing, any failure does).
+    Outcome o = PlanMode(*program, options);
+    o.device_lost = o.kind == Outcome::kFail && GetBackend(Device::kCUDA).ok() && !DeviceUsable();
+    return o;
+  }
   Outcome o = DiffMode(*program, options);
   // A fault anywhere (a rerun's too: seed 16017929 faulted in its second rerun, and the
   // worker went on to fail 35 programs on the dead context) ends the worker process.

@@ -2,7 +2,9 @@
 //
 //   plan: no GPU. Replays on the CPU (realizes included), plans every output set as the CUDA
 //         backend would, compiles every kernel with NVRTC for sm_90a and sm_80, and
-//         realizes the outputs on the CPU backend.
+//         realizes the outputs on the CPU backend; then, where the CUDA backend loads (the
+//         fake driver, tools/fake_cuda), replays through it, and with `twice` again at the
+//         other leading extents diff mode takes: no values compared, launches checked.
 //   diff: on a GPU. Realizes on CUDA and on the CPU and compares (compare.h), and twice more
 //         on CUDA with the same data, which must give the same bits (the plan cache and,
 //         where buffers come round again, CUDA graph replays serve those); with `twice`,

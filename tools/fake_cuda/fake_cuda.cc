@@ -32,7 +32,24 @@ Handle NewHandle() {
 thread_local CUcontext current_context = nullptr;
 CUcontext primary_context = nullptr;
 
-constexpr int kSmCount = 132;  // an H100 SXM: the kernels' grids are sized from it
+// The device it pretends to be: an H100 SXM by default, an A100 with FAKE_CUDA_SM=80 (so
+// that the sm_80 plans' launches are checked too). Kernels' grids are sized from its SMs.
+struct FakeDevice {
+  int major, minor, sm_count;
+  // Its opt-in limit of dynamic shared memory a block. The real driver counts the kernel's
+  // static shared memory in it too, which this driver cannot see (the generated kernels
+  // leave room for theirs).
+  int max_shared_optin;
+};
+
+const FakeDevice& Device() {
+  static const FakeDevice device = [] {
+    const char* sm = std::getenv("FAKE_CUDA_SM");
+    if (sm != nullptr && std::strcmp(sm, "80") == 0) return FakeDevice{8, 0, 108, 163 * 1024};
+    return FakeDevice{9, 0, 132, 227 * 1024};
+  }();
+  return device;
+}
 
 // cuMemAlloc's blocks, start -> bytes (cuPointerGetAttribute tells device memory by them).
 std::mutex allocations_mu;
@@ -49,12 +66,8 @@ int ReservedShared(CUfunction function) {
 
 void Reserve(CUfunction function, int bytes) { std::memcpy(function, &bytes, sizeof bytes); }
 
-// An H100's opt-in limit. The real driver counts the kernel's static shared memory in it too,
-// which this driver cannot see (the generated kernels leave room for theirs).
-constexpr int kMaxSharedOptIn = 227 * 1024;
-
-// The launches the real driver refuses with CUDA_ERROR_INVALID_VALUE: the limits of an sm_90
-// grid and block, and shared memory beyond what the function reserved.
+// The launches the real driver refuses with CUDA_ERROR_INVALID_VALUE: the limits of a grid
+// and a block, and shared memory beyond what the function reserved.
 CUresult CheckLaunch(CUfunction function, const unsigned (&grid)[3], const unsigned (&block)[3],
                      unsigned shared_bytes) {
   const bool grid_ok = grid[0] >= 1 && grid[0] <= 0x7fffffffu && grid[1] >= 1 && grid[1] <= 65535 &&
@@ -103,13 +116,13 @@ CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice) {
   switch (attribute) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-      *value = 9;
+      *value = Device().major;
       break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-      *value = 0;
+      *value = Device().minor;
       break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-      *value = kSmCount;
+      *value = Device().sm_count;
       break;
     default:
       *value = 0;
@@ -228,7 +241,7 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) {
 
 CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
   if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
-    if (value < 0 || value > kMaxSharedOptIn) return CUDA_ERROR_INVALID_VALUE;
+    if (value < 0 || value > Device().max_shared_optin) return CUDA_ERROR_INVALID_VALUE;
     Reserve(function, value);
   }
   return CUDA_SUCCESS;

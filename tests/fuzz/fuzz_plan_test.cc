@@ -5,9 +5,9 @@
 // --small_tiles`, in a process of its own, tests/fuzz/BUILD: the CUDA backend's plan cache
 // keys no planner option but fusion, and would serve the default plans of the same
 // programs). Each also runs through the CUDA backend on the driver that runs no kernels, which
-// refuses the launches the real one refuses; even seeds again at other leading extents, as
-// campaigns run them. A failure prints the seed, what it failed with and the program; `fuzz
-// minimize --mode=plan --seed=N` shrinks it.
+// refuses the launches the real one refuses (seeds 1..80 also as an A100); even seeds again
+// at other leading extents, as campaigns run them. A failure prints the seed, what it failed with
+// and the program; `fuzz minimize --mode=plan --seed=N` shrinks it.
 #include <cstdlib>
 #include <initializer_list>
 #include <utility>

@@ -84,17 +84,16 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
   if (s.staged == nullptr || DTypeSize(reduced) == 8) return s;
   // 2-byte pairs: 64 columns (128 bytes of each row), three times the lanes in shared memory
   // (96 KB a block: still two an SM), so that a cluster of 16 holds as long a column.
-  const bool two_byte = DTypeSize(s.staged->dtype()) == 2;
-  const int64_t value_bytes = two_byte ? 2 : std::max<int64_t>(1, DTypeSize(reduced));
-  s.width =
-      static_cast<int>(std::min<int64_t>(two_byte ? 2 * kWarp : kWarp, row_bytes / value_bytes));
+  const int64_t value_bytes = s.two_byte() ? 2 : std::max<int64_t>(1, DTypeSize(reduced));
+  s.width = static_cast<int>(
+      std::min<int64_t>(s.two_byte() ? 2 * kWarp : kWarp, row_bytes / value_bytes));
   s.parts = kSharedLaneThreads / s.width;
   s.lanes = kSharedShapeLanes;
-  const int most_shared = two_byte ? 3 * kSharedShapeLanes : kSharedShapeLanes;
+  const int most_shared = s.two_byte() ? 3 * kSharedShapeLanes : kSharedShapeLanes;
   SplitOverBlocks(s, l.length, int64_t{s.parts} * (kSharedShapeLanes + most_shared));
   // What a thread holds beyond its registers, in whole chunks of them.
   const int64_t beyond = (s.part + s.parts - 1) / s.parts - s.lanes;
-  s.shared_lanes = static_cast<int>((beyond + s.lanes - 1) / s.lanes * s.lanes);
+  s.shared_lanes = s.WholeChunks(beyond);
   s.fits = s.cluster <= most && s.shared_lanes > 0;
   // Runs where parts are even: a ragged part's guard about the copies spilled registers (a
   // [12000, 40] softmax cast to f64).
@@ -107,11 +106,10 @@ ColumnShape SharedLaneShape(const FusedKernel& k, const RowLayout& l, DType redu
 // ops and reductions, not views): a tile of `n` then holds every value the kernel reads of it.
 bool ReadInPlace(const FusedKernel& k, const Node* n) {
   for (const Node* m : k.nodes) {
+    const OpCategory category = GetOpInfo(m->op()).category;
+    if (category == OpCategory::kElementwise || category == OpCategory::kReduce) continue;
     for (const auto& input : m->inputs()) {
-      const OpCategory category = GetOpInfo(m->op()).category;
-      if (&*input == n && category != OpCategory::kElementwise && category != OpCategory::kReduce) {
-        return false;
-      }
+      if (&*input == n) return false;
     }
   }
   return true;
@@ -130,8 +128,7 @@ ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l) {
     return s;
   }
   s.staged = StageableInput(k, l);
-  if (s.staged == nullptr || DTypeSize(s.staged->dtype()) != 2 ||
-      !ColumnRunsAdjacent(l, kRunBytes / 2) || !ReadInPlace(k, s.staged)) {
+  if (!s.two_byte() || !ColumnRunsAdjacent(l, kRunBytes / 2) || !ReadInPlace(k, s.staged)) {
     return s;
   }
   s.runs = s.tiled = true;
@@ -140,7 +137,7 @@ ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l) {
   s.part = l.length;
   const int64_t per_thread = (l.length + s.parts - 1) / s.parts;
   s.lanes = static_cast<int>(std::min<int64_t>(kWantLanes, per_thread));
-  s.shared_lanes = static_cast<int>((per_thread - s.lanes + s.lanes - 1) / s.lanes * s.lanes);
+  s.shared_lanes = s.WholeChunks(per_thread - s.lanes);
   s.fits = true;
   return s;
 }
@@ -190,7 +187,7 @@ ColumnShape ColumnShapeOf(const FusedKernel& k, const RowLayout& l,
   // 2-byte values only at 128 bytes (64 of their rows): here a ragged part's guard and the
   // pair's test spill registers ([3000, 64] bf16), for rows of 32 bytes.
   if (ColumnShape shared = SharedLaneShape(k, l, reduced, 64, k.cluster_blocks);
-      shared.fits && DTypeSize(shared.staged->dtype()) != 2) {
+      shared.fits && !shared.two_byte()) {
     return shared;
   }
   // Long columns: 32 bytes of each row a block (the planner's ColumnWidth, by the reduced

@@ -40,9 +40,16 @@ struct ColumnShape {
   int64_t shared_bytes() const {
     return staged == nullptr ? 0 : int64_t{staged_lanes()} * threads() * DTypeSize(staged->dtype());
   }
+  // 2-byte staged values.
+  bool two_byte() const { return staged != nullptr && DTypeSize(staged->dtype()) == 2; }
   // 2-byte staged values copied by threads: each copy takes two neighbouring columns' values
   // of a lane.
-  bool pairs() const { return staged != nullptr && !runs && DTypeSize(staged->dtype()) == 2; }
+  bool pairs() const { return two_byte() && !runs; }
+  // The shared lanes that hold `beyond` values a thread past its registers' lanes: whole
+  // chunks of `lanes`.
+  int WholeChunks(int64_t beyond) const {
+    return static_cast<int>((beyond + lanes - 1) / lanes * lanes);
+  }
 };
 
 // The shape for kernel `k` over layout `l` reducing `accs` (fits false where its columns do

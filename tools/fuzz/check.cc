@@ -209,9 +209,10 @@ Outcome PlanMode(const std::vector<Statement>& program, const CheckOptions& opti
   // Again at other leading extents, as diff mode's second run: the plan cache serves kernels
   // that take the rows as an argument, and their grids follow it. The CPU does not run these:
   // a refusal (an index the new data puts out of range, on a real GPU) passes.
-  for (const int64_t extent : OtherExtents(LeadingExtent(program))) {
-    const DeviceRun run = RunOnDevice(WithLeadingExtent(program, LeadingExtent(program), extent),
-                                      SubSeed(data_seed, 1002 + extent), cuda);
+  const int64_t b = LeadingExtent(program);
+  for (const int64_t extent : OtherExtents(b)) {
+    const DeviceRun run =
+        RunOnDevice(WithLeadingExtent(program, b, extent), SubSeed(data_seed, 1002 + extent), cuda);
     failure = run.failure;
     if (failure.kind == Outcome::kFail && run.refusal.empty()) {
       failure.detail = absl::StrCat("(run at leading extent ", extent, ") ", failure.detail);

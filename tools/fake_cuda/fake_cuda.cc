@@ -19,6 +19,9 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <string>
+
+#include "tools/fake_cuda/cubin_shared.h"
 
 namespace {
 
@@ -36,9 +39,7 @@ CUcontext primary_context = nullptr;
 // that the sm_80 plans' launches are checked too). Kernels' grids are sized from its SMs.
 struct FakeDevice {
   int major, minor, sm_count;
-  // Its opt-in limit of dynamic shared memory a block. The real driver counts the kernel's
-  // static shared memory in it too, which this driver cannot see (the generated kernels
-  // leave room for theirs).
+  // Its opt-in limit of shared memory a block, static and dynamic together.
   int max_shared_optin;
 };
 
@@ -55,26 +56,38 @@ const FakeDevice& Device() {
 std::mutex allocations_mu;
 std::map<CUdeviceptr, size_t> allocations;
 
-// A function's handle holds the dynamic shared memory reserved for it, which its launches
-// must not pass: stricter than the real driver, which lets 48 KB less the kernel's static
-// shared memory (unknown here) go unreserved, so the backend reserves every byte it asks for.
-int ReservedShared(CUfunction function) {
-  int bytes;
-  std::memcpy(&bytes, function, sizeof bytes);
-  return bytes;
+// Each loaded module's kernels' static shared memory (cubin_shared.h), by module.
+std::mutex modules_mu;
+std::map<CUmodule, std::map<std::string, int>> module_shared;
+
+// What a function's handle holds: its static shared memory, and the dynamic shared memory
+// its launches may take (MAX_DYNAMIC_SHARED_SIZE_BYTES: as on the real driver, the default 48
+// KB a block less the static bytes until the function reserves more).
+struct FunctionShared {
+  int static_bytes;
+  int max_dynamic;
+};
+constexpr int kDefaultSharedBytes = 48 * 1024;
+
+FunctionShared SharedOf(CUfunction function) {
+  FunctionShared shared;
+  std::memcpy(&shared, function, sizeof shared);
+  return shared;
 }
 
-void Reserve(CUfunction function, int bytes) { std::memcpy(function, &bytes, sizeof bytes); }
+void SetShared(CUfunction function, FunctionShared shared) {
+  std::memcpy(function, &shared, sizeof shared);
+}
 
 // The launches the real driver refuses with CUDA_ERROR_INVALID_VALUE: the limits of a grid
-// and a block, and shared memory beyond what the function reserved.
+// and a block, and dynamic shared memory past the function's MAX_DYNAMIC_SHARED_SIZE_BYTES.
 CUresult CheckLaunch(CUfunction function, const unsigned (&grid)[3], const unsigned (&block)[3],
                      unsigned shared_bytes) {
   const bool grid_ok = grid[0] >= 1 && grid[0] <= 0x7fffffffu && grid[1] >= 1 && grid[1] <= 65535 &&
                        grid[2] >= 1 && grid[2] <= 65535;
   const bool block_ok = block[0] >= 1 && block[1] >= 1 && block[2] >= 1 && block[2] <= 64 &&
                         uint64_t{block[0]} * block[1] * block[2] <= 1024;
-  const bool shared_ok = shared_bytes <= static_cast<unsigned>(ReservedShared(function));
+  const bool shared_ok = shared_bytes <= static_cast<unsigned>(SharedOf(function).max_dynamic);
   return grid_ok && block_ok && shared_ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -224,25 +237,42 @@ CUresult cuMemcpyDtoDAsync(CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstr
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleLoadData(CUmodule* module, const void*) {
+CUresult cuModuleLoadData(CUmodule* module, const void* image) {
   *module = NewHandle<CUmodule>();
+  std::lock_guard<std::mutex> lock(modules_mu);
+  module_shared[*module] = fake_cuda::StaticSharedBytes(image);
   return CUDA_SUCCESS;
 }
 
 CUresult cuModuleUnload(CUmodule module) {
+  {
+    std::lock_guard<std::mutex> lock(modules_mu);
+    module_shared.erase(module);
+  }
   delete[] reinterpret_cast<char*>(module);
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) {
+CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+  int static_bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(modules_mu);
+    const auto& shared = module_shared.at(module);
+    if (auto it = shared.find(name); it != shared.end()) static_bytes = it->second;
+  }
   *function = NewHandle<CUfunction>();  // leaked: one per kernel name loaded
+  SetShared(*function, {static_bytes, std::max(0, kDefaultSharedBytes - static_bytes)});
   return CUDA_SUCCESS;
 }
 
 CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
   if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
-    if (value < 0 || value > Device().max_shared_optin) return CUDA_ERROR_INVALID_VALUE;
-    Reserve(function, value);
+    FunctionShared shared = SharedOf(function);
+    if (value < 0 || value > Device().max_shared_optin - shared.static_bytes) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    shared.max_dynamic = value;
+    SetShared(function, shared);
   }
   return CUDA_SUCCESS;
 }

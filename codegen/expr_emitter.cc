@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/dtype_exprs.h"
 #include "codegen/kernel_common.h"
+#include "codegen/normalization_term.h"
 #include "core/error.h"
 #include "ops/cuda_expr.h"
 #include "ops/pointwise.h"
@@ -364,7 +365,10 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
                   RoundTo(dtype, absl::StrCat("(", args[0], " * ", rcp.name, ")")));
   }
   const std::string narrow = NarrowCompare(*node, values, args);
-  const std::string expr = narrow.empty() ? CudaScalarExpr(node->op(), operand, args) : narrow;
+  const std::string expr = !narrow.empty() ? narrow
+                           : IsNormalizationTerm(*node)
+                               ? absl::StrCat("tessel_exp_term(", args[0], ")")
+                               : CudaScalarExpr(node->op(), operand, args);
   // Values of the operand dtype are already rounded to it (loads, rounded results, scalar
   // arguments rounded on the host): a selection among them needs no rounding (two
   // instructions per element of a bf16 cross-entropy's where).

@@ -206,16 +206,21 @@ __device__ __forceinline__ float tessel_exp2_ftz(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
-// exp(y - h) for the terms of an online sum: one FADD, one FMUL and one MUFU.EX2 where expf
-// takes ten instructions (cross-entropy over bf16 rows was issue-bound so). y - h is exact
+// exp(y - h) for the terms of an online sum (tessel_exp_term: of t = y - h already computed,
+// a staged normalization's terms, codegen/normalization_term.h): one FADD, one FMUL and one
+// MUFU.EX2 where expf takes ten instructions (cross-entropy over bf16 rows was issue-bound
+// so; long bf16 columns 11%, bench/RESULTS.md, thirty-ninth session). y - h is exact
 // for the terms that weigh (y near h). Folding h into one FFMA, y log2(e) - h log2(e), is an
 // instruction less (4% of cross-entropy over 32000 bf16 classes) but rounds h log2(e), by up
 // to half its ulp in every exponent: 2^(1e12) at h = 9e18 (fuzz seed 33002196), and already
 // 2^(2^-14) at h = 1000, where the sum is the result (a logsumexp), not normalized away as
 // in attention. ex2.approx's relative error is about 2^-22; results below 2^-126 flush to 0
 // beside a sum of at least 1.
+__device__ __forceinline__ float tessel_exp_term(float t) {
+  return tessel_exp2_ftz(t * 1.4426950408889634f);
+}
 __device__ __forceinline__ float tessel_exp_shifted(float y, float h) {
-  return tessel_exp2_ftz((y - h) * 1.4426950408889634f);
+  return tessel_exp_term(y - h);
 }
 __device__ __forceinline__ double tessel_max(double a, double b) {
   return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000ll) : fmax(a, b);

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(128) N_max_sub_exp_sum_758915d6(const float* in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(128) N_max_sub_exp_sum_cacfd9ce(const float* in0, float* __restrict__ out0) {
   tessel_grid_begin();
   // 96 columns of 64: 32 a block; 4 threads x 16 lanes hold a column
   __shared__ float parts[132];
@@ -26,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(128) N_max_sub_exp_sum_758915d6(con
   for (int k = 0; k < 16; ++k) sub0[k] = (in0_0[k] - max0);
   float exp0[16];
   #pragma unroll
-  for (int k = 0; k < 16; ++k) exp0[k] = expf(sub0[k]);
+  for (int k = 0; k < 16; ++k) exp0[k] = tessel_exp_term(sub0[k]);
   float acc1 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 16; ++k) acc1 = acc1 + (float)exp0[k];

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_b92aff61(const bf16_t* in0, bf16_t* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_29923ca7(const bf16_t* in0, bf16_t* __restrict__ out0) {
   tessel_grid_begin();
   // 64 rows of 128: 32 threads x 8 lanes hold a row (8-element vectors)
   __shared__ float scratch_f32[32];
@@ -25,7 +25,7 @@ extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_b92aff61(con
   for (int k = 0; k < 8; ++k) sub0[k] = (in0_0[k] - max0);
   float exp0[8];
   #pragma unroll
-  for (int k = 0; k < 8; ++k) exp0[k] = expf(sub0[k]);
+  for (int k = 0; k < 8; ++k) exp0[k] = tessel_exp_term(sub0[k]);
   float acc1 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 8; ++k) if (col(k) < 128) acc1 = acc1 + (float)exp0[k];

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_0c56e510(const float* in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_733c33fa(const float* in0, float* __restrict__ out0) {
   tessel_grid_begin();
   // 2 rows of 40000: 1024 threads x 16 lanes hold a part of 13336 (3 a row) (4-element vectors)
   __shared__ float scratch_f32[32];
@@ -29,7 +29,7 @@ extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_m
   for (int k = 0; k < 16; ++k) sub0[k] = (in0_0[k] - max0);
   float exp0[16];
   #pragma unroll
-  for (int k = 0; k < 16; ++k) exp0[k] = expf(sub0[k]);
+  for (int k = 0; k < 16; ++k) exp0[k] = tessel_exp_term(sub0[k]);
   float acc1 = 0.0f;
   #pragma unroll
   for (int k = 0; k < 16; ++k) if (col(k) < limit) acc1 = acc1 + (float)exp0[k];

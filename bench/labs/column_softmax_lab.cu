@@ -11,6 +11,8 @@
 //   hybrid<W, T, LR, LS, C, WB>: LR lanes in registers and LS in shared memory, two blocks an SM.
 //   twopass<W, T, C>: each block streams its part twice, online max and sum first, then the
 //     normalized values, the second read meant to hit L2 (W * 4 bytes of each row).
+//   grouped<W, T, LR, LS, G>: hybrid's part without a cluster, G blocks meeting through global
+//     memory (any free slot of any SM).
 // LAB_ONCE=1 launches each once (for Nsight Compute). Results: bench/RESULTS.md, thirtieth
 // session.
 // Prints each variant's time, its share of a float4 copy of the same bytes, and the largest
@@ -253,6 +255,100 @@ __global__ void __launch_bounds__(T) twopass(const float* __restrict__ x, float*
   if (CL > 1) cg::this_cluster().sync();
 }
 
+
+#ifndef LAB_SHORT
+// `hybrid`'s part of a column (LR lanes in registers, LS staged by the block's 16-byte copies)
+// without a cluster: the G blocks of a column group meet through global memory, so any free
+// slot of any SM takes a block (clusters of 16 fit 14 at once: 224 of 264 slots). A block's
+// place comes from a ticket taken at its start (blocks started hold consecutive tickets, so
+// only the newest group can be waiting on blocks not yet started: no deadlock). Each block
+// publishes its columns' (max, sum of exp(x - max)) and waits on its group's arrival count;
+// counters grow by G (tickets by the grid) a launch, `epoch` the launch's number.
+// NOSYNC: no waiting (wrong values: the global exchange's cost).
+__device__ unsigned g_tickets;
+__device__ unsigned g_arrived[C];
+__device__ float2 g_partials[C * 64];
+template <int W, int T, int LR, int LS, int G, int B = 2, bool NOSYNC = false>
+__global__ void __launch_bounds__(T, B) grouped(const float* __restrict__ x, float* __restrict__ y, unsigned epoch) {
+  constexpr int P = T / W, PART = P * (LR + LS);
+  static_assert(W % 32 == 0 && PART * G == R, "a group holds a column, warps whole rows");
+  extern __shared__ __align__(16) float buf[];  // [LS][T]
+  __shared__ float pm[P][W + 1], ps[P][W + 1];
+  __shared__ float total[2][W];
+  __shared__ unsigned ticket_slot;
+  tessel_grid_begin();
+  if (threadIdx.x == 0) ticket_slot = atomicAdd(&g_tickets, 1u) - epoch * gridDim.x;
+  __syncthreads();
+  const unsigned ticket = ticket_slot;
+  const int group = ticket / G, member = ticket % G;
+  const int col = threadIdx.x % W, part = threadIdx.x / W;
+  const long long c = (long long)group * W + col;
+  const long long start = (long long)member * PART;
+  for (int i = threadIdx.x; i < LS * T / 4; i += T) {
+    const long long r = start + LR * P + i / (W / 4);
+    const float* src = x + r * C + (long long)group * W + i % (W / 4) * 4;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(buf + i * 4)), "l"(src) : "memory");
+  }
+  const float* px = x + (start + part) * C + c;
+  float v[LR];
+#pragma unroll
+  for (int k = 0; k < LR; ++k) v[k] = px[k * (P * C)];
+  float m = -INFINITY;
+#pragma unroll
+  for (int k = 0; k < LR; ++k) m = fmaxf(m, v[k]);
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < LS; ++k) m = fmaxf(m, buf[k * T + threadIdx.x]);
+  pm[part][col] = m;
+  __syncthreads();
+  m = pm[0][col];
+  for (int p = 1; p < P; ++p) m = fmaxf(m, pm[p][col]);
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < LR; ++k) { v[k] = expf(v[k] - m); s += v[k]; }
+#pragma unroll
+  for (int k = 0; k < LS; ++k) s += expf(buf[k * T + threadIdx.x] - m);
+  ps[part][col] = s;
+  __syncthreads();
+  if (threadIdx.x < W) {
+    s = ps[0][col];
+    for (int p = 1; p < P; ++p) s += ps[p][col];
+    __stcg(&g_partials[((long long)group * G + member) * W + col], make_float2(m, s));
+    __threadfence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&g_arrived[group], 1u);
+    const unsigned target = (epoch + 1) * G;
+    unsigned seen = 0;
+    if (!NOSYNC) do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(&g_arrived[group]) : "memory");
+    } while (seen < target);
+  }
+  __syncthreads();
+  if (threadIdx.x < W) {
+    float mm = -INFINITY, ss = 0;
+    for (int b = 0; b < G; ++b) {
+      const float2 q = __ldcg(&g_partials[((long long)group * G + b) * W + col]);
+      const float n = fmaxf(mm, q.x);
+      ss = ss * expf(mm - n) + q.y * expf(q.x - n);
+      mm = n;
+    }
+    total[0][col] = mm;
+    total[1][col] = __frcp_rn(ss);
+  }
+  __syncthreads();
+  const float M = total[0][col], r = total[1][col];
+  const float rr = expf(m - M) * r;
+  float* py = y + (start + part) * C + c;
+#pragma unroll
+  for (int k = 0; k < LR; ++k) py[k * (P * C)] = v[k] * rr;
+#pragma unroll
+  for (int k = 0; k < LS; ++k) py[(LR + k) * (P * C)] = expf(buf[k * T + threadIdx.x] - M) * r;
+}
+#endif
+
 using Kernel = void (*)(const float*, float*, int);
 
 float max_diff(const float* a, const float* b, size_t n) {
@@ -281,6 +377,7 @@ int main() {
 #else
   // The generated kernel's launch, as `inspect column_softmax` prints it.
   CK(cudaFuncSetAttribute(GENERATED, cudaFuncAttributeMaxDynamicSharedMemorySize, GEN_SHARED));
+  CK(cudaFuncSetAttribute(GENERATED, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   const float gen = time_it([&] { GENERATED<<<GEN_GRID, GEN_BLOCK, GEN_SHARED>>>(x, ref); });
   printf("%-28s %.4f ms %6.1f%% of copy\n", "generated", gen, 100 * copy / gen);
 #endif
@@ -306,6 +403,32 @@ int main() {
     const float ms = time_it([&] { CK(cudaLaunchKernelEx(&cfg, k, (const float*)x, y, wave)); });
     printf("%-28s %.4f ms %6.1f%% of copy  (%d clusters at once, grid %d; diff %.2e)\n", name, ms, 100 * copy / ms, clusters, cfg.gridDim.x, lab_once ? 0.f : max_diff(ref, y, n));
   };
+
+#ifndef LAB_SHORT
+  // `grouped`: a block a part of every column, any SM's slot; counters tagged by launch.
+  unsigned epoch = 0;
+  auto run_grouped = [&](const char* name, void (*k)(const float*, float*, unsigned), int w, int t, int g, int smem) {
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, t, smem));
+    CK(cudaMemset(y, 0, n * 4));
+    static const unsigned zeros[C + 1] = {};  // the counters restart with the epoch
+    CK(cudaMemcpyToSymbol(g_tickets, zeros, 4));
+    CK(cudaMemcpyToSymbol(g_arrived, zeros, sizeof(g_arrived)));
+    epoch = 0;
+    const int grid = C / w * g;
+    const float ms = time_it([&] { k<<<grid, t, smem>>>(x, y, epoch++); });
+    printf("%-28s %.4f ms %6.1f%% of copy  (%d blocks an SM, grid %d; diff %.2e)\n", name, ms, 100 * copy / ms, per_sm, grid, lab_once ? 0.f : max_diff(ref, y, n));
+  };
+  run_grouped("grouped 32x512x32+32 g16", grouped<32, 512, 32, 32, 16>, 32, 512, 16, 65536);
+  run_grouped("grouped 32x512x32+32 nosync", grouped<32, 512, 32, 32, 16, 2, true>, 32, 512, 16, 65536);
+  run_grouped("grouped 32x256x32+32 g32", grouped<32, 256, 32, 32, 32, 4>, 32, 256, 32, 32768);
+  run_grouped("grouped 64x512x32+32 g32", grouped<64, 512, 32, 32, 32>, 64, 512, 32, 65536);
+  run_grouped("grouped 64x512x32+32 nosync", grouped<64, 512, 32, 32, 32, 2, true>, 64, 512, 32, 65536);
+  run_grouped("grouped 64x256x32+32 g64", grouped<64, 256, 32, 32, 64, 4>, 64, 256, 64, 32768);
+  run_grouped("grouped 128x512x32+32 g64", grouped<128, 512, 32, 32, 64>, 128, 512, 64, 65536);
+  run_grouped("grouped 32x512x32+32 g16", grouped<32, 512, 32, 32, 16>, 32, 512, 16, 65536);
+#endif
 #ifdef LAB_SHORT
   run("held 32x512x16", held<32, 512, 16, 1, false>, 32, 512, 1, 0);
   run("held 32x256x32", held<32, 256, 32, 1, false>, 32, 256, 1, 0);
@@ -322,6 +445,8 @@ int main() {
   run("stride_copy 8x1024x16", stride_copy<8, 1024, 16, 8>, 8, 1024, 8, 0);
   run("stride_copy 16x1024x16", stride_copy<16, 1024, 16, 16>, 16, 1024, 16, 0);
   run("stride_copy 32x1024x16", stride_copy<32, 1024, 16, 32>, 32, 1024, 1, 0, 32);
+  run("stride_copy 64x1024x16", stride_copy<64, 1024, 16, 64>, 64, 1024, 1, 0, 64);
+  run("stride_copy 128x1024x16", stride_copy<128, 1024, 16, 128>, 128, 1024, 1, 0, 128);
   run("held 32x1024x32 cl16 split", held<32, 1024, 32, 16, false, false, true>, 32, 1024, 16, 0);
   run("hybrid 16x512x32+32 cl8", hybrid<16, 512, 32, 32, 8, false>, 16, 512, 8, 0, 0, 65536);
   run("hybrid 16x512x32+32 cl8 wb", hybrid<16, 512, 32, 32, 8, true>, 16, 512, 8, 0, 0, 65536);

@@ -257,8 +257,9 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* 
   int static_bytes = 0;
   {
     std::lock_guard<std::mutex> lock(modules_mu);
-    const auto& shared = module_shared.at(module);
-    if (auto it = shared.find(name); it != shared.end()) static_bytes = it->second;
+    const auto loaded = module_shared.find(module);
+    if (loaded == module_shared.end()) return CUDA_ERROR_INVALID_HANDLE;
+    if (auto it = loaded->second.find(name); it != loaded->second.end()) static_bytes = it->second;
   }
   *function = NewHandle<CUfunction>();  // leaked: one per kernel name loaded
   SetShared(*function, {static_bytes, std::max(0, kDefaultSharedBytes - static_bytes)});

@@ -13,6 +13,17 @@ int64_t Shape::numel() const {
   return n;
 }
 
+bool WithinLimits(const Shape& shape) {
+  int64_t n = 1;
+  bool empty = false;
+  for (int64_t d : shape.dims()) {
+    if (d < 0 || d > kMaxElements) return false;
+    empty = empty || d == 0;
+    if (!empty && __builtin_mul_overflow(n, d, &n)) return false;
+  }
+  return empty || n <= kMaxElements;
+}
+
 Shape::Dims Shape::Strides() const {
   Dims strides(dims_.size());
   int64_t stride = 1;

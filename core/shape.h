@@ -48,6 +48,13 @@ class Shape {
 
 std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
+// The longest extent and the most elements a tensor may have: 2^60, so that the element and
+// byte offsets of every dtype fit int64 (and no count of elements wraps).
+inline constexpr int64_t kMaxElements = int64_t{1} << 60;
+
+// Whether `shape`'s extents are each in [0, kMaxElements] and so is their product.
+bool WithinLimits(const Shape& shape);
+
 // NumPy broadcasting of two shapes. When they do not broadcast: InvalidArgument whose
 // message names the conflict ("dimension 1 of the result: 3 vs 4").
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);

@@ -71,6 +71,7 @@ Tensor silu(const Tensor& x) {
 Tensor softmax(const Tensor& x, int axis) {
   CheckedFloating("softmax", x);
   const int a = CheckedAxis("softmax", x, axis);
+  if (x.shape()[a] == 0) return x;  // no elements (attention over no keys): nothing to normalize
   const Tensor v = ToCompute(x);
   const Tensor e = exp(v - max(v, {a}, true));
   return ToOutput(e / sum(e, {a}, true), x.dtype());
@@ -79,6 +80,7 @@ Tensor softmax(const Tensor& x, int axis) {
 Tensor log_softmax(const Tensor& x, int axis) {
   CheckedFloating("log_softmax", x);
   const int a = CheckedAxis("log_softmax", x, axis);
+  if (x.shape()[a] == 0) return x;  // no elements (attention over no keys): nothing to normalize
   const Tensor v = ToCompute(x);
   const Tensor shifted = v - max(v, {a}, true);
   return ToOutput(shifted - log(sum(exp(shifted), {a}, true)), x.dtype());

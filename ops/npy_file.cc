@@ -179,7 +179,12 @@ void save(const std::string& path, const Tensor& t) {
 Tensor load(const std::string& path, Device device) {
   std::ifstream file(path, std::ios::binary);
   if (!file) ThrowOpError("load", "cannot open ", path, ": ", std::strerror(errno));
-  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {  // a directory opens, and fails only as it is read, by an exception
+    bytes.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  } catch (const std::exception&) {
+    ThrowOpError("load", "cannot read ", path, ": ", std::strerror(errno));
+  }
   if (!absl::StartsWith(bytes, kMagic)) Malformed(path, "not a .npy file (no \\x93NUMPY magic)");
   if (bytes.size() < kMagic.size() + 4) Malformed(path, "truncated in the header");
   const int major = static_cast<uint8_t>(bytes[6]);
@@ -201,6 +206,9 @@ Tensor load(const std::string& path, Device device) {
   }
   const bool fortran = absl::StartsWith(order, "True");
   Shape shape = ParseShape(path, ValueOf(path, dict, "shape"));
+  if (!WithinLimits(shape)) {
+    Malformed(path, absl::StrCat("shape ", ShapeTuple(shape), " has more than 2^60 elements"));
+  }
   const size_t expected = static_cast<size_t>(shape.numel()) * format.item_bytes;
   if (bytes.size() - data_start < expected) {
     Malformed(path, absl::StrCat("truncated: ", ShapeTuple(shape), " needs ", expected,

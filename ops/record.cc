@@ -62,6 +62,10 @@ Tensor ScalarTensor(double value, DType dtype, Device device) {
 }
 
 Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs, Attrs attrs) {
+  if (!WithinLimits(shape)) {
+    ThrowOpError(GetOpInfo(op).name, "result shape ", shape.ToString(), " has more than 2^60 ",
+                 "elements or an extent past 2^60");
+  }
   return Tensor(MakeNode(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs)));
 }
 

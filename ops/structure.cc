@@ -91,7 +91,7 @@ Tensor slice(const Tensor& x, int axis, int64_t start, int64_t end, int64_t step
   auto clamp = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
   start = clamp(start);
   end = std::max(start, clamp(end));
-  const int64_t extent = (end - start + step - 1) / step;
+  const int64_t extent = end > start ? 1 + (end - start - 1) / step : 0;  // no overflow at any step
   if (extent <= 1) {  // one element or none: a plain slice of it
     step = 1;
     end = start + extent;

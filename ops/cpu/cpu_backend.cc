@@ -2,8 +2,10 @@
 // each intermediate buffer only until its last consumer has run.
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "core/backend.h"
 #include "core/stats.h"
 #include "core/status_macros.h"
@@ -61,6 +63,20 @@ class CpuBackend : public Backend {
   absl::Status EmptyCache(int) override { return absl::OkStatus(); }  // nothing is cached
   void SetMemoryLimit(int, int64_t bytes) override { SetHostMemoryLimit(bytes); }
 
+  // Evaluate, with the host running out of memory in a kernel's scratch (a source's values
+  // in double, Eigen's temporaries) an error like the buffers' own (HostBuffer), not an
+  // exception no caller of tessel expects.
+  static absl::StatusOr<BufferPtr> EvaluateWithin(const Node& node,
+                                                  const std::vector<BufferPtr>& inputs) {
+    try {
+      return Evaluate(node, inputs);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("out of host memory computing ", OpName(node.op()), " of ",
+                       DTypeName(node.dtype()), node.shape().ToString(), " on the CPU"));
+    }
+  }
+
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {
     // Uses left for each computed value: consumers in the program, plus one per output.
     absl::flat_hash_map<const Node*, int> uses;
@@ -78,7 +94,7 @@ class CpuBackend : public Backend {
       for (const NodePtr& in : node->inputs()) {
         inputs.push_back(in->realized() ? in->buffer() : values.at(in.get()));
       }
-      TESSEL_ASSIGN_OR_RETURN(BufferPtr result, Evaluate(*node, inputs));
+      TESSEL_ASSIGN_OR_RETURN(BufferPtr result, EvaluateWithin(*node, inputs));
       ++GetStats().nodes_evaluated;
       values[node] = std::move(result);
       for (const NodePtr& in : node->inputs()) {

@@ -38,5 +38,15 @@ TEST_F(LaunchTest, EveryKindOfKernelLaunches) {
                            matmul(softmax(matmul(q, transpose(q)) * 0.125, -1), q), cumsum(x, 1)}));
 }
 
+// An empty tensor may have any extent up to the limit (2^60): the same program at extents 3
+// and 2^60 once hung choosing the kernel's extent arguments (an extent of 2^62, refused now).
+TEST_F(LaunchTest, EmptyTensorsOfTheLongestExtent) {
+  for (int64_t n : {int64_t{3}, kMaxElements}) {
+    const Tensor x = ones({n, 0}, DType::kF32, Device::kCUDA) * 5.0;
+    EXPECT_NO_THROW(realize({x}));
+    EXPECT_EQ(x.numel(), 0);
+  }
+}
+
 }  // namespace
 }  // namespace tessel

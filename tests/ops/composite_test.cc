@@ -67,6 +67,19 @@ TEST(CompositeTest, SoftmaxAlongAnyAxisAndLargeInputs) {
               std::vector<double>(by_axis0.begin(), by_axis0.end()), 1e-6);
 }
 
+// Over an axis of no elements the result has none either (attention over no keys), where
+// the max inside would refuse the empty axis.
+TEST(CompositeTest, SoftmaxOverAnEmptyAxis) {
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    const Tensor x = zeros({1, 3, 0}, dtype, Device::kCPU);
+    for (const Tensor& y : {softmax(x, 2), log_softmax(x, -1)}) {
+      EXPECT_EQ(y.shape(), (Shape{1, 3, 0}));
+      EXPECT_EQ(y.dtype(), dtype);
+      EXPECT_TRUE(y.to_vector<float>().empty());
+    }
+  }
+}
+
 TEST(CompositeTest, LayerNormAndRmsNormMatchFormulas) {
   const int64_t rows = 5, cols = 64;
   for (DType dtype : {DType::kF32, DType::kBF16}) {

@@ -193,5 +193,38 @@ TEST(ErrorsTest, FailedRealizeLosesNothing) {
   EXPECT_EQ(pending.to_vector<float>(), (std::vector<float>{1, 1}));
 }
 
+// Shapes past 2^60 elements, or whose sizes overflow int64 on the way (a broadcast of
+// 2^62 + 1 rows wrapped to 4 elements and crashed a reduction), are refused when recorded.
+TEST(ErrorsTest, ShapesPastTheLimits) {
+  const int64_t huge = (int64_t{1} << 62) + 1;
+  const char* limit = "has more than 2^60 elements or an extent past 2^60";
+  ExpectError(
+      [&] {
+        broadcast_to(F32({4}), {huge, 4});
+      },
+      {"tessel::broadcast_to: result shape [4611686018427387905,4]", limit});
+  ExpectError([&] { reshape(F32({4}), {huge, 4}); }, {"tessel::reshape:", limit});
+  ExpectError(
+      [] {
+        full({int64_t{1} << 40, int64_t{1} << 40}, 1.0);
+      },
+      {"tessel::full: shape [1099511627776,1099511627776]", limit});
+  ExpectError([] { arange(int64_t{1} << 62); }, {"tessel::arange:", limit});
+  ExpectError([&] { repeat(F32({4}), {huge}); }, {limit});
+  ExpectError([&] { repeat(F32({1 << 20}), {int64_t{1} << 41}); }, {limit});
+  ExpectError([] { pad(F32({4}), {INT64_MAX}, {INT64_MAX}); }, {"tessel::full:", limit});
+  float one = 1;
+  ExpectError(
+      [&] {
+        from_blob(&one, {int64_t{1} << 31, int64_t{1} << 31}, DType::kF32, Device::kCPU);
+      },
+      {"tessel::from_blob:", limit});
+  EXPECT_EQ(full({int64_t{1} << 60, 0}, 1.0).numel(), 0);  // empty: any extent up to 2^60
+}
+
+TEST(ErrorsTest, LoadingADirectory) {
+  ExpectError([] { load(::testing::TempDir()); }, {"tessel::load: cannot read"});
+}
+
 }  // namespace
 }  // namespace tessel

@@ -64,6 +64,14 @@ TEST(StructureTest, SliceClampsLikePython) {
   EXPECT_EQ(slice(x, 1, 0, 5).node_ptr(), x.node_ptr());
 }
 
+// A step past the extent takes the start alone, even where end - start + step overflows.
+TEST(StructureTest, SliceWithTheLargestStep) {
+  Tensor x = Iota({10});
+  EXPECT_EQ(slice(x, 0, 0, 10, INT64_MAX).to_vector<float>(), (std::vector<float>{0}));
+  EXPECT_EQ(slice(x, 0, 3, 10, INT64_MAX).to_vector<float>(), (std::vector<float>{3}));
+  EXPECT_EQ(slice(x, 0, 3, 3, INT64_MAX).shape(), (Shape{0}));
+}
+
 // Python's x[start:end:step] along one axis, against a reference loop.
 TEST(StructureTest, SliceWithAStep) {
   Tensor x = Iota({3, 10});

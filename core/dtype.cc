@@ -91,11 +91,16 @@ DType Promote(DType a, DType b) {
   return Rank(a) >= Rank(b) ? a : b;
 }
 
+bool FitsInteger(DType dtype, double value) {
+  if (dtype == DType::kI64) return value >= -0x1p63 && value < 0x1p63;  // NaN fails both
+  return value > -0x1p31 - 1 && value < 0x1p31;
+}
+
 DType PromoteWithScalar(DType tensor_dtype, double scalar) {
   if (IsFloating(tensor_dtype)) return tensor_dtype;
+  const DType integer = tensor_dtype == DType::kBool ? DType::kI32 : tensor_dtype;
   const bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar;
-  if (!integral) return DType::kF32;
-  return tensor_dtype == DType::kBool ? DType::kI32 : tensor_dtype;
+  return integral && FitsInteger(integer, scalar) ? integer : DType::kF32;
 }
 
 std::ostream& operator<<(std::ostream& os, DType dtype) { return os << DTypeName(dtype); }

@@ -30,10 +30,15 @@ bool IsInteger(DType dtype);    // i32 or i64 (not bool)
 // < f64, with f16 and bf16 together giving f32 (as in PyTorch).
 DType Promote(DType a, DType b);
 
+// Whether `value`, truncated toward zero, is a value of integer dtype `dtype` (i32, i64):
+// finite and in its range.
+bool FitsInteger(DType dtype, double value);
+
 // The dtype a scalar operand takes next to a tensor of `tensor_dtype`: the tensor's own,
-// unless the scalar has a fraction and the tensor is integral or bool (then f32), or the
-// scalar is integral and the tensor is bool (then i32). (PyTorch's default dtypes, f32 and i64,
-// would make that i64; i32 is tessel's default integer.)
+// unless the scalar has a fraction or lies outside the integer type's range and the tensor is
+// integral or bool (then f32: i32 + 1e10 is not clamped to 2^31 - 1), or the scalar is
+// integral and the tensor is bool (then i32). (PyTorch's default dtypes, f32 and i64, would
+// make that i64; i32 is tessel's default integer.)
 DType PromoteWithScalar(DType tensor_dtype, double scalar);
 
 std::ostream& operator<<(std::ostream& os, DType dtype);

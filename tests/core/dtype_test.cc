@@ -1,5 +1,7 @@
 #include "core/dtype.h"
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 
 namespace tessel {
@@ -35,6 +37,16 @@ TEST(DTypeTest, ScalarsTakeTheTensorsDtype) {
   EXPECT_EQ(PromoteWithScalar(DType::kI64, 3), DType::kI64);
   EXPECT_EQ(PromoteWithScalar(DType::kI64, 0.5), DType::kF32);
   EXPECT_EQ(PromoteWithScalar(DType::kF64, 0.1), DType::kF64);
+  // Integral scalars outside the integer type's range promote as fractions do, not clamped.
+  EXPECT_EQ(PromoteWithScalar(DType::kI32, 2147483647), DType::kI32);
+  EXPECT_EQ(PromoteWithScalar(DType::kI32, -2147483648.0), DType::kI32);
+  EXPECT_EQ(PromoteWithScalar(DType::kI32, 2147483648.0), DType::kF32);
+  EXPECT_EQ(PromoteWithScalar(DType::kI32, 1e10), DType::kF32);
+  EXPECT_EQ(PromoteWithScalar(DType::kBool, 3e9), DType::kF32);
+  EXPECT_EQ(PromoteWithScalar(DType::kI64, 1e10), DType::kI64);
+  EXPECT_EQ(PromoteWithScalar(DType::kI64, -0x1p63), DType::kI64);
+  EXPECT_EQ(PromoteWithScalar(DType::kI64, 0x1p63), DType::kF32);
+  EXPECT_EQ(PromoteWithScalar(DType::kI32, INFINITY), DType::kF32);
 }
 
 TEST(DTypeTest, NamesRoundTripAndSizes) {

@@ -222,6 +222,13 @@ TEST(ErrorsTest, ShapesPastTheLimits) {
   EXPECT_EQ(full({int64_t{1} << 60, 0}, 1.0).numel(), 0);  // empty: any extent up to 2^60
 }
 
+TEST(ErrorsTest, IntegerFillOutsideTheType) {
+  ExpectError([] { full({2}, 1e10, DType::kI32, Device::kCPU); },
+              {"tessel::full: value 1e+10 is not a value of i32"});
+  ExpectError([] { full({2}, NAN, DType::kI64, Device::kCPU); }, {"tessel::full: value nan"});
+  EXPECT_EQ(full({1}, -2147483648.0, DType::kI32, Device::kCPU).to_vector<int32_t>()[0], INT32_MIN);
+}
+
 TEST(ErrorsTest, LoadingADirectory) {
   ExpectError([] { load(::testing::TempDir()); }, {"tessel::load: cannot read"});
 }

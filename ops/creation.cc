@@ -14,10 +14,7 @@ void CheckShape(absl::string_view op, const Shape& shape) {
   for (int i = 0; i < shape.rank(); ++i) {
     if (shape[i] < 0) ThrowOpError(op, "negative dimension in shape ", shape.ToString());
   }
-  if (!WithinLimits(shape)) {
-    ThrowOpError(op, "shape ", shape.ToString(),
-                 " has more than 2^60 elements or an extent past 2^60");
-  }
+  ops_internal::CheckShapeLimits(op, shape);
 }
 
 // Converts host values into a buffer of `dtype` on `device`.

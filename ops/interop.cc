@@ -32,10 +32,7 @@ Tensor from_blob(void* data, Shape shape, DType dtype, Device device,
   for (int64_t d : shape.dims()) {
     if (d < 0) ThrowOpError("from_blob", "negative dimension in shape ", shape.ToString());
   }
-  if (!WithinLimits(shape)) {
-    ThrowOpError("from_blob", "shape ", shape.ToString(),
-                 " has more than 2^60 elements or an extent past 2^60");
-  }
+  ops_internal::CheckShapeLimits("from_blob", shape);
   if (data == nullptr && shape.numel() > 0) {
     ThrowOpError("from_blob", "null data for ", DTypeName(dtype), shape.ToString());
   }

@@ -61,11 +61,15 @@ Tensor ScalarTensor(double value, DType dtype, Device device) {
   return Tensor(MakeNode(OpKind::kFull, dtype, device, Shape{}, {}, std::move(attrs)));
 }
 
-Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs, Attrs attrs) {
+void CheckShapeLimits(absl::string_view op, const Shape& shape) {
   if (!WithinLimits(shape)) {
-    ThrowOpError(GetOpInfo(op).name, "result shape ", shape.ToString(), " has more than 2^60 ",
-                 "elements or an extent past 2^60");
+    ThrowOpError(op, "shape ", shape.ToString(), " has more than 2^60 elements or an extent ",
+                 "past 2^60");
   }
+}
+
+Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs, Attrs attrs) {
+  CheckShapeLimits(GetOpInfo(op).name, shape);
   return Tensor(MakeNode(op, dtype, device, std::move(shape), std::move(inputs), std::move(attrs)));
 }
 

@@ -30,6 +30,9 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 // A rank-0 constant for a scalar operand.
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
+// Throws op's error where `shape` passes the limits of every shape (WithinLimits).
+void CheckShapeLimits(absl::string_view op, const Shape& shape);
+
 // Records (or finds, see core/node.h) the operation `op` with the given result type.
 Tensor Record(OpKind op, DType dtype, Device device, Shape shape, NodeInputs inputs,
               Attrs attrs = {});

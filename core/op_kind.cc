@@ -6,7 +6,8 @@ namespace tessel {
 namespace {
 
 constexpr OpInfo kOpInfos[] = {
-#define TESSEL_OP(kind, text, arity, category, attrs) {text, arity, OpCategory::category, attrs},
+#define TESSEL_OP(kind, text, arity, category, cost, attrs) \
+  {text, arity, OpCategory::category, cost, attrs},
 #include "core/op_table.def"
 #undef TESSEL_OP
 };

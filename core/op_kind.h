@@ -9,7 +9,7 @@
 namespace tessel {
 
 enum class OpKind {
-#define TESSEL_OP(kind, text, arity, category, attrs) kind,
+#define TESSEL_OP(kind, text, arity, category, cost, attrs) kind,
 #include "core/op_table.def"
 #undef TESSEL_OP
 };
@@ -32,6 +32,7 @@ struct OpInfo {
   absl::string_view name;
   int arity;  // -1: any number of inputs
   OpCategory category;
+  int cost;                 // inline cost, an add's 1 (see core/op_table.def)
   absl::string_view attrs;  // see core/op_table.def
 };
 

@@ -26,6 +26,8 @@ PlannerState::PlannerState(const Program& p, const FusionOptions& o) : options(o
     if (InProgram(out)) outputs.insert(out);
   }
   group_of.assign(n, -1);
+  inline_depth.assign(n, 0);
+  depth_cut.assign(n, false);
   floating_deps.resize(n);
   written.assign(n, false);
   write_reason.resize(n);
@@ -129,9 +131,10 @@ std::optional<OnlineSum> OnlinePartner(const PlannerState& s, const Node* n, int
   if (s.InProgram(y) && (s.IsMember(y) || s.floating_deps[s.Index(y)].contains(g))) {
     return std::nullopt;
   }
-  // The terms stay inside the pass: none may have to be written (an output, a matmul operand).
+  // The terms stay inside the pass: none may have to be written (an output, a matmul operand,
+  // a value at the depth limit).
   for (const Node* term : {e, sub}) {
-    if (s.outputs.contains(term)) return std::nullopt;
+    if (s.outputs.contains(term) || s.depth_cut[s.Index(term)]) return std::nullopt;
     for (const Node* c : s.consumers[s.Index(term)]) {
       if (c->op() == OpKind::kMatmul) return std::nullopt;
     }
@@ -331,12 +334,25 @@ bool ReadsOwnRow(const Group& g, const Shape& operand, const Shape& consumer) {
   return true;
 }
 
+// Sets n's inline depth from its inputs'; whether it reaches the limit and is written.
+bool CutsDepth(PlannerState& s, const Node* n) {
+  int depth = 0;
+  for (const NodePtr& in : n->inputs()) {
+    if (s.InProgram(in.get())) depth = std::max(depth, s.inline_depth[s.Index(in.get())]);
+  }
+  const int i = s.Index(n);
+  s.depth_cut[i] = s.options.fuse && depth + 1 >= s.options.max_inline_depth;
+  s.inline_depth[i] = s.depth_cut[i] ? 0 : depth + 1;
+  return s.depth_cut[i];
+}
+
 void PlaceElementwise(PlannerState& s, const Node* n) {
   const Deps deps = DepsOf(s, n);
+  const bool cut = CutsDepth(s, n);
   // A reduction over extent-1 axes only (keepdim=false after a keepdim one) is a reshape.
   const bool elementwise =
       GetOpInfo(n->op()).category == OpCategory::kElementwise || IsDegenerateReduction(*n);
-  if (s.options.fuse && elementwise) {
+  if (s.options.fuse && elementwise && !cut) {
     // Row groups first (normalization), then GEMM epilogues; latest first.
     std::vector<int> candidates(deps.direct.begin(), deps.direct.end());
     std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {

@@ -41,6 +41,14 @@ class KernelBuilder {
       }
     }
     RecomputeOwners();
+    cost_.assign(protos_.size(), 0);
+    for (size_t k = 0; k < protos_.size(); ++k) {
+      if (protos_[k].dead || protos_[k].group >= 0) continue;
+      std::vector<const Node*> computed;
+      Walk(
+          static_cast<int>(k), [](const Node*) {}, &computed);
+      for (const Node* n : computed) cost_[k] += GetOpInfo(n->op()).cost;
+    }
   }
 
   void RecomputeOwners() {
@@ -133,10 +141,27 @@ class KernelBuilder {
         if (!same_shape && sa.size() + sb.size() > static_cast<size_t>(s_.options.max_segments)) {
           continue;
         }
-        if (IndirectPath(a, b, deps) || IndirectPath(b, a, deps)) continue;
+        if (!WithinSize(a, b) || IndirectPath(a, b, deps) || IndirectPath(b, a, deps)) continue;
+        // A kernel that reads a value written for its depth would compute it inline again.
+        if ((deps[a].contains(b) && OwnsDepthCut(b)) || (deps[b].contains(a) && OwnsDepthCut(a))) {
+          continue;
+        }
         Merge(a, b, deps);
       }
     }
+  }
+
+  // Whether one kernel of protos a and b stays within the size bounds (FusionOptions): their
+  // outputs and the inline cost of what they compute (shared values counted twice).
+  bool WithinSize(int a, int b) const {
+    return protos_[a].owned.size() + protos_[b].owned.size() <=
+               static_cast<size_t>(s_.options.max_pointwise_outputs) &&
+           cost_[a] + cost_[b] <= s_.options.max_pointwise_cost;
+  }
+
+  bool OwnsDepthCut(int k) const {
+    return std::any_of(protos_[k].owned.begin(), protos_[k].owned.end(),
+                       [&](const Node* n) { return s_.depth_cut[s_.Index(n)]; });
   }
 
   // Moves proto b into a.
@@ -146,6 +171,7 @@ class KernelBuilder {
     std::sort(protos_[a].owned.begin(), protos_[a].owned.end(),
               [&](const Node* x, const Node* y) { return s_.Index(x) < s_.Index(y); });
     protos_[b].dead = true;
+    cost_[a] += cost_[b];
     for (const Node* n : protos_[b].owned) owner_[n] = static_cast<int>(a);
     deps[a].insert(deps[b].begin(), deps[b].end());
     deps[a].erase(static_cast<int>(a));
@@ -297,6 +323,7 @@ class KernelBuilder {
 
   PlannerState& s_;
   std::vector<Proto> protos_;
+  std::vector<int> cost_;  // pointwise protos: the inline cost of the nodes each computes
   absl::flat_hash_map<const Node*, int> owner_;
 };
 

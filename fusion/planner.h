@@ -64,8 +64,21 @@ struct FusionOptions {
   // A floating value needed by several kernels is recomputed in each when its inline cone
   // costs at most this much (transcendental ops count 4, others 1), else written once.
   int recompute_limit = 8;
+  // The longest chain of operations one kernel computes inline (elementwise ops and views
+  // between what it reads and what it writes or reduces): a value deeper than this is
+  // written, so that the code generator's recursion, the source and NVRTC's time stay
+  // bounded on chains of thousands of fused ops (4,000 `sin(x) + 1` once overflowed the
+  // stack). No benchmarked graph comes near it.
+  int max_inline_depth = 400;
   // The most iteration spaces one pointwise launch serves.
   int max_segments = 128;
+  // Independent pointwise work shares a launch up to this many outputs and this inline cost
+  // (core/op_table.def) in all: NVRTC's time grows faster than a kernel (on this project's
+  // 2-core CI machine, 500 outputs of x * i took 18 s against 0.7 s for 100, 40 distinct
+  // sin(x + i) 13 s), and past some thousand outputs the parameters overflow. 64 updates
+  // p - lr * g (cost 3 each) stay one launch.
+  int max_pointwise_outputs = 128;
+  int max_pointwise_cost = 256;
   // Attention chains (fusion/attention.h) run as one kernel (the target has mma.sync).
   bool attention = false;
   // Persistent attention kernels whose work tiles differ in cost (masks leave query tiles

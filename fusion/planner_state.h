@@ -29,16 +29,16 @@ struct Group {
   std::vector<int64_t> axes;  // row groups: reduced axes, sorted
   Shape reduced_keep;         // the reduced space with and without kept dimensions
   Shape reduced_drop;
-  bool staged = false;                 // rows held on chip: elementwise row members may join
-  bool fits_block = false;             // rows one block could hold (a kernel of reductions)
-  bool row_members = false;            // has elementwise members over whole rows
-  std::vector<OnlineSum> online_sums;  // streaming groups: sums chained to a max, one pass
-  std::vector<const Node*> members;    // producers first
-  absl::flat_hash_set<int> deps;       // groups whose members this group reads
-  std::vector<const Node*> matmuls;    // GEMM groups: the parts (gemm_groups.h)
+  bool staged = false;                     // rows held on chip: elementwise row members may join
+  bool fits_block = false;                 // rows one block could hold (a kernel of reductions)
+  bool row_members = false;                // has elementwise members over whole rows
+  std::vector<OnlineSum> online_sums;      // streaming groups: sums chained to a max, one pass
+  std::vector<const Node*> members;        // producers first
+  absl::flat_hash_set<int> deps;           // groups whose members this group reads
+  std::vector<const Node*> matmuls;        // GEMM groups: the parts (gemm_groups.h)
   GemmForm gemm_form = GemmForm::kSingle;  // how `matmuls` share the group
-  bool merged = false;                 // moved into another group: holds nothing
-  AttentionChain attention;            // alone_kind kAttention
+  bool merged = false;                     // moved into another group: holds nothing
+  AttentionChain attention;                // alone_kind kAttention
 };
 
 // A merge the planner refused, kept for explain().
@@ -79,6 +79,12 @@ struct PlannerState {
   // Views below their q, k^T and v that the kernels can read through, and views that one of
   // them cannot (AttentionMatch::views): a view in both is written.
   absl::flat_hash_set<const Node*> attention_views, attention_view_stops;
+  // Elementwise ops and views each value's kernel computes inline on the way to it (0 for
+  // values read from memory or bound: anchors, values written for depth), and the values
+  // written because their depth reached options.max_inline_depth: they join no group, and
+  // their kernel merges with no kernel that reads them.
+  std::vector<int> inline_depth;
+  std::vector<bool> depth_cut;
   std::vector<bool> written;  // phase 3: values written to memory
   std::vector<std::string> write_reason;
 };

@@ -13,24 +13,6 @@ namespace {
 constexpr int kHost = -1;
 constexpr int kRootBase = 1 << 30;
 
-int OpCost(const Node* n) {
-  switch (n->op()) {
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kErf:
-    case OpKind::kSigmoid:
-    case OpKind::kPow:
-    case OpKind::kRand:
-    case OpKind::kRandn:
-      return 4;
-    default:
-      return 1;
-  }
-}
-
 bool IsAttentionMatmul(const PlannerState& s, const Node* n) {
   return n->op() == OpKind::kMatmul &&
          (s.attention_chains.contains(n) || s.attention_members.contains(n));
@@ -69,7 +51,7 @@ void ChooseWrites(PlannerState& s) {
   for (int i = 0; i < n; ++i) {
     const Node* node = s.nodes[i];
     if (s.group_of[i] >= 0) continue;
-    cost[i] = OpCost(node);
+    cost[i] = GetOpInfo(node->op()).cost;
     index_only[i] = node->op() == OpKind::kArange || node->op() == OpKind::kFull ||
                     GetOpInfo(node->op()).category == OpCategory::kElementwise ||
                     GetOpInfo(node->op()).category == OpCategory::kView;
@@ -114,7 +96,7 @@ void ChooseWrites(PlannerState& s) {
       evaluated_in[i] = {group};
       continue;
     }
-    if (s.options.fuse && IsReadThrough(s, node, read_through)) {
+    if (s.options.fuse && !s.depth_cut[i] && IsReadThrough(s, node, read_through)) {
       read_through[i] = true;
       const Node* in = node->inputs()[0].get();
       if (s.InProgram(in)) operand_memory[s.Index(in)] = true;
@@ -128,6 +110,9 @@ void ChooseWrites(PlannerState& s) {
       reason = "matmul operand";
     } else if (!s.options.fuse) {
       reason = "unfused mode: every operation is a kernel";
+    } else if (s.depth_cut[i]) {
+      reason = absl::StrCat("ends a chain of ", s.options.max_inline_depth,
+                            " operations computed inline (the most one kernel computes)");
     } else if (sites.size() > 1 && cost[i] > s.options.recompute_limit &&
                !s.online_terms.contains(node) && !(index_only[i] && attention_site(sites))) {
       reason = absl::StrCat("needed by ", sites.size(), " kernels and costs ", cost[i],

@@ -48,5 +48,24 @@ TEST_F(LaunchTest, EmptyTensorsOfTheLongestExtent) {
   }
 }
 
+// A chain of thousands of fused operations: each kind of kernel that computes one inline
+// (pointwise, a reduction's input, a row group's members, a GEMM's epilogue) once overflowed
+// the code generator's stack at about 3,000 (the API audit, 2026-11-28). Kernels now stop at
+// FusionOptions::max_inline_depth; cheap ops keep NVRTC's time short.
+TEST_F(LaunchTest, ChainsOfThousandsOfOperations) {
+  const Tensor x = randn({64, 256}, 5, DType::kF32, Device::kCUDA);
+  const Tensor w = randn({256, 128}, 6, DType::kF32, Device::kCUDA);
+  realize({x, w});
+  auto chain = [](Tensor t) {
+    for (int i = 0; i < 3000; ++i) t = t * 1.0001 + 0.5;
+    return t;
+  };
+  EXPECT_NO_THROW(realize({chain(x)}));
+  EXPECT_NO_THROW(realize({sum(chain(x), {1})}));
+  EXPECT_NO_THROW(realize({chain(sum(x, {1}, true))}));
+  EXPECT_NO_THROW(realize({chain(softmax(x, 1))}));
+  EXPECT_NO_THROW(realize({chain(matmul(x, w))}));
+}
+
 }  // namespace
 }  // namespace tessel

@@ -192,6 +192,22 @@ TEST(PlannerTest, IndependentPointwiseOutputsShareALaunch) {
   EXPECT_EQ(p.plan.kernels[0].outputs.size(), 3u);
 }
 
+// A shared launch is bounded in outputs and in the inline cost of what it computes.
+TEST(PlannerTest, SharedLaunchesAreBoundedInSize) {
+  const Tensor x = Input({256});
+  std::vector<Tensor> scaled, sines;
+  for (int i = 0; i < 7; ++i) scaled.push_back(x * double(i));
+  for (int i = 0; i < 5; ++i) sines.push_back(sin(x + double(i)));  // full, add, sin: cost 6
+  FusionOptions options;
+  options.max_pointwise_outputs = 3;
+  EXPECT_EQ(PlanOf(scaled, options).plan.kernels.size(), 3u);  // 3 + 3 + 1
+  options.max_pointwise_cost = 12;
+  EXPECT_EQ(PlanOf(sines, options).plan.kernels.size(), 3u);  // 2 + 2 + 1
+  const Planned one = PlanOf(scaled);
+  ASSERT_EQ(one.plan.kernels.size(), 1u) << one.text;
+  EXPECT_EQ(one.plan.kernels[0].outputs.size(), 7u);
+}
+
 TEST(PlannerTest, CheapSharedValuesAreRecomputed) {
   Tensor x = Input({16, 32});
   Tensor e = x * 3.0;  // cost 2: both reductions recompute it
@@ -210,6 +226,36 @@ TEST(PlannerTest, CostlySharedValuesAreWrittenOnce) {
                        "needed by 2 kernels and costs 12 to recompute (limit 8): "
                        "written once"))
       << p.text;
+}
+
+// A kernel computes at most max_inline_depth operations in a chain: the value at the limit
+// is written and the next kernel reads it, whether the chain floats (pointwise), joins a
+// GEMM's epilogue or feeds a reduction.
+TEST(PlannerTest, LongChainsAreWrittenAtTheDepthLimit) {
+  FusionOptions options;
+  options.max_inline_depth = 4;
+  auto chain = [](Tensor t) {
+    for (int i = 0; i < 10; ++i) t = t + 1.0;  // a scalar's full and an add: depth 1 each add
+    return t;
+  };
+  const Tensor x = Input({16, 32});
+  const Tensor w = Input({32, 8});
+  Planned pointwise = PlanOf({chain(x)}, options);
+  EXPECT_EQ(pointwise.plan.kernels.size(), 4u) << pointwise.text;  // adds 1-3, 4-6, 7-9, 10
+  EXPECT_TRUE(Contains(pointwise.text,
+                       "ends a chain of 4 operations computed inline (the most one kernel "
+                       "computes)"))
+      << pointwise.text;
+  // The GEMM computes adds 1 and 2; the third, at the limit, is written by a kernel of its
+  // own, as no group takes a value at the limit.
+  Planned epilogue = PlanOf({chain(matmul(x, w))}, options);
+  ASSERT_EQ(epilogue.plan.kernels.size(), 5u) << epilogue.text;
+  EXPECT_EQ(epilogue.plan.kernels[0].kind, KernelKind::kGemm);
+  Planned reduced = PlanOf({sum(chain(x), {1})}, options);
+  ASSERT_EQ(reduced.plan.kernels.size(), 4u) << reduced.text;
+  EXPECT_EQ(reduced.plan.kernels[3].kind, KernelKind::kReduction);
+  options.max_inline_depth = 400;
+  EXPECT_EQ(PlanOf({chain(x)}, options).plan.kernels.size(), 1u);
 }
 
 TEST(PlannerTest, UnfusedModeIsOneKernelPerOperation) {

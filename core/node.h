@@ -76,11 +76,19 @@ class Node : public std::enable_shared_from_this<Node> {
   // under its lock.
   void SetRealized(BufferPtr buffer);
 
-  // assign(): a buffer the value should end up in (the assigned tensor's own), set once when
-  // the node is recorded; realize() takes it and, where nothing else holds it, copies the
-  // value in and ReplaceBuffer()s (under its lock).
-  void SetDestination(BufferPtr buffer) { destination_ = std::move(buffer); }
-  BufferPtr TakeDestination() { return std::move(destination_); }
+  // assign(): a buffer the value should end up in (the assigned tensor's own) and the node
+  // that held it (the tensor's old value), set once when the node is recorded; realize()
+  // takes them, copies the value in and ReplaceBuffer()s (under its lock), moving the old
+  // value to a buffer of its own first where the old node is still read.
+  void SetDestination(BufferPtr buffer, const NodePtr& holder) {
+    destination_ = std::move(buffer);
+    destination_holder_ = holder;
+  }
+  std::pair<BufferPtr, NodePtr> TakeDestination() {
+    NodePtr holder = destination_holder_.lock();
+    destination_holder_.reset();
+    return {std::move(destination_), std::move(holder)};
+  }
   void ReplaceBuffer(BufferPtr buffer) { buffer_ = std::move(buffer); }
 
  private:
@@ -99,6 +107,7 @@ class Node : public std::enable_shared_from_this<Node> {
   NodeInputs inputs_;
   BufferPtr buffer_;
   BufferPtr destination_;
+  std::weak_ptr<Node> destination_holder_;
   std::atomic<bool> realized_;
   // The hash of the node's hash-consing key, kept: the table asks for it again when it
   // grows and when the node leaves it.

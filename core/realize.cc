@@ -34,18 +34,37 @@ std::shared_mutex& GraphMutex() {
   return *mu;
 }
 
-// assign(): the value goes into the assigned tensor's own buffer, where nothing else holds
-// that buffer any more (the node realized, its producers dropped: the old value's readers are
-// gone). Otherwise the node keeps its new buffer, and whoever still holds the old one keeps
-// seeing the old value.
-void MoveIntoDestination(Backend& backend, int64_t stream, Node* node, BufferPtr destination) {
+// Runs `program` where its nodes live; one buffer per output.
+std::vector<BufferPtr> Run(Backend& backend, Program& program, Device device, int index) {
+  program.device_index = index;
+  program.stream = CurrentStreamId(device, index);
+  absl::StatusOr<std::vector<BufferPtr>> buffers = backend.Run(program);
+  ThrowIfError(buffers.status());
+  TESSEL_CHECK(buffers->size() == program.outputs.size());
+  return *std::move(buffers);
+}
+
+// assign(): the value goes into the assigned tensor's own buffer. Where the tensor's old
+// value is still read (by a tensor, or an expression not yet realized), the old value first
+// moves to a buffer of its own, copied on the same stream. Where anything else holds the
+// buffer, or the backend cannot copy in order, the node keeps its new buffer and the holders
+// keep seeing the old value.
+void MoveIntoDestination(Backend& backend, const Program& program, Node* node,
+                         BufferPtr destination, const NodePtr& old) {
   const Buffer& value = *node->buffer();
-  if (destination.use_count() != 1 || destination->device() != value.device() ||
+  if (destination->device() != value.device() ||
       destination->device_index() != value.device_index() ||
       destination->dtype() != value.dtype() || destination->numel() != value.numel()) {
     return;
   }
-  absl::StatusOr<bool> copied = backend.CopyInPlace(*destination, value, stream);
+  if (destination.use_count() == 2 && old != nullptr && old->buffer() == destination) {
+    const NodePtr copy =
+        MakeUniqueNode(OpKind::kCast, old->dtype(), old->device(), old->shape(), {old});
+    Program copying = CollectProgram({copy.get()});
+    old->ReplaceBuffer(Run(backend, copying, node->device(), program.device_index)[0]);
+  }
+  if (destination.use_count() != 1) return;
+  absl::StatusOr<bool> copied = backend.CopyInPlace(*destination, value, program.stream);
   ThrowIfError(copied.status());
   if (*copied) node->ReplaceBuffer(std::move(destination));
 }
@@ -53,19 +72,17 @@ void MoveIntoDestination(Backend& backend, int64_t stream, Node* node, BufferPtr
 void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);
   if (program.outputs.empty()) return;
-  program.device_index = index;
-  program.stream = CurrentStreamId(device, index);
   absl::StatusOr<Backend*> backend = GetBackend(device);
   ThrowIfError(backend.status());
-  absl::StatusOr<std::vector<BufferPtr>> buffers = (*backend)->Run(program);
-  ThrowIfError(buffers.status());
-  TESSEL_CHECK(buffers->size() == program.outputs.size());
+  std::vector<BufferPtr> buffers = Run(**backend, program, device, index);
+  // Every output first: one not yet realized would still hold an assigned tensor's old value.
   for (size_t i = 0; i < program.outputs.size(); ++i) {
-    Node* node = const_cast<Node*>(program.outputs[i]);
-    node->SetRealized(std::move((*buffers)[i]));
-    if (BufferPtr destination = node->TakeDestination()) {
-      MoveIntoDestination(**backend, program.stream, node, std::move(destination));
-    }
+    const_cast<Node*>(program.outputs[i])->SetRealized(std::move(buffers[i]));
+  }
+  for (const Node* output : program.outputs) {
+    Node* node = const_cast<Node*>(output);
+    auto [destination, old] = node->TakeDestination();
+    if (destination) MoveIntoDestination(**backend, program, node, std::move(destination), old);
   }
 }
 

@@ -17,7 +17,7 @@ void assign(Tensor& target, const Tensor& value) {
   // A copy of its own (never merged with an equal expression), carrying where it goes.
   NodePtr copy =
       MakeUniqueNode(OpKind::kCast, target.dtype(), device, target.shape(), {v.node_ptr()});
-  if (target.realized()) copy->SetDestination(target.node().buffer());
+  if (target.realized()) copy->SetDestination(target.node().buffer(), target.node_ptr());
   target = Tensor(std::move(copy));
 }
 

@@ -165,5 +165,30 @@ TEST_F(GpuTest, GraphReplaysFollowNewValues) {
   EXPECT_GT(GetStats().graph_replays - replays, new_graphs);
 }
 
+// An update in place while an expression not yet realized reads the old value: the old value
+// moves aside (copied on the stream, after the program that reads it), the parameter keeps
+// its memory, and the reader sees the old value.
+TEST_F(GpuTest, UpdatesInPlaceBesideReadersOfTheOldValue) {
+  const void* where = nullptr;
+  Compare([&](Device d) {
+    Tensor p = Data({1000, 257}, 8, DType::kF32, d);
+    realize({p});
+    where = data_ptr(p);
+    const Tensor reader = exp(p);
+    assign(p, p * 0.5 + 1.0);
+    realize({p});
+    if (d == Device::kCUDA) {
+      EXPECT_EQ(data_ptr(p), where);
+    }
+    const Tensor second = p * 2.0;
+    assign(p, sin(p));
+    realize({p, second});
+    if (d == Device::kCUDA) {
+      EXPECT_EQ(data_ptr(p), where);
+    }
+    return std::vector<Tensor>{p, reader, second};
+  });
+}
+
 }  // namespace
 }  // namespace tessel

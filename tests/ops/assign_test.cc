@@ -41,6 +41,27 @@ TEST(AssignTest, WhoeverHoldsTheOldValueKeepsIt) {
   EXPECT_NE(data_ptr(p), data_ptr(old));
 }
 
+// The old value moves to a buffer of its own where a tensor or an expression not yet
+// realized still reads it; the target keeps its memory (once, wrapped memory kept its old
+// values while the target took a new buffer).
+TEST(AssignTest, ReadersOfTheOldValueDoNotMoveTheTarget) {
+  std::vector<float> memory = {1, 2, 3};
+  Tensor p = from_blob(memory.data(), {3}, DType::kF32, kCpu);
+  const Tensor pending = p * 1.0;
+  const Tensor held = p;
+  assign(p, p * 10.0);
+  realize({p});
+  EXPECT_EQ(memory, (std::vector<float>{10, 20, 30}));
+  EXPECT_EQ(data_ptr(p), memory.data());
+  EXPECT_EQ(pending.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(held.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  const Tensor reader = p * 1.0;  // realized in the same program as the update, after it
+  assign(p, p + 1.0);
+  realize({p, reader});
+  EXPECT_EQ(memory, (std::vector<float>{11, 21, 31}));
+  EXPECT_EQ(reader.to_vector<float>(), (std::vector<float>{10, 20, 30}));
+}
+
 TEST(AssignTest, BroadcastsCastsAndWritesIntoWrappedMemory) {
   std::vector<float> memory = {0, 0, 0, 0, 0, 0};
   Tensor t = from_blob(memory.data(), {2, 3}, DType::kF32, kCpu);

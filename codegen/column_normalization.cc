@@ -141,14 +141,14 @@ void StageSharedLanes(CodeWriter& w, const KernelSource& ks, const ColumnShape& 
 }
 
 // Blocks of a tile an SM, as the registers' bound: three, or fewer where an H100's shared
-// memory holds fewer (the tile and about 4 KB of the kernel's own). bf16 softmax over the leading
-// axis of [256, 512, 512] (32 KB tiles): 2.653 TB/s with three (40 registers), 2.624 with four (32
-// registers), 2.328 with two; over the middle axis (64 KB: three fit) 2.654-2.663, two 2.513
-// (H100, bench/RESULTS.md, thirty-seventh session).
+// memory (the tile and about 4 KB of the kernel's own) or its 2048 threads hold fewer. bf16 softmax
+// over the leading axis of [256, 512, 512] (32 KB tiles): 2.653 TB/s with three (40
+// registers), 2.624 with four (32 registers), 2.328 with two; over the middle axis (64 KB: three
+// fit) 2.654-2.663, two 2.513 (H100, bench/RESULTS.md, thirty-seventh session).
 int TileBlocksPerSm(const ColumnShape& s) {
-  constexpr int64_t kMostBlocks = 3, kSmBytes = 227 * 1024, kOwnBytes = 4096;
-  return static_cast<int>(
-      std::clamp<int64_t>(kSmBytes / (s.shared_bytes() + kOwnBytes), 1, kMostBlocks));
+  constexpr int64_t kMostBlocks = 3, kSmBytes = 227 * 1024, kOwnBytes = 4096, kSmThreads = 2048;
+  const int64_t most = std::min<int64_t>(kMostBlocks, kSmThreads / s.threads());
+  return static_cast<int>(std::clamp<int64_t>(kSmBytes / (s.shared_bytes() + kOwnBytes), 1, most));
 }
 
 // The staged input's shared lanes (ColumnShape::runs; the registers' lanes too where `tiled`),

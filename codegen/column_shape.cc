@@ -41,9 +41,17 @@ constexpr int kSharedShapeLanes = 32;
 // / 0.1019 ms so, the copies alone 0.1010 / 0.0968 (bench/labs/staged_columns_lab.cu, H100,
 // bench/RESULTS.md, thirty-seventh session). 32 columns a block: 0.1116 / 0.1149; 256 or
 // 1024 threads: 0.1070 / 0.1040, 0.1144 / 0.1070. In gpu_bench: 2.592 -> 2.653 and 2.490 ->
-// 2.663 TB/s (the copy: 3.01).
+// 2.663 TB/s (the copy: 3.01). Columns up to 256: 128 columns (256 bytes of each row) a
+// block of 1024 threads (8 parts of 32 lanes), two 64 KB tiles an SM: the leading axis above
+// 0.1013 -> 0.0990 ms (2.649 -> 2.712 TB/s); 128 columns in 512 threads 0.1012, 64 in 1024
+// 0.1015; over the middle axis 128 columns take 128 KB tiles, one an SM: 0.1176
+// (bench/results/h100-2026-11-28-session40, call 2). Not longer: at 384 a layer norm's
+// kernel spilled at the 32 registers two blocks of 1024 leave.
 constexpr int kTileWidth = 64;
 constexpr int kTileThreads = 512;
+constexpr int kWideTileWidth = 128;
+constexpr int kWideTileThreads = 1024;
+constexpr int64_t kWideTileMostLength = 256;
 constexpr int kRunBytes = 16;
 
 // The column of `length` over as few blocks of `per_block` values as hold it, each a part.
@@ -119,8 +127,8 @@ bool ReadInPlace(const FusedKernel& k, const Node* n) {
 // as FusedKernel::column_tile_columns and column_tile_length ask (targets whose shared memory
 // holds three tiles an SM), the one input read along them 2-byte values whose 16-byte runs of
 // columns lie side by side, read only in place; for kernels whose registers do at three
-// blocks (40 a thread): one output and no 8-byte values. Two outputs (softmax and
-// log_softmax) spilled 376 bytes there, a softmax's gradient (three outputs) 1164.
+// blocks of 512 or two of 1024 (40 or 32 a thread): one output and no 8-byte values. Two outputs
+// (softmax and log_softmax) spilled 376 bytes there, a softmax's gradient (three outputs) 1164.
 ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l) {
   ColumnShape s;
   if (k.column_tile_columns == 0 || l.rows < k.column_tile_columns ||
@@ -132,8 +140,12 @@ ColumnShape TiledShape(const FusedKernel& k, const RowLayout& l) {
     return s;
   }
   s.runs = s.tiled = true;
-  s.width = kTileWidth;
-  s.parts = kTileThreads / kTileWidth;
+  // Wide blocks where columns are many enough for two of them on every SM, as the narrow
+  // ones' threshold asks for two of those (FusedKernel::column_tile_columns).
+  const bool wide = l.length <= kWideTileMostLength &&
+                    l.rows >= k.column_tile_columns * kWideTileWidth / kTileWidth;
+  s.width = wide ? kWideTileWidth : kTileWidth;
+  s.parts = (wide ? kWideTileThreads : kTileThreads) / s.width;
   s.part = l.length;
   const int64_t per_thread = (l.length + s.parts - 1) / s.parts;
   s.lanes = static_cast<int>(std::min<int64_t>(kWantLanes, per_thread));

@@ -244,8 +244,9 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   EXPECT_TRUE(absl::StrContains(leading.source, "for (int p = 1; p < 7; ++p)"));
   // Many columns of 241-256 f32: 64 a block of 1024 threads (256 bytes of each row); of
   // 16-bit values, 64 a block of 512 threads with the whole tile in shared memory (16-byte
-  // copies: innermost extents a multiple of 8); too few columns for two blocks an SM, or
-  // columns that take fewer threads, keep 32.
+  // copies: innermost extents a multiple of 8), or where columns of up to 256 are many enough
+  // for two such blocks an SM, 128 a block of 1024 threads; too few columns for two blocks an
+  // SM, or columns that take fewer threads, keep 32.
   struct Case {
     Shape shape;
     DType dtype;
@@ -256,6 +257,8 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
        {Case{{250, 17000}, DType::kF32, 64, 1024, 0},
         Case{{250, 17000}, DType::kBF16, 64, 512, 32 * 512 * 2},
         Case{{241, 17000}, DType::kF16, 64, 512, 32 * 512 * 2},
+        Case{{256, 34000}, DType::kBF16, 128, 1024, 32 * 1024 * 2},
+        Case{{257, 34000}, DType::kBF16, 64, 512, 48 * 512 * 2},
         Case{{250, 17004}, DType::kBF16, 32, 512, 0}, Case{{250, 8000}, DType::kBF16, 32, 512, 0},
         Case{{250, 8000}, DType::kF32, 32, 512, 0},
         Case{{200, 17000}, DType::kF32, 32, 32 * 13, 0}}) {
@@ -291,13 +294,14 @@ TEST(CodegenTest, ColumnNormalizationsHoldColumnsOnChip) {
   ASSERT_EQ(ampere.size(), 1u);
   EXPECT_EQ(ampere[0].launches.at(0).shared_bytes, 0) << ampere[0].schedule;
   // Few short columns keep their registers; with TESSEL_SMALL_TILES=1 (the fuzzer's
-  // --small_tiles) they take a tile too: 100 values over 8 parts, 13 lanes a thread.
+  // --small_tiles) they take a tile too: 100 values over 8 parts, 13 lanes a thread, 128
+  // columns a block.
   const Tensor small = softmax(Placeholder({100, 48}, DType::kBF16), 0);
   EXPECT_EQ(OneKernel(small).launches.at(0).shared_bytes, 0);
   setenv("TESSEL_SMALL_TILES", "1", 1);
   const codegen::KernelSource small_tile = OneKernel(small);
   unsetenv("TESSEL_SMALL_TILES");
-  EXPECT_EQ(small_tile.launches.at(0).shared_bytes, 13 * 512 * 2) << small_tile.schedule;
+  EXPECT_EQ(small_tile.launches.at(0).shared_bytes, 13 * 1024 * 2) << small_tile.schedule;
   EXPECT_EQ(small_tile.launches.at(0).grid[0], 1);
   // Longer columns: on sm_90, 32 f32 columns (128 bytes) a block of 512 threads, each thread
   // 32 values in registers and 32 staged in shared memory, the columns split over a cluster

@@ -6,6 +6,7 @@
 #include "ops/pointwise.h"
 #include "ops/record.h"
 #include "ops/reduce.h"
+#include "ops/structure.h"
 
 namespace tessel {
 namespace {
@@ -70,6 +71,7 @@ Tensor silu(const Tensor& x) {
 
 Tensor softmax(const Tensor& x, int axis) {
   CheckedFloating("softmax", x);
+  if (x.rank() == 0) return reshape(softmax(reshape(x, {1}), axis), {});  // axis 0 or -1
   const int a = CheckedAxis("softmax", x, axis);
   if (x.shape()[a] == 0) return x;  // no elements (attention over no keys): nothing to normalize
   const Tensor v = ToCompute(x);
@@ -79,6 +81,7 @@ Tensor softmax(const Tensor& x, int axis) {
 
 Tensor log_softmax(const Tensor& x, int axis) {
   CheckedFloating("log_softmax", x);
+  if (x.rank() == 0) return reshape(log_softmax(reshape(x, {1}), axis), {});
   const int a = CheckedAxis("log_softmax", x, axis);
   if (x.shape()[a] == 0) return x;  // no elements (attention over no keys): nothing to normalize
   const Tensor v = ToCompute(x);

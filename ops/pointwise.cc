@@ -64,7 +64,12 @@ Tensor Binary(OpKind op, const Tensor& a, const Tensor& b, BinaryRule rule) {
 
 Tensor WithScalar(OpKind op, const Tensor& a, double b, BinaryRule rule) {
   CheckedNode(a, OpName(op));
-  return Binary(op, a, ScalarTensor(b, PromoteWithScalar(a.dtype(), b), a.device()), rule);
+  const DType scalar = PromoteWithScalar(a.dtype(), b);
+  if (op == OpKind::kPow && IsInteger(scalar) && b < 0) {  // PyTorch refuses it too
+    ThrowOpError("pow", "integers to negative integer powers are not allowed: ", Describe(a),
+                 " to the power ", b);
+  }
+  return Binary(op, a, ScalarTensor(b, scalar, a.device()), rule);
 }
 
 Tensor ScalarWith(OpKind op, double a, const Tensor& b, BinaryRule rule) {
@@ -193,7 +198,12 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
   if (!shape.ok() || *shape != t.shape()) {
     ThrowOpError("masked_fill", "mask ", Describe(mask), " does not broadcast to ", Describe(t));
   }
-  return where(mask, value, t);
+  // The fill takes t's type, as in PyTorch: an integer tensor's value truncated toward zero,
+  // refused where outside the type.
+  if (IsInteger(t.dtype()) && !FitsInteger(t.dtype(), value)) {
+    ThrowOpError("masked_fill", "value ", value, " is not a value of ", Describe(t));
+  }
+  return where(mask, ScalarTensor(value, t.dtype(), t.device()), t);
 }
 
 bool IsComparison(OpKind op) {

@@ -47,6 +47,13 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
     for (int i = 0; i < t.rank(); ++i) out.push_back(i);
     return out;
   }
+  if (t.rank() == 0) {  // as in PyTorch, a scalar's one axis 0 (or -1) names no axis
+    if (axes.size() > 1 || (axes[0] != 0 && axes[0] != -1)) {
+      ThrowOpError(op, "axes [", absl::StrJoin(axes, ","), "] are out of range for ", Describe(t),
+                   " (a scalar takes axis 0 or -1)");
+    }
+    return out;
+  }
   for (int axis : axes) out.push_back(CheckedAxis(op, t, axis));
   std::sort(out.begin(), out.end());
   if (std::adjacent_find(out.begin(), out.end()) != out.end()) {

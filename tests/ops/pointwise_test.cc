@@ -341,5 +341,23 @@ TEST(PointwiseAdditionsTest, MaskedFillBroadcastsTheMask) {
                        {"tessel::masked_fill:", "bool[2,2,3]", "bf16[2,3]"});
 }
 
+// As in PyTorch: the fill takes the tensor's type (an integer value truncated toward zero,
+// one outside the type refused), and integers take no negative integer power.
+TEST(PointwiseAdditionsTest, IntegerTensorsKeepTheirTypeAndRefuseNegativePowers) {
+  const Tensor i = from_vector(std::vector<int32_t>{5, -6, 7}, {3}, DType::kI32, Device::kCPU);
+  const Tensor mask =
+      from_vector(std::vector<bool>{true, true, false}, {3}, DType::kBool, Device::kCPU);
+  const Tensor filled = masked_fill(i, mask, -2.5);
+  EXPECT_EQ(filled.dtype(), DType::kI32);
+  EXPECT_EQ(filled.to_vector<int32_t>(), (std::vector<int32_t>{-2, -2, 7}));
+  testing::ExpectError([&] { masked_fill(i, mask, -INFINITY); },
+                       {"tessel::masked_fill:", "-inf", "i32[3]"});
+  testing::ExpectError([&] { masked_fill(i, mask, 3e9); }, {"tessel::masked_fill:", "i32[3]"});
+  testing::ExpectError([&] { pow(i, -1.0); }, {"tessel::pow:", "negative", "i32[3]"});
+  EXPECT_EQ(pow(i, 2.0).to_vector<int32_t>(), (std::vector<int32_t>{25, 36, 49}));
+  EXPECT_EQ(pow(i, -0.5).dtype(), DType::kF32);  // a fraction promotes, as in PyTorch
+  EXPECT_FLOAT_EQ(pow(cast(i, DType::kF32), -1.0).to_vector<float>()[0], 0.2f);
+}
+
 }  // namespace
 }  // namespace tessel

@@ -101,6 +101,22 @@ TEST(ReduceTest, EmptyAxesMeanAll) {
   EXPECT_EQ(min(x).to_vector<float>()[0], 1);
 }
 
+// As in PyTorch, a scalar's axis 0 (or -1) names no axis: reductions and normalizations over
+// it keep the scalar.
+TEST(ReduceTest, AScalarsAxisZeroNamesNoAxis) {
+  const Tensor s = full({}, 3.0, DType::kF32, Device::kCPU);
+  for (const Tensor& t : {sum(s, {0}), sum(s, {-1}), max(s, {0}, true), mean(s, {0})}) {
+    EXPECT_EQ(t.shape(), Shape{});
+    EXPECT_EQ(t.to_vector<float>(), std::vector<float>{3});
+  }
+  EXPECT_EQ(softmax(s).to_vector<float>(), std::vector<float>{1});
+  EXPECT_EQ(log_softmax(s, 0).to_vector<float>(), std::vector<float>{0});
+  EXPECT_EQ(softmax(s).shape(), Shape{});
+  testing::ExpectError([&] { sum(s, {1}); }, {"tessel::sum:", "f32[]", "axis 0 or -1"});
+  testing::ExpectError([&] { sum(s, {0, -1}); }, {"tessel::sum:", "f32[]"});
+  testing::ExpectError([&] { softmax(s, 1); }, {"tessel::softmax:", "out of range"});
+}
+
 TEST(ReduceTest, IntegersAndBools) {
   Tensor i = from_vector(std::vector<int32_t>{5, -3, 7, 1}, {2, 2}, DType::kI32, Device::kCPU);
   EXPECT_EQ(sum(i, {1}).dtype(), DType::kI32);
@@ -142,7 +158,6 @@ TEST(ReduceTest, ReducesViews) {
   EXPECT_EQ(sum(slice(x, 2, 1, 3), {-1}).to_vector<float>(),
             (std::vector<float>{3, 11, 19, 27, 35, 43}));
 }
-
 
 // Reference statistics of each row of a [rows, cols] matrix given row-major.
 struct RowStats {
@@ -220,7 +235,6 @@ TEST(ReduceAdditionsTest, Errors) {
   testing::ExpectError([&] { any(i, {1}); }, {"tessel::any:", "i32[2]"});
   testing::ExpectError([&] { std(Tensor()); }, {"tessel::std"});
 }
-
 
 TEST(ReduceAdditionsTest, ProdAgainstReference) {
   const std::vector<float> v = testing::RandomValues(4 * 3 * 5, 8, 0.5f, 1.5f);

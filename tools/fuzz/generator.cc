@@ -240,7 +240,9 @@ void Generator::WithScalar() {
       return Add(s / x);
     case 8: {
       static const std::vector<double> exponents = {2, 3, 0.5, -1, 1.5, 0, 1};
-      return Add(pow(x, rng_.Pick(exponents)));
+      const double e = rng_.Pick(exponents);
+      // Integers take no negative integer power (refused, as in PyTorch).
+      return Add(pow(x, IsInteger(x.dtype()) ? std::abs(e) : e));
     }
     case 9:
       return Add(maximum(x, s));

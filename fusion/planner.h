@@ -62,7 +62,8 @@ struct FusionOptions {
   // have no streamed kernel: held by clusters at any count.
   int64_t cluster_rows_below = 256;
   // A floating value needed by several kernels is recomputed in each when its inline cone
-  // costs at most this much (transcendental ops count 4, others 1), else written once.
+  // costs at most this much (core/op_table.def's inline costs: transcendental ops and random
+  // numbers 4, others 1), else written once.
   int recompute_limit = 8;
   // The longest chain of operations one kernel computes inline (elementwise ops and views
   // between what it reads and what it writes or reduces): a value deeper than this is

@@ -80,14 +80,19 @@ Tensor stack(const std::vector<Tensor>& xs, int axis) {
 std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int axis) {
   CommonDevice("split", {&x});
   const int a = CheckedAxis("split", x, axis);
+  const int64_t extent = x.shape()[a];
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0) ThrowOpError("split", "negative size in [", absl::StrJoin(sizes, ","), "]");
+    if (s > extent - total) {  // compared so, the sum never wraps
+      ThrowOpError("split", "sizes [", absl::StrJoin(sizes, ","), "] add up to more than the ",
+                   "extent ", extent, " of axis ", a, " of ", Describe(x));
+    }
     total += s;
   }
-  if (total != x.shape()[a]) {
+  if (total != extent) {
     ThrowOpError("split", "sizes [", absl::StrJoin(sizes, ","), "] add up to ", total,
-                 ", not the extent ", x.shape()[a], " of axis ", a, " of ", Describe(x));
+                 ", not the extent ", extent, " of axis ", a, " of ", Describe(x));
   }
   std::vector<Tensor> pieces;
   int64_t start = 0;
@@ -121,6 +126,11 @@ Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> af
   Tensor y = x;
   for (int a = 0; a < x.rank(); ++a) {
     const int64_t extent = x.shape()[a];
+    if (before[a] < -extent || after[a] < -extent) {  // (and -INT64_MIN would wrap)
+      ThrowOpError("pad", "removes more than the ", extent, " elements of axis ", a, " of ",
+                   Describe(x), " (before [", absl::StrJoin(before, ","), "], after [",
+                   absl::StrJoin(after, ","), "])");
+    }
     const int64_t cut_before = std::max<int64_t>(0, -before[a]);
     const int64_t cut_after = std::max<int64_t>(0, -after[a]);
     if (cut_before + cut_after > extent) {

@@ -2,6 +2,7 @@
 // the CPU, and their errors.
 #include "ops/structure_composite.h"
 
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -123,6 +124,12 @@ TEST(StructureCompositeTest, BadCallsNameTheOpAndShapes) {
   ExpectError([&] { chunk(x, 0, 0); }, {"tessel::chunk:", "at least one"});
   ExpectError([&] { pad(x, {1}, {1}); }, {"tessel::pad:", "one entry per axis", "f32[2,3]"});
   ExpectError([&] { pad(x, {-2, 0}, {-1, 0}); }, {"tessel::pad:", "removes 3", "has 2"});
+  // Sizes and amounts at int64's edges: their sums once wrapped (a split of [INT64_MAX,
+  // INT64_MAX, 4] over an extent of 2 gave three parts; pad by INT64_MIN cropped nothing).
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  ExpectError([&] { split(x, {kMax, kMax, 4}, 0); }, {"tessel::split:", "more than", "2"});
+  ExpectError([&] { pad(x, {-kMax - 1, 0}, {0, 0}); }, {"tessel::pad:", "more than the 2"});
+  ExpectError([&] { pad(x, {0, 0}, {0, -kMax - 1}); }, {"tessel::pad:", "more than the 3"});
   ExpectError([&] { repeat(x, {2}); }, {"tessel::repeat:", "f32[2,3]"});
   ExpectError([&] { repeat(x, {1, -1}); }, {"tessel::repeat:", "[1,-1]"});
   ExpectError([&] { tril(Iota({3})); }, {"tessel::tril:", "rank >= 2", "f32[3]"});

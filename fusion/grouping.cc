@@ -340,9 +340,10 @@ bool CutsDepth(PlannerState& s, const Node* n) {
   for (const NodePtr& in : n->inputs()) {
     if (s.InProgram(in.get())) depth = std::max(depth, s.inline_depth[s.Index(in.get())]);
   }
+  depth += GetOpInfo(n->op()).cost;
   const int i = s.Index(n);
-  s.depth_cut[i] = s.options.fuse && depth + 1 >= s.options.max_inline_depth;
-  s.inline_depth[i] = s.depth_cut[i] ? 0 : depth + 1;
+  s.depth_cut[i] = s.options.fuse && depth >= s.options.max_inline_depth;
+  s.inline_depth[i] = s.depth_cut[i] ? 0 : depth;
   return s.depth_cut[i];
 }
 

@@ -66,10 +66,12 @@ struct FusionOptions {
   // numbers 4, others 1), else written once.
   int recompute_limit = 8;
   // The longest chain of operations one kernel computes inline (elementwise ops and views
-  // between what it reads and what it writes or reduces): a value deeper than this is
-  // written, so that the code generator's recursion, the source and NVRTC's time stay
-  // bounded on chains of thousands of fused ops (4,000 `sin(x) + 1` once overflowed the
-  // stack). No benchmarked graph comes near it.
+  // between what it reads and what it writes or reduces), each weighed by its inline cost
+  // (core/op_table.def): a value deeper than this is written, so that the code generator's
+  // recursion, the source and NVRTC's time stay bounded on chains of thousands of fused ops
+  // (4,000 `sin(x) + 1` once overflowed the stack; 200 took NVRTC 42 s as one kernel on this
+  // project's 2-core CI machine, 10 s as the three kernels of this limit). No benchmarked
+  // graph comes near it.
   int max_inline_depth = 400;
   // The most iteration spaces one pointwise launch serves.
   int max_segments = 128;

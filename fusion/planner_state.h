@@ -79,7 +79,8 @@ struct PlannerState {
   // Views below their q, k^T and v that the kernels can read through, and views that one of
   // them cannot (AttentionMatch::views): a view in both is written.
   absl::flat_hash_set<const Node*> attention_views, attention_view_stops;
-  // Elementwise ops and views each value's kernel computes inline on the way to it (0 for
+  // The inline cost of the longest chain of elementwise ops and views each value's kernel
+  // computes inline on the way to it (0 for
   // values read from memory or bound: anchors, values written for depth), and the values
   // written because their depth reached options.max_inline_depth: they join no group, and
   // their kernel merges with no kernel that reads them.

@@ -111,8 +111,8 @@ void ChooseWrites(PlannerState& s) {
     } else if (!s.options.fuse) {
       reason = "unfused mode: every operation is a kernel";
     } else if (s.depth_cut[i]) {
-      reason = absl::StrCat("ends a chain of ", s.options.max_inline_depth,
-                            " operations computed inline (the most one kernel computes)");
+      reason = absl::StrCat("ends a chain of operations of inline cost ",
+                            s.options.max_inline_depth, " (the most one kernel computes)");
     } else if (sites.size() > 1 && cost[i] > s.options.recompute_limit &&
                !s.online_terms.contains(node) && !(index_only[i] && attention_site(sites))) {
       reason = absl::StrCat("needed by ", sites.size(), " kernels and costs ", cost[i],

@@ -228,9 +228,9 @@ TEST(PlannerTest, CostlySharedValuesAreWrittenOnce) {
       << p.text;
 }
 
-// A kernel computes at most max_inline_depth operations in a chain: the value at the limit
-// is written and the next kernel reads it, whether the chain floats (pointwise), joins a
-// GEMM's epilogue or feeds a reduction.
+// A kernel computes a chain of operations of inline cost at most max_inline_depth: the value
+// at the limit is written and the next kernel reads it, whether the chain floats
+// (pointwise), joins a GEMM's epilogue or feeds a reduction; a transcendental op weighs 4.
 TEST(PlannerTest, LongChainsAreWrittenAtTheDepthLimit) {
   FusionOptions options;
   options.max_inline_depth = 4;
@@ -243,7 +243,7 @@ TEST(PlannerTest, LongChainsAreWrittenAtTheDepthLimit) {
   Planned pointwise = PlanOf({chain(x)}, options);
   EXPECT_EQ(pointwise.plan.kernels.size(), 4u) << pointwise.text;  // adds 1-3, 4-6, 7-9, 10
   EXPECT_TRUE(Contains(pointwise.text,
-                       "ends a chain of 4 operations computed inline (the most one kernel "
+                       "ends a chain of operations of inline cost 4 (the most one kernel "
                        "computes)"))
       << pointwise.text;
   // The GEMM computes adds 1 and 2; the third, at the limit, is written by a kernel of its
@@ -254,6 +254,10 @@ TEST(PlannerTest, LongChainsAreWrittenAtTheDepthLimit) {
   Planned reduced = PlanOf({sum(chain(x), {1})}, options);
   ASSERT_EQ(reduced.plan.kernels.size(), 4u) << reduced.text;
   EXPECT_EQ(reduced.plan.kernels[3].kind, KernelKind::kReduction);
+  options.max_inline_depth = 8;
+  Tensor e = x;
+  for (int i = 0; i < 5; ++i) e = exp(e);
+  EXPECT_EQ(PlanOf({e}, options).plan.kernels.size(), 3u);  // exps 1-2, 3-4, 5
   options.max_inline_depth = 400;
   EXPECT_EQ(PlanOf({chain(x)}, options).plan.kernels.size(), 1u);
 }

@@ -82,9 +82,7 @@ Tensor from_vector(const std::vector<double>& data, Shape shape, DType dtype, De
 
 Tensor full(Shape shape, double value, DType dtype, Device device) {
   CheckShape("full", shape);
-  if (IsInteger(dtype) && !FitsInteger(dtype, value)) {
-    ThrowOpError("full", "value ", value, " is not a value of ", DTypeName(dtype));
-  }
+  ops_internal::CheckIntegerFill("full", value, dtype, DTypeName(dtype));
   Attrs attrs;
   attrs.value = value;
   return Record(OpKind::kFull, dtype, device, shape, {}, std::move(attrs));

@@ -200,9 +200,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
   }
   // The fill takes t's type, as in PyTorch: an integer tensor's value truncated toward zero,
   // refused where outside the type.
-  if (IsInteger(t.dtype()) && !FitsInteger(t.dtype(), value)) {
-    ThrowOpError("masked_fill", "value ", value, " is not a value of ", Describe(t));
-  }
+  ops_internal::CheckIntegerFill("masked_fill", value, t.dtype(), Describe(t));
   return where(mask, ScalarTensor(value, t.dtype(), t.device()), t);
 }
 

@@ -68,6 +68,12 @@ Tensor ScalarTensor(double value, DType dtype, Device device) {
   return Tensor(MakeNode(OpKind::kFull, dtype, device, Shape{}, {}, std::move(attrs)));
 }
 
+void CheckIntegerFill(absl::string_view op, double value, DType dtype, absl::string_view what) {
+  if (IsInteger(dtype) && !FitsInteger(dtype, value)) {
+    ThrowOpError(op, "value ", value, " is not a value of ", what);
+  }
+}
+
 void CheckShapeLimits(absl::string_view op, const Shape& shape) {
   if (!WithinLimits(shape)) {
     ThrowOpError(op, "shape ", shape.ToString(), " has more than 2^60 elements or an extent ",

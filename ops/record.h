@@ -30,6 +30,10 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
 // A rank-0 constant for a scalar operand.
 Tensor ScalarTensor(double value, DType dtype, Device device);
 
+// Throws op's error where `value` is no value of integer dtype `dtype` (FitsInteger; floating
+// dtypes take any): fills of integer tensors. `what` names the filled tensor in the message.
+void CheckIntegerFill(absl::string_view op, double value, DType dtype, absl::string_view what);
+
 // Throws op's error where `shape` passes the limits of every shape (WithinLimits).
 void CheckShapeLimits(absl::string_view op, const Shape& shape);
 

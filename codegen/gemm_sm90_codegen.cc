@@ -38,10 +38,16 @@ int StageBytes(const GemmTile& tile, int parts, bool dual) {
   return (tile.bm + tile.bn * (dual ? 2 : 1)) * tile.bk * 2 * parts;
 }
 
-// As many stages as shared memory holds beside the staging tiles, at most 16.
+// As many stages as shared memory holds beside the staging tiles, at most 16, and at most 8
+// on 16-bit tiles of 64 rows or fewer (few rows: streaming B is the whole cost, and more
+// stages in flight measured slower). H200, forty-first session (bench/RESULTS.md): q/k/v at
+// M = 64, its kernel alone, 15.4-15.8 us on 13 stages against 14.8-15.1 on 8; in
+// gemm_group_bench at M = 16 (16 stages before) q/k/v 17.2 -> 16.9 us, SwiGLU's gate and up
+// 49.7 -> 49.2. (TF32 tiles not measured.)
 int StagesThatFit(const GemmTile& tile, bool tf32, int parts, bool dual) {
-  return std::min(
-      16, (kSharedLimit - 2048 - StagingBytes(tile, tf32, dual)) / StageBytes(tile, parts, dual));
+  const int most = tile.bm <= 64 && !tf32 ? 8 : 16;
+  return std::min<int>(
+      most, (kSharedLimit - 2048 - StagingBytes(tile, tf32, dual)) / StageBytes(tile, parts, dual));
 }
 
 // A consumer's staging tile (gemm_sm90_output.cuh's tessel_gemm_sm90_staging_shape): 64 rows

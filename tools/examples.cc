@@ -30,6 +30,16 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"gemm_unaligned",
                "matmul of 4097 x 4095 by 4095 x 4095 bf16: rows of 8190 bytes, staged for TMA",
                {matmul(odd_a, odd_b)}});
+  Tensor x64 = In({64, 4096}, DType::kBF16, d);
+  e.push_back({"qkv_decode",
+               "q, k and v projections of 64 rows (4096 x 4096, 1024, 1024 bf16): one GEMM",
+               {matmul(x64, In({4096, 4096}, DType::kBF16, d)),
+                matmul(x64, In({4096, 1024}, DType::kBF16, d)),
+                matmul(x64, In({4096, 1024}, DType::kBF16, d))}});
+  Tensor wg = In({4096, 11008}, DType::kBF16, d), wu = In({4096, 11008}, DType::kBF16, d);
+  e.push_back({"swiglu_decode",
+               "silu(x wg) * (x wu) for 64 rows, F = 11008 bf16: one dual GEMM",
+               {silu(matmul(x64, wg)) * matmul(x64, wu)}});
   Tensor big = In({1 << 28}, DType::kF32, d);
   e.push_back({"chain",
                "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",

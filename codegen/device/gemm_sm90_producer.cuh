@@ -278,26 +278,6 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
   tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, tn, kt, load);
 }
 
-// Asks L2 for the stages that the block's first tile fills its ring with, before the
-// kernel waits for the one before it (programmatic dependent launch): the weights' first
-// blocks arrive while that kernel ends.
-template <class C, class AMaps, class BMaps>
-__device__ __forceinline__ void tessel_gemm_sm90_prefetch(AMaps& a_maps, BMaps& b_maps, int tiles_m,
-                                                          int tiles,
-                                                          const tessel_gemm_sm90_cuts* cuts) {
-  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
-  tessel_gemm_sm90_segment s;
-  if (!walk.take(s)) return;
-  const tessel_gemm_sm90_work& w = s.w;
-  auto prefetch = [](int, const tessel_tensor_map& map, int c0, int c1, int c2) {
-    tessel_tma_prefetch_3d(&map, c0, c1, c2);
-  };
-  for (int kt = s.k0; kt < min(s.k1, s.k0 + C::STAGES); ++kt) {
-    tessel_gemm_sm90_boxes<C>(*a_maps(w.part), *b_maps(w.part), *b_maps(C::DUAL ? 1 : w.part),
-                              w.batch, w.tm, w.tn, kt, prefetch);
-  }
-}
-
 // `a_maps(part)`, `b_maps(part)`: the part's A and B maps.
 template <class C, class AMaps, class BMaps>
 __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,

@@ -39,7 +39,7 @@ TEST(GemmSwapTest, DecodeProjectionSwapsAndCoversEveryTile) {
   EXPECT_TRUE(Swaps(k)) << k.source;
   // 64 tiles of 8 K steps: too short to slice (gemm_k_slices_test).
   EXPECT_EQ(k.schedule,
-            "wgmma with the operands swapped (rows as its N), tiles of 16 x 64, 16 stages");
+            "wgmma with the operands swapped (rows as its N), tiles of 16 x 64, 8 stages");
   EXPECT_EQ(k.launches.at(0).grid[0], 4096 / 64);
   ASSERT_EQ(k.tensor_maps.size(), 3u);     // A, B, the output stored by TMA
   EXPECT_EQ(k.tensor_maps[0].box[1], 16);  // A's 16 rows a stage

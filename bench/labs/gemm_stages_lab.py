@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Variants of a Hopper GEMM repro (`tools/inspect qkv_decode --repro=dir`, or any sm_90a
+GEMM) for the forty-first session's measurements (bench/RESULTS.md): `s<N>` the ring of N
+stages; `a_once` loads A only on the ring's first pass (wrong values: what A's reloads cost);
+`step48` (q/k/v at M = 64 only) puts tile columns 48 apart, each tile still loading and
+storing 64 (130 tiles for 132 SMs instead of 96; overlapping stores of equal values). Each
+variant times 500 launches instead of 20.
+usage: gemm_stages_lab.py repro.cu outdir; then for each: nvcc -O3 --fmad=false
+  -gencode arch=compute_90a,code=sm_90a -diag-suppress 177,550 v.cu -o v -lcuda"""
+import os
+import re
+import sys
+
+src, out = sys.argv[1], sys.argv[2]
+text = open(src).read()
+text = text.replace('for (int i = 0; i < 20; ++i) run();', 'for (int i = 0; i < 500; ++i) run();')
+text = text.replace('ms /= 20;', 'ms /= 500;')
+stages = int(re.search(r'STAGES = (\d+),', text).group(1))
+os.makedirs(out, exist_ok=True)
+
+
+def write(name, body):
+    open(os.path.join(out, name + '.cu'), 'w').write(body)
+
+
+write('base', text)
+for n in (4, 5, 6, 7, 8, 10, 13):
+    if n != stages:
+        write(f's{n}', text.replace(f'STAGES = {stages},', f'STAGES = {n},'))
+
+L = 'tessel_gemm_sm90_layout<C>'
+arrive = f'  tessel_mbar_arrive_expect_tx(full, {L}::kStageBytes);\n'
+boxes = '  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, tn, kt, load);'
+assert text.count(arrive) == 1 and text.count(boxes) == 1
+a_once = text.replace(arrive, '').replace(boxes, f'''  if (kt >= C::STAGES) {{  // LAB: A only on the ring's first pass
+    tessel_mbar_arrive_expect_tx(full, {L}::kBBytes);
+    tessel_gemm_sm90_b_boxes<C>({L}::kABytes, b_map, C::b_batch(batch), tn, kt, load);
+    return;
+  }}
+{arrive}{boxes}''')
+write('a_once', a_once)
+
+qkv = '''    if (tn < 64) return 0;
+    if (tn < 80) return tn -= 64, 1;
+    return tn -= 80, 2;'''
+if qkv in text:
+    step = text.replace('tn * C::BN', 'tn * C::STEP').replace(qkv, '''    if (tn < 86) return 0;
+    if (tn < 108) return tn -= 86, 1;
+    return tn -= 108, 2;''')
+    step = step.replace('static constexpr int TILES_N = 96;',
+                        'static constexpr int STEP = 48;\n  static constexpr int TILES_N = 130;')
+    write('step48', step.replace('std::min(96LL,', 'std::min(130LL,'))

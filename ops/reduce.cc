@@ -20,7 +20,11 @@ Tensor Reduce(OpKind op, const Tensor& x, const std::vector<int>& axes, bool kee
   const Device device = CommonDevice(name, {&x});
   std::vector<int64_t> reduced = CheckedAxes(name, x, axes);
   DType out = x.dtype();
-  if ((op == OpKind::kSum || op == OpKind::kProd) && out == DType::kBool) out = DType::kI32;
+  // As PyTorch: sums and products of bool and i32 are i64 (an i32 sum of a few million
+  // elements may wrap; cumsum and cumprod give i64 too).
+  if ((op == OpKind::kSum || op == OpKind::kProd) && (out == DType::kBool || out == DType::kI32)) {
+    out = DType::kI64;
+  }
   if (op == OpKind::kMean && !IsFloating(out)) {
     ThrowOpError(name, "needs a floating operand, got ", Describe(x), "; cast first");
   }

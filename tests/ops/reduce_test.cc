@@ -119,13 +119,18 @@ TEST(ReduceTest, AScalarsAxisZeroNamesNoAxis) {
 
 TEST(ReduceTest, IntegersAndBools) {
   Tensor i = from_vector(std::vector<int32_t>{5, -3, 7, 1}, {2, 2}, DType::kI32, Device::kCPU);
-  EXPECT_EQ(sum(i, {1}).dtype(), DType::kI32);
-  EXPECT_EQ(sum(i, {1}).to_vector<int32_t>(), (std::vector<int32_t>{2, 8}));
+  // Sums of i32 and bool are i64, as PyTorch's.
+  EXPECT_EQ(sum(i, {1}).dtype(), DType::kI64);
+  EXPECT_EQ(sum(i, {1}).to_vector<int64_t>(), (std::vector<int64_t>{2, 8}));
+  EXPECT_EQ(max(i, {0}).dtype(), DType::kI32);
   EXPECT_EQ(max(i, {0}).to_vector<int32_t>(), (std::vector<int32_t>{7, 1}));
   Tensor b = from_vector(std::vector<bool>{true, false, true}, {3}, DType::kBool, Device::kCPU);
-  EXPECT_EQ(sum(b).dtype(), DType::kI32);
-  EXPECT_EQ(sum(b).to_vector<int32_t>()[0], 2);
+  EXPECT_EQ(sum(b).dtype(), DType::kI64);
+  EXPECT_EQ(sum(b).to_vector<int64_t>()[0], 2);
   EXPECT_EQ(max(b).dtype(), DType::kBool);
+  // An i32 sum past 2^31 does not wrap.
+  Tensor big = full({3}, 2147483647.0, DType::kI32, Device::kCPU);
+  EXPECT_EQ(sum(big).to_vector<int64_t>()[0], 3 * int64_t{2147483647});
 }
 
 TEST(ReduceTest, HalfSumsAccumulateWide) {
@@ -245,13 +250,14 @@ TEST(ReduceAdditionsTest, ProdAgainstReference) {
   EXPECT_EQ(prod(x, {1}, true).shape(), Shape({4, 1, 5}));
   EXPECT_EQ(prod(zeros({2, 0}, DType::kF32, Device::kCPU), {1}).to_vector<float>(),
             (std::vector<float>{1, 1}));  // the empty product
-  // Integers wrap as i32 arithmetic: 65536 * 65536 = 2^32 is 0, 3 * 2^31 wraps to -2^31.
+  // Products of i32 are i64 (as PyTorch's): 65536 * 65536 = 2^32, 3 * -2^31 = -3 * 2^31.
   Tensor i = from_vector(std::vector<int32_t>{65536, 65536, 3, -2147483647 - 1}, {2, 2},
                          DType::kI32, Device::kCPU);
-  EXPECT_EQ(prod(i, {1}).to_vector<int32_t>(), (std::vector<int32_t>{0, -2147483647 - 1}));
+  EXPECT_EQ(prod(i, {1}).to_vector<int64_t>(),
+            (std::vector<int64_t>{int64_t{1} << 32, -3 * (int64_t{1} << 31)}));
   Tensor b = from_vector(std::vector<bool>{true, true, false}, {3}, DType::kBool, Device::kCPU);
-  EXPECT_EQ(prod(b).dtype(), DType::kI32);
-  EXPECT_EQ(prod(b).to_vector<int32_t>(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(prod(b).dtype(), DType::kI64);
+  EXPECT_EQ(prod(b).to_vector<int64_t>(), (std::vector<int64_t>{0}));
   EXPECT_EQ(prod(from_vector({2, 3}, {2}, DType::kBF16, Device::kCPU)).dtype(), DType::kBF16);
 }
 

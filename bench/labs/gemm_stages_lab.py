@@ -4,17 +4,45 @@ GEMM) for the forty-first session's measurements (bench/RESULTS.md): `s<N>` the 
 stages; `a_once` loads A only on the ring's first pass (wrong values: what A's reloads cost);
 `step48` (q/k/v at M = 64 only) puts tile columns 48 apart, each tile still loading and
 storing 64 (130 tiles for 132 SMs instead of 96; overlapping stores of equal values). Each
-variant times 500 launches instead of 20.
-usage: gemm_stages_lab.py repro.cu outdir; then for each: nvcc -O3 --fmad=false
+variant times 500 launches instead of 20; with --cold, 100 launches each after a 256 MB
+memset that evicts the operands from L2 (events around the GEMM alone), as a model reads
+another layer's weights each call.
+usage: gemm_stages_lab.py [--cold] repro.cu outdir; then for each: nvcc -O3 --fmad=false
   -gencode arch=compute_90a,code=sm_90a -diag-suppress 177,550 v.cu -o v -lcuda"""
 import os
 import re
 import sys
 
-src, out = sys.argv[1], sys.argv[2]
+cold = '--cold' in sys.argv
+src, out = [a for a in sys.argv[1:] if a != '--cold']
 text = open(src).read()
-text = text.replace('for (int i = 0; i < 20; ++i) run();', 'for (int i = 0; i < 500; ++i) run();')
-text = text.replace('ms /= 20;', 'ms /= 500;')
+timed = """  cudaEventRecord(start);
+  for (int i = 0; i < 20; ++i) run();
+  cudaEventRecord(stop);
+  REPRO_CHECK(cudaEventSynchronize(stop));
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  ms /= 20;
+"""
+assert text.count(timed) == 1
+if cold:
+    text = text.replace(timed, """  char* flush = nullptr;
+  REPRO_CHECK(cudaMalloc(&flush, 256 << 20));
+  float ms = 0;
+  for (int i = 0; i < 100; ++i) {
+    cudaMemsetAsync(flush, i, 256 << 20);
+    cudaEventRecord(start);
+    run();
+    cudaEventRecord(stop);
+    REPRO_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    ms += t;
+  }
+  ms /= 100;
+""")
+else:
+    text = text.replace(timed, timed.replace('< 20;', '< 500;').replace('/= 20;', '/= 500;'))
 stages = int(re.search(r'STAGES = (\d+),', text).group(1))
 os.makedirs(out, exist_ok=True)
 
@@ -24,7 +52,7 @@ def write(name, body):
 
 
 write('base', text)
-for n in (4, 5, 6, 7, 8, 10, 13):
+for n in (4, 5, 6, 7, 8, 10, 13, 16):
     if n != stages:
         write(f's{n}', text.replace(f'STAGES = {stages},', f'STAGES = {n},'))
 

@@ -78,8 +78,11 @@ IndexExpr ReducedIndex(const RowLayout& l, const Shape& shape, const std::string
 Accumulator AccumulatorOf(const Node* r) {
   const OpKind combine = r->op() == OpKind::kMean ? OpKind::kSum : r->op();
   const DType in = r->input(0).dtype();
+  // Integers in i64 where the result is (sums and products of i32 and bool), so that they
+  // wrap as the CPU's do (fuzz seed 77218775: a product of 33 i32 values).
   const DType acc = in == DType::kF64 || in == DType::kI64 ? in
                     : IsFloating(in)                       ? DType::kF32
+                    : r->dtype() == DType::kI64            ? DType::kI64
                                                            : DType::kI32;
   return Accumulator{r, "", acc, combine};
 }

@@ -36,6 +36,9 @@ std::vector<Example> Examples(Device d) {
                {matmul(x64, In({4096, 4096}, DType::kBF16, d)),
                 matmul(x64, In({4096, 1024}, DType::kBF16, d)),
                 matmul(x64, In({4096, 1024}, DType::kBF16, d))}});
+  e.push_back({"projection_decode",
+               "matmul of 64 rows by 4096 x 4096 bf16: 64 tiles, each K in two slices",
+               {matmul(x64, In({4096, 4096}, DType::kBF16, d))}});
   Tensor wg = In({4096, 11008}, DType::kBF16, d), wu = In({4096, 11008}, DType::kBF16, d);
   e.push_back({"swiglu_decode",
                "silu(x wg) * (x wu) for 64 rows, F = 11008 bf16: one dual GEMM",

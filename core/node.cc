@@ -227,6 +227,11 @@ bool IsDegenerateReduction(const Node& n) {
   return true;
 }
 
+int InlineCost(const Node& n) {
+  if (n.op() == OpKind::kConcat) return static_cast<int>(n.inputs().size());
+  return GetOpInfo(n.op()).cost;
+}
+
 bool CombinesNothing(const Node& n) {
   const OpCategory category = GetOpInfo(n.op()).category;
   if (n.inputs().empty()) return false;

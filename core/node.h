@@ -150,6 +150,10 @@ bool IsDegenerateReduction(const Node& n);
 // inner extent of 0. Its value is a constant (0; NaN for a mean) that reads nothing.
 bool CombinesNothing(const Node& n);
 
+// What computing `n` inline costs a kernel at each position (core/op_table.def's cost, an
+// add's 1): a concat evaluates every operand there, so its cost is its operand count.
+int InlineCost(const Node& n);
+
 // Whether `n` is a matmul recorded under MatmulPrecision::kTF32 (attribute tf32=1).
 bool IsTf32Matmul(const Node& n);
 // Whether `n` is a matmul recorded under MatmulPrecision::kHigh (attribute tf32=3).

@@ -334,15 +334,17 @@ bool ReadsOwnRow(const Group& g, const Shape& operand, const Shape& consumer) {
   return true;
 }
 
-// Sets n's inline depth from its inputs'; whether it reaches the limit and is written.
+// Sets n's inline depth from its inputs'; whether it reaches the limit (or is a part of a
+// concat of many operands) and is written.
 bool CutsDepth(PlannerState& s, const Node* n) {
   int depth = 0;
   for (const NodePtr& in : n->inputs()) {
     if (s.InProgram(in.get())) depth = std::max(depth, s.inline_depth[s.Index(in.get())]);
   }
-  depth += GetOpInfo(n->op()).cost;
+  depth += InlineCost(*n);
   const int i = s.Index(n);
-  s.depth_cut[i] = s.options.fuse && depth >= s.options.max_inline_depth;
+  s.depth_cut[i] =
+      s.options.fuse && (depth >= s.options.max_inline_depth || IsWrittenConcatPart(s, n));
   s.inline_depth[i] = s.depth_cut[i] ? 0 : depth;
   return s.depth_cut[i];
 }
@@ -417,6 +419,18 @@ void DemoteWideningCasts(PlannerState& s) {
 }
 
 }  // namespace
+
+bool IsWrittenConcatPart(const PlannerState& s, const Node* n) {
+  if (n->op() != OpKind::kConcat) return false;
+  const int operands = static_cast<int>(n->inputs().size());
+  for (const Node* reader : s.consumers[s.Index(n)]) {
+    if (reader->op() == OpKind::kConcat &&
+        operands + static_cast<int>(reader->inputs().size()) - 1 > s.options.max_concat_operands) {
+      return true;
+    }
+  }
+  return false;
+}
 
 void AssignGroups(PlannerState& s) {
   std::vector<std::pair<const Node*, std::string>> misses;

@@ -47,7 +47,7 @@ class KernelBuilder {
       std::vector<const Node*> computed;
       Walk(
           static_cast<int>(k), [](const Node*) {}, &computed);
-      for (const Node* n : computed) cost_[k] += GetOpInfo(n->op()).cost;
+      for (const Node* n : computed) cost_[k] += InlineCost(*n);
     }
   }
 

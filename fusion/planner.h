@@ -82,6 +82,11 @@ struct FusionOptions {
   // p - lr * g (cost 3 each) stay one launch.
   int max_pointwise_outputs = 128;
   int max_pointwise_cost = 256;
+  // A kernel evaluates every operand of a concat at each position (and picks one): a concat
+  // that another concat reads is written where the two have more operands than this (a
+  // concat of many tensors is recorded as concats of at most this many: 300 operands in one
+  // kernel took NVRTC 47 s on this project's 2-core CI machine).
+  int max_concat_operands = 16;
   // Attention chains (fusion/attention.h) run as one kernel (the target has mma.sync).
   bool attention = false;
   // Persistent attention kernels whose work tiles differ in cost (masks leave query tiles

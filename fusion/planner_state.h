@@ -90,6 +90,11 @@ struct PlannerState {
   std::vector<std::string> write_reason;
 };
 
+// Whether concat `n` is an operand of a concat that would evaluate more than
+// options.max_concat_operands operands at each position with n's inline (ops/structure.cc
+// records a concat of many tensors as concats of at most that many): n is then written.
+bool IsWrittenConcatPart(const PlannerState& state, const Node* n);
+
 // Phase 1 and 2: anchors and joins.
 void AssignGroups(PlannerState& state);
 // Phase 3: which values are written.

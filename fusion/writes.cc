@@ -51,7 +51,7 @@ void ChooseWrites(PlannerState& s) {
   for (int i = 0; i < n; ++i) {
     const Node* node = s.nodes[i];
     if (s.group_of[i] >= 0) continue;
-    cost[i] = GetOpInfo(node->op()).cost;
+    cost[i] = InlineCost(*node);
     index_only[i] = node->op() == OpKind::kArange || node->op() == OpKind::kFull ||
                     GetOpInfo(node->op()).category == OpCategory::kElementwise ||
                     GetOpInfo(node->op()).category == OpCategory::kView;
@@ -110,6 +110,9 @@ void ChooseWrites(PlannerState& s) {
       reason = "matmul operand";
     } else if (!s.options.fuse) {
       reason = "unfused mode: every operation is a kernel";
+    } else if (s.depth_cut[i] && IsWrittenConcatPart(s, node)) {
+      reason = absl::StrCat("a part of a concat of more than ", s.options.max_concat_operands,
+                            " operands (each is evaluated at every position)");
     } else if (s.depth_cut[i]) {
       reason = absl::StrCat("ends a chain of operations of inline cost ",
                             s.options.max_inline_depth, " (the most one kernel computes)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "ops/pointwise.h"
 #include "ops/record.h"
 
 namespace tessel {
@@ -146,6 +147,21 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
     inputs.push_back(x.node_ptr());
   }
   if (xs.size() == 1) return first;
+  // A kernel evaluates every operand of a concat at each position: many tensors are
+  // concatenated by concats of at most kConcatFanIn, which the planner writes apart
+  // (FusionOptions::max_concat_operands), so that no kernel's work grows with their count.
+  constexpr size_t kConcatFanIn = 16;
+  if (xs.size() > kConcatFanIn) {
+    std::vector<Tensor> chunks;
+    for (size_t i = 0; i < xs.size(); i += kConcatFanIn) {
+      const size_t end = std::min(xs.size(), i + kConcatFanIn);
+      std::vector<Tensor> chunk(xs.begin() + static_cast<std::ptrdiff_t>(i),
+                                xs.begin() + static_cast<std::ptrdiff_t>(end));
+      for (Tensor& t : chunk) t = t.dtype() == dtype ? t : cast(t, dtype);
+      chunks.push_back(concat(chunk, a));
+    }
+    return concat(chunks, a);
+  }
   Attrs attrs;
   attrs.ints = {a};
   return Record(OpKind::kConcat, dtype, first.device(), shape, std::move(inputs), std::move(attrs));

@@ -208,6 +208,25 @@ TEST(PlannerTest, SharedLaunchesAreBoundedInSize) {
   EXPECT_EQ(one.plan.kernels[0].outputs.size(), 7u);
 }
 
+// A kernel evaluates every operand of a concat at each position: a concat of 300 tensors
+// (recorded as concats of at most 16) runs as a few kernels of at most 16 operands a concat,
+// the inner concats written; a small nested concat stays one kernel.
+TEST(PlannerTest, ConcatsOfManyTensorsAreWrittenInParts) {
+  std::vector<Tensor> parts;
+  for (int i = 0; i < 300; ++i) parts.push_back(Input({3}) + double(i));
+  const Planned p = PlanOf({concat(parts, 0)});
+  EXPECT_LE(p.plan.kernels.size(), 8u) << p.text;  // shared launches of inline cost <= 256
+  for (const FusedKernel& k : p.plan.kernels) {
+    for (const Node* n : k.nodes) {
+      if (n->op() == OpKind::kConcat) EXPECT_LE(n->inputs().size(), 16u);
+    }
+    EXPECT_LE(k.inputs.size(), 256u) << p.text;
+  }
+  EXPECT_TRUE(Contains(p.text, "a part of a concat of more than 16 operands")) << p.text;
+  const Tensor a = Input({4}), b = Input({2});
+  EXPECT_EQ(PlanOf({concat({concat({a, b}, 0), exp(a)}, 0)}).plan.kernels.size(), 1u);
+}
+
 TEST(PlannerTest, CheapSharedValuesAreRecomputed) {
   Tensor x = Input({16, 32});
   Tensor e = x * 3.0;  // cost 2: both reductions recompute it

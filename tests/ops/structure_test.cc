@@ -120,6 +120,25 @@ TEST(StructureTest, ConcatJoinsAndPromotes) {
   EXPECT_EQ(concat({a}, 0).node_ptr(), a.node_ptr());
 }
 
+// Many tensors are concatenated by concats of at most 16 operands (a kernel evaluates every
+// operand of a concat at each position): the values and the promoted type are a flat
+// concat's.
+TEST(StructureTest, ConcatOfManyTensors) {
+  std::vector<Tensor> parts;
+  std::vector<float> expected;
+  for (int i = 0; i < 300; ++i) {
+    const int64_t n = i % 3;  // 0, 1 or 2 rows: 300 in all
+    const DType dtype = i == 150 ? DType::kF32 : i % 2 ? DType::kI32 : DType::kBool;
+    parts.push_back(full({n, 2}, i % 2 ? i : 1, dtype, Device::kCPU));
+    for (int64_t e = 0; e < 2 * n; ++e) expected.push_back(i == 150 ? 150 : i % 2 ? i : 1);
+  }
+  const Tensor y = concat(parts, 0);
+  EXPECT_EQ(y.dtype(), DType::kF32);
+  EXPECT_EQ(y.shape(), (Shape{300, 2}));
+  EXPECT_LE(y.node().inputs().size(), 16u);
+  EXPECT_EQ(y.to_vector<float>(), expected);
+}
+
 TEST(StructureTest, ViewsFeedArithmetic) {
   Tensor x = Iota({3, 4});
   Tensor z = transpose(x) + reshape(slice(x, 1, 0, 1), {1, 3});  // [4,3] + [1,3]

@@ -3,7 +3,10 @@
 GEMM) for the forty-first session's measurements (bench/RESULTS.md): `s<N>` the ring of N
 stages; `a_once` loads A only on the ring's first pass (wrong values: what A's reloads cost);
 `step48` (q/k/v at M = 64 only) puts tile columns 48 apart, each tile still loading and
-storing 64 (130 tiles for 132 SMs instead of 96; overlapping stores of equal values). Each
+storing 64 (130 tiles for 132 SMs instead of 96; overlapping stores of equal values);
+`bn128_k4` and `bn256_k8` (a single GEMM of 64-column tiles with each K in 2 slices, such
+as `projection_decode`) widen the tiles and cut K finer, for the same number of blocks: B's
+boxes then read 256 or 512 contiguous bytes of each row instead of 128. Each
 variant times 500 launches instead of 20; with --cold, 100 launches each after a 256 MB
 memset that evicts the operands from L2 (events around the GEMM alone), as a model reads
 another layer's weights each call.
@@ -82,3 +85,20 @@ if qkv in text:
     step = step.replace('static constexpr int TILES_N = 96;',
                         'static constexpr int STEP = 48;\n  static constexpr int TILES_N = 130;')
     write('step48', step.replace('std::min(96LL,', 'std::min(130LL,'))
+
+config = re.search(r'BN = 64, BK = 64, STAGES = (\d+),.*\n.*\n'
+                   r'  static constexpr int K_SLICES = 2, MAX_PIECES = (\d+);.*\n'
+                   r'  static constexpr bool CUT_ALL = true;.*\n'
+                   r'  static constexpr long long FIXUP_BYTES = (\d+);\n'
+                   r'  static constexpr int TILES_N = (\d+);\n'
+                   r'  static __device__ int part\(int&\) \{ return 0; \}', text)
+if config:
+    tiles_n, fixup = int(config.group(4)), config.group(3)
+    for bn, slices, most_stages in ((128, 4, 8), (256, 8, 4)):
+        wide = text.replace('BN = 64, BK = 64, STAGES = %s,' % config.group(1),
+                            'BN = %d, BK = 64, STAGES = %d,' % (bn, min(stages, most_stages)))
+        wide = wide.replace('K_SLICES = 2,', 'K_SLICES = %d,' % slices)
+        wide = wide.replace('TILES_N = %d;' % tiles_n, 'TILES_N = %d;' % (tiles_n * 64 // bn))
+        # pieces: as many as before (tiles x slices); each holds BN / 2 floats a thread
+        wide = wide.replace(fixup, str(16 << 20))
+        write('bn%d_k%d' % (bn, slices), wide)

@@ -354,7 +354,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   }
   w.Blank();
   {
-    // tessel_gemm_sm90 prefetches its first stages into L2 before it waits.
+    // tessel_gemm_sm90 waits for the kernel before it (programmatic dependent launch).
     auto body = KernelBlock(w, "384, 1", kNamePlaceholder, ks, 1, GridDependency::kInLibrary);
     w.Line("const auto a_map = ", MapOfPart(0, a_maps), ";");
     w.Line("const auto b_map = ", MapOfPart(a_maps, parts.size()), ";");

@@ -69,29 +69,12 @@ void MoveIntoDestination(Backend& backend, const Program& program, Node* node,
   if (*copied) node->ReplaceBuffer(std::move(destination));
 }
 
-// A program that failed commits none of its assign()s: each assigned tensor that held a
-// value keeps it (its node reads its destination, the old value's own buffer, which nothing
-// has written), so that a loop may skip a bad step (an index out of range) and go on.
-void KeepOldValues(const Program& program) {
-  for (const Node* output : program.outputs) {
-    Node* node = const_cast<Node*>(output);
-    BufferPtr destination = node->TakeDestination().first;
-    if (destination) node->SetRealized(std::move(destination));
-  }
-}
-
 void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);
   if (program.outputs.empty()) return;
   absl::StatusOr<Backend*> backend = GetBackend(device);
   ThrowIfError(backend.status());
-  std::vector<BufferPtr> buffers;
-  try {
-    buffers = Run(**backend, program, device, index);
-  } catch (...) {
-    KeepOldValues(program);
-    throw;
-  }
+  std::vector<BufferPtr> buffers = Run(**backend, program, device, index);
   // Every output first: one not yet realized would still hold an assigned tensor's old value.
   for (size_t i = 0; i < program.outputs.size(); ++i) {
     const_cast<Node*>(program.outputs[i])->SetRealized(std::move(buffers[i]));

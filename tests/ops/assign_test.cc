@@ -62,23 +62,6 @@ TEST(AssignTest, ReadersOfTheOldValueDoNotMoveTheTarget) {
   EXPECT_EQ(reader.to_vector<float>(), (std::vector<float>{10, 20, 30}));
 }
 
-// A realize that fails commits none of its assignments: a loop can skip the bad step.
-TEST(AssignTest, AFailedRealizeKeepsTheOldValues) {
-  Tensor p = Values({1, 2, 3}), q = Values({4, 5, 6});
-  realize({p, q});
-  const void* before = data_ptr(p);
-  const Tensor bad = from_vector(std::vector<int64_t>{0, 7, 1}, {3}, DType::kI64, kCpu);
-  assign(p, p + gather(q, 0, bad));  // index 7 of 3: an error at realize
-  assign(q, q * 2.0);
-  testing::ExpectError([&] { realize({p, q}); }, {"gather", "index 7"});
-  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{1, 2, 3}));
-  EXPECT_EQ(q.to_vector<float>(), (std::vector<float>{4, 5, 6}));
-  assign(p, p * 10.0);
-  realize({p});
-  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{10, 20, 30}));
-  EXPECT_EQ(data_ptr(p), before);  // still in place
-}
-
 TEST(AssignTest, BroadcastsCastsAndWritesIntoWrappedMemory) {
   std::vector<float> memory = {0, 0, 0, 0, 0, 0};
   Tensor t = from_blob(memory.data(), {2, 3}, DType::kF32, kCpu);

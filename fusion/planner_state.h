@@ -80,10 +80,11 @@ struct PlannerState {
   // them cannot (AttentionMatch::views): a view in both is written.
   absl::flat_hash_set<const Node*> attention_views, attention_view_stops;
   // The inline cost of the longest chain of elementwise ops and views each value's kernel
-  // computes inline on the way to it (0 for
-  // values read from memory or bound: anchors, values written for depth), and the values
-  // written because their depth reached options.max_inline_depth: they join no group, and
-  // their kernel merges with no kernel that reads them.
+  // computes inline on the way to it (0 for values read from memory or bound: anchors, values
+  // written for depth), and the values written because their depth reached
+  // options.max_inline_depth or they are parts of a concat of many operands
+  // (IsWrittenConcatPart): they join no group, and their kernel merges with no kernel that
+  // reads them.
   std::vector<int> inline_depth;
   std::vector<bool> depth_cut;
   std::vector<bool> written;  // phase 3: values written to memory

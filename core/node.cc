@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/base/casts.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
@@ -21,6 +22,43 @@ namespace {
 
 std::atomic<uint64_t> next_id{1};
 std::atomic<int64_t> live_nodes{0};
+
+// The undone assigned values ([ Note -- undone assigns ]): each one's id and the first id
+// recorded after its undo. Rare (a realize failed), so a lookup first asks `any`. An entry
+// leaves with its node: once it is gone, nothing can record from it again.
+class UndoneValues {
+ public:
+  static UndoneValues& Get() {
+    static UndoneValues* values = new UndoneValues();
+    return *values;
+  }
+  void Add(uint64_t id, uint64_t first_later) {
+    std::lock_guard<std::mutex> lock(mu_);
+    undone_[id] = first_later;
+    any_.store(true, std::memory_order_release);
+  }
+  void Remove(uint64_t id) {
+    if (!any_.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    undone_.erase(id);
+    if (undone_.empty()) any_.store(false, std::memory_order_release);
+  }
+  // Whether node `id`, recorded from `input_ids`, read one of them before its undo.
+  bool ReadBeforeUndo(uint64_t id, absl::Span<const uint64_t> input_ids) {
+    if (!any_.load(std::memory_order_acquire)) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (uint64_t in : input_ids) {
+      auto it = undone_.find(in);
+      if (it != undone_.end() && id < it->second) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::mutex mu_;
+  absl::flat_hash_map<uint64_t, uint64_t> undone_;
+  std::atomic<bool> any_{false};
+};
 
 // What makes two recorded operations the same value, viewed in place (no copies): from
 // MakeNode's arguments when looking up, from a node's fields when it is in the table.
@@ -77,8 +115,11 @@ class NodeTable {
     const size_t hash = Hash()(key);  // outside the lock
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = nodes_.find(key, hash); it != nodes_.end()) {
-      if (NodePtr existing = (*it)->weak_from_this().lock()) return existing;
-      nodes_.erase(it);  // dying: its destructor will find the slot taken or empty
+      NodePtr existing = (*it)->weak_from_this().lock();
+      if (existing != nullptr && !existing->ReadsUndoneValue()) return existing;
+      // Dying, or recorded from an undone value: its destructor will find the slot taken or
+      // empty.
+      nodes_.erase(it);
     }
     if (key.op != OpKind::kInput) {
       absl::InlinedVector<const Node*, 4> operands;
@@ -160,6 +201,7 @@ Node::~Node() {
   NodeTable& table = NodeTable::Get();
   table.Forget(*this);
   table.ReleaseInputs(std::move(inputs_));
+  UndoneValues::Get().Remove(id_);
   --live_nodes;
 }
 
@@ -169,6 +211,13 @@ void Node::SetRealized(BufferPtr buffer) {
   NodeTable::Get().ReleaseInputs(std::move(inputs_));
   inputs_.clear();
 }
+
+void Node::Undo(BufferPtr previous) {
+  SetRealized(std::move(previous));
+  UndoneValues::Get().Add(id_, next_id.load());
+}
+
+bool Node::ReadsUndoneValue() const { return UndoneValues::Get().ReadBeforeUndo(id_, input_ids_); }
 
 namespace {
 

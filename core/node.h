@@ -90,6 +90,16 @@ class Node : public std::enable_shared_from_this<Node> {
     return {std::move(destination_), std::move(holder)};
   }
   void ReplaceBuffer(BufferPtr buffer) { buffer_ = std::move(buffer); }
+  bool has_destination() const { return destination_ != nullptr; }
+
+  // [ Note -- undone assigns ]
+  // A realize that fails undoes the assign()s it would have committed: each such node is set
+  // to `previous`, the assigned tensor's value before the assign, so that a loop can catch
+  // the error and go on from the old values. Nodes recorded from it before then meant the
+  // value that never came: ReadsUndoneValue() says so (realize refuses them), and recording
+  // the same operation again from the tensor makes a new node instead of finding them.
+  void Undo(BufferPtr previous);
+  bool ReadsUndoneValue() const;
 
  private:
   friend class NodeTable;

@@ -69,12 +69,40 @@ void MoveIntoDestination(Backend& backend, const Program& program, Node* node,
   if (*copied) node->ReplaceBuffer(std::move(destination));
 }
 
+// A failed program's assigns go back ([ Note -- undone assigns ]): each assigned value it
+// would have committed takes the target's previous value, which nothing has written (the
+// destination is written only once the program ran, and not while another node holds it).
+void UndoAssigns(const Program& program) {
+  for (const Node* output : program.outputs) {
+    Node* node = const_cast<Node*>(output);
+    if (!node->has_destination()) continue;
+    auto [destination, previous] = node->TakeDestination();
+    node->Undo(previous != nullptr ? previous->buffer() : std::move(destination));
+  }
+}
+
+void RefuseUndoneReads(const Program& program) {
+  for (const Node* node : program.nodes) {
+    if (!node->ReadsUndoneValue()) continue;
+    ThrowOpError("realize", "a ", OpName(node->op()), " ", node->shape().ToString(),
+                 " was recorded from a value that assign() gave, which a failed realize undid "
+                 "(the assigned tensor holds its previous value again): record it again");
+  }
+}
+
 void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);
   if (program.outputs.empty()) return;
+  RefuseUndoneReads(program);
   absl::StatusOr<Backend*> backend = GetBackend(device);
   ThrowIfError(backend.status());
-  std::vector<BufferPtr> buffers = Run(**backend, program, device, index);
+  std::vector<BufferPtr> buffers;
+  try {
+    buffers = Run(**backend, program, device, index);
+  } catch (...) {
+    UndoAssigns(program);
+    throw;
+  }
   // Every output first: one not yet realized would still hold an assigned tensor's old value.
   for (size_t i = 0; i < program.outputs.size(); ++i) {
     const_cast<Node*>(program.outputs[i])->SetRealized(std::move(buffers[i]));
@@ -87,6 +115,16 @@ void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& o
 }
 
 }  // namespace
+
+void SetAssignDestination(const NodePtr& target, Node& value) {
+  std::unique_lock<std::shared_mutex> lock(GraphMutex());
+  if (target->realized()) {
+    value.SetDestination(target->buffer(), target);
+  } else if (target->has_destination()) {
+    auto [destination, previous] = target->TakeDestination();
+    value.SetDestination(std::move(destination), previous);
+  }
+}
 
 std::shared_lock<std::shared_mutex> LockGraphForReading() {
   return std::shared_lock<std::shared_mutex>(GraphMutex());

@@ -1,5 +1,6 @@
 #include "ops/assign.h"
 
+#include "core/realize.h"
 #include "ops/record.h"
 #include "ops/structure.h"
 
@@ -17,7 +18,7 @@ void assign(Tensor& target, const Tensor& value) {
   // A copy of its own (never merged with an equal expression), carrying where it goes.
   NodePtr copy =
       MakeUniqueNode(OpKind::kCast, target.dtype(), device, target.shape(), {v.node_ptr()});
-  if (target.realized()) copy->SetDestination(target.node().buffer(), target.node_ptr());
+  SetAssignDestination(target.node_ptr(), *copy);
   target = Tensor(std::move(copy));
 }
 

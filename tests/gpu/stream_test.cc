@@ -95,6 +95,29 @@ TEST_F(GpuTest, MemoryStatsAndLimit) {
   EXPECT_GE(peak, memory_stats().in_use);
 }
 
+// A step past the memory limit is undone: the parameter keeps its value and its buffer, and
+// the same step runs in place once the limit allows it.
+TEST_F(GpuTest, AStepPastTheMemoryLimitIsUndone) {
+  Tensor p = Data({1 << 20}, 1, DType::kF32, Device::kCUDA);
+  realize({p});
+  const void* before = data_ptr(p);
+  const std::vector<float> old = p.to_vector<float>();
+  const Tensor g = Data({1 << 20}, 2, DType::kF32, Device::kCUDA);
+  realize({g});
+  set_memory_limit(memory_stats().in_use + (1 << 20));
+  assign(p, p - g * 0.5);  // a temporary of 4 MiB
+  ExpectError([&] { realize({p}); }, {"memory limit", "in use"});
+  set_memory_limit(0);
+  EXPECT_EQ(p.to_vector<float>(), old);
+  assign(p, p - g * 0.5);
+  realize({p});
+  EXPECT_EQ(data_ptr(p), before);
+  const std::vector<float> gv = g.to_vector<float>();
+  std::vector<float> want(old.size());
+  for (size_t i = 0; i < old.size(); ++i) want[i] = old[i] - gv[i] * 0.5f;
+  EXPECT_EQ(p.to_vector<float>(), want);
+}
+
 TEST_F(GpuTest, EveryDeviceComputesAndDevicesDoNotMix) {
   const int previous = current_device();
   for (int d = 0; d < device_count(); ++d) {

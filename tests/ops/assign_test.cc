@@ -62,6 +62,66 @@ TEST(AssignTest, ReadersOfTheOldValueDoNotMoveTheTarget) {
   EXPECT_EQ(reader.to_vector<float>(), (std::vector<float>{10, 20, 30}));
 }
 
+// A realize that fails undoes its assigns: a loop can catch the error, skip the step and go
+// on, still in place.
+TEST(AssignTest, AFailedRealizeUndoesItsAssigns) {
+  Tensor p = Values({1, 2, 3}), q = Values({4, 5, 6});
+  realize({p, q});
+  const void* before = data_ptr(p);
+  const Tensor held = q;
+  const Tensor bad = from_vector(std::vector<int64_t>{0, 7, 1}, {3}, DType::kI64, kCpu);
+  assign(p, p + gather(q, 0, bad));  // index 7 of 3: an error at realize
+  assign(q, q * 2.0);
+  testing::ExpectError([&] { realize({p, q}); }, {"gather", "index 7"});
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(q.to_vector<float>(), (std::vector<float>{4, 5, 6}));
+  EXPECT_EQ(held.to_vector<float>(), (std::vector<float>{4, 5, 6}));
+  assign(p, p * 10.0);
+  realize({p});
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{10, 20, 30}));
+  EXPECT_EQ(data_ptr(p), before);
+}
+
+// Assigned twice in a step (weight decay, then the update): the last value goes into the
+// target's buffer, and a failure goes back to the value before the first assign.
+TEST(AssignTest, ATensorAssignedTwiceInAStep) {
+  Tensor p = Values({1, 2, 3});
+  const void* before = data_ptr(p);
+  assign(p, p * 2.0);
+  const Tensor between = p;
+  assign(p, p + 1.0);
+  realize({p});
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{3, 5, 7}));
+  EXPECT_EQ(data_ptr(p), before);
+  EXPECT_EQ(between.to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  const Tensor bad = from_vector(std::vector<int64_t>{5}, {1}, DType::kI64, kCpu);
+  assign(p, p * 2.0);
+  assign(p, p + gather(p, 0, bad));
+  testing::ExpectError([&] { realize({p}); }, {"gather", "index 5"});
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{3, 5, 7}));
+  EXPECT_EQ(data_ptr(p), before);
+}
+
+// What was recorded from an undone value meant the value that never came: realizing it is an
+// error, and the same expression recorded again reads the previous value.
+TEST(AssignTest, ExpressionsOfAnUndoneValueAreRefused) {
+  Tensor p = Values({1, 2, 3});
+  realize({p});
+  assign(p, p + 1.0);
+  const Tensor early = p * 3.0;
+  realize({early});  // computes the assigned value but does not commit it
+  EXPECT_EQ(early.to_vector<float>(), (std::vector<float>{6, 9, 12}));
+  const Tensor pending = p * 4.0;
+  const Tensor bad =
+      gather(Values({0}), 0, from_vector(std::vector<int64_t>{2}, {1}, DType::kI64, kCpu));
+  testing::ExpectError([&] { realize({p, bad}); }, {"gather", "index 2"});
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  testing::ExpectError([&] { realize({pending}); }, {"realize", "undid", "[3]"});
+  EXPECT_EQ((p * 3.0).to_vector<float>(), (std::vector<float>{3, 6, 9}));
+  EXPECT_EQ((p * 4.0).to_vector<float>(), (std::vector<float>{4, 8, 12}));
+  EXPECT_EQ(early.to_vector<float>(), (std::vector<float>{6, 9, 12}));
+}
+
 TEST(AssignTest, BroadcastsCastsAndWritesIntoWrappedMemory) {
   std::vector<float> memory = {0, 0, 0, 0, 0, 0};
   Tensor t = from_blob(memory.data(), {2, 3}, DType::kF32, kCpu);

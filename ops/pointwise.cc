@@ -28,7 +28,13 @@ Tensor Unary(OpKind op, const Tensor& x, UnaryRule rule) {
     return Record(op, DType::kBool, device, x.shape(), {x.node_ptr()});
   }
   if (x.dtype() == DType::kBool) {
-    ThrowOpError(name, "does not take bool operands (", Describe(x), "); cast first");
+    // As PyTorch: bool counts as 0 and 1 where the result is a float (exp, sigmoid); negating
+    // or rounding a bool is refused.
+    if (rule != UnaryRule::kFloatResult) {
+      ThrowOpError(name, "does not take bool operands (", Describe(x), "); cast first");
+    }
+    const Tensor as_float = Record(OpKind::kCast, DType::kF32, device, x.shape(), {x.node_ptr()});
+    return Record(op, DType::kF32, device, x.shape(), {as_float.node_ptr()});
   }
   const DType out =
       rule == UnaryRule::kFloatResult && !IsFloating(x.dtype()) ? DType::kF32 : x.dtype();
@@ -45,7 +51,12 @@ Tensor Binary(OpKind op, const Tensor& a, const Tensor& b, BinaryRule rule) {
   switch (rule) {
     case BinaryRule::kArithmetic:
       if (out == DType::kBool) {
-        ThrowOpError(name, "does not take bool operands (", Describe(a), ", ", Describe(b),
+        // As PyTorch: the sum of two bools is their `or`, the product their `and`.
+        if (op == OpKind::kAdd || op == OpKind::kMul) {
+          const OpKind logical = op == OpKind::kAdd ? OpKind::kLogicalOr : OpKind::kLogicalAnd;
+          return Record(logical, out, device, std::move(shape), {a.node_ptr(), b.node_ptr()});
+        }
+        ThrowOpError(name, "does not take two bool operands (", Describe(a), ", ", Describe(b),
                      "); cast first");
       }
       break;

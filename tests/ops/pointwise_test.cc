@@ -197,6 +197,21 @@ TEST(PointwiseTest, ComparisonsGiveBool) {
   EXPECT_EQ(ge(a, b).to_vector<bool>(), (V{false, true, true, false}));
 }
 
+// As PyTorch: bool + bool is `or`, bool * bool `and`, and a float function of a bool reads
+// 0 and 1.
+TEST(PointwiseTest, BoolArithmetic) {
+  const Tensor a = gt(from_vector({1, 1, 0, 0}, {4}, DType::kF32, Device::kCPU), 0.5);
+  const Tensor b = gt(from_vector({1, 0, 1, 0}, {4}, DType::kF32, Device::kCPU), 0.5);
+  using V = std::vector<bool>;
+  EXPECT_EQ((a + b).dtype(), DType::kBool);
+  EXPECT_EQ((a + b).to_vector<bool>(), (V{true, true, true, false}));
+  EXPECT_EQ((a * b).to_vector<bool>(), (V{true, false, false, false}));
+  EXPECT_EQ(exp(a).dtype(), DType::kF32);
+  EXPECT_EQ(exp(a).to_vector<float>(), (std::vector<float>{std::exp(1.0f), std::exp(1.0f), 1, 1}));
+  EXPECT_EQ((sigmoid(b) * 2.0).to_vector<float>()[3], 1.0f);
+  EXPECT_EQ((a + 1.0).to_vector<float>(), (std::vector<float>{2, 2, 1, 1}));
+}
+
 TEST(PointwiseTest, WhereSelectsAndBroadcasts) {
   Tensor cond =
       from_vector(std::vector<bool>{true, false, true}, {3, 1}, DType::kBool, Device::kCPU);

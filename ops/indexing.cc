@@ -1,9 +1,12 @@
 #include "ops/indexing.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"
+#include "ops/reduce.h"
 #include "ops/sort.h"
 #include "ops/structure.h"
 
@@ -140,7 +143,16 @@ Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor&
 Tensor one_hot(const Tensor& ids, int64_t classes) {
   const Device device = CommonDevice("one_hot", {&ids});
   CheckIndexDType("one_hot", ids);
-  if (classes < 1) ThrowOpError("one_hot", "classes must be positive, got ", classes);
+  if (classes == -1) {
+    // As PyTorch: the largest id plus one, which the ids' values decide (a realize, and on
+    // the GPU a wait for it, at the call).
+    if (ids.numel() == 0) {
+      ThrowOpError("one_hot", "cannot infer the classes of empty ids ", Describe(ids),
+                   "; pass them");
+    }
+    classes = std::max<int64_t>(max(ids).to_vector<int64_t>()[0], 0) + 1;
+  }
+  if (classes < 1) ThrowOpError("one_hot", "classes must be positive or -1, got ", classes);
   Shape::Dims column = ids.shape().dims();
   column.push_back(1);
   const Tensor id = reshape(ids, Shape(column));

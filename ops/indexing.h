@@ -22,8 +22,9 @@ Tensor embedding(const Tensor& table, const Tensor& ids);
 // (index no larger than src on every axis, nor than x but on `axis`; src of x's dtype). The
 // additions run in index order, so the result is the same every time.
 Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src);
-// kF32 ids.shape + [classes], 1 where the last position equals the id, else 0.
-Tensor one_hot(const Tensor& ids, int64_t classes);
+// kF32 ids.shape + [classes], 1 where the last position equals the id, else 0. classes -1:
+// the largest id plus one (realizes the ids, as PyTorch reads them).
+Tensor one_hot(const Tensor& ids, int64_t classes = -1);
 
 namespace ops_internal {
 // Which function recorded a gather (its second attribute): out-of-range errors name it.

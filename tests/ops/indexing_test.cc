@@ -93,6 +93,10 @@ TEST(IndexingTest, OneHot) {
   EXPECT_EQ(h.shape(), Shape({3, 4}));
   EXPECT_EQ(h.to_vector<float>(), (std::vector<float>{0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0}));
   EXPECT_EQ(one_hot(Ids({1}, {}, DType::kI32), 2).to_vector<float>(), (std::vector<float>{0, 1}));
+  // Classes from the largest id, as PyTorch's one_hot(ids) (num_classes = -1).
+  const Tensor inferred = one_hot(Ids({2, 0, 1, 2}, {2, 2}, DType::kI32));
+  EXPECT_EQ(inferred.shape(), Shape({2, 2, 3}));
+  EXPECT_EQ(inferred.to_vector<float>(), (std::vector<float>{0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1}));
 }
 
 TEST(IndexingTest, BadOperandsAreErrorsWhenRecorded) {
@@ -119,6 +123,9 @@ TEST(IndexingTest, BadOperandsAreErrorsWhenRecorded) {
       },
       {"scatter_add", "does not fit"});
   ExpectError([&] { one_hot(Ids({0}, {1}), 0); }, {"one_hot", "classes must be positive"});
+  ExpectError([&] { one_hot(Ids({}, {0})); }, {"one_hot", "empty ids", "i64[0]"});
+  ExpectError([&] { one_hot(Ids({-3}, {1})).to_vector<float>(); },
+              {"one_hot", "index -3 is out of range"});
   // Recorded on CUDA (no GPU needed to record).
   Tensor g = zeros({3, 4}, DType::kF32, Device::kCUDA);
   Tensor gi = zeros({1, 2}, DType::kI64, Device::kCUDA);

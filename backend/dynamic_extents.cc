@@ -135,6 +135,7 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
     return std::nullopt;
   }
   choice.dynamic.max = (int64_t{2} << choice.bucket) - 1;
+  choice.dynamic.min = int64_t{1} << choice.bucket;
   choice.symbols = *std::move(symbols);
   return choice;
 }

@@ -43,7 +43,11 @@ GemmProblem AnalyzeMatmul(const FusedKernel& kernel, const Node* matmul, const D
   const Shape& out = p.matmul->shape();
   p.m = out[out.rank() - 2];
   p.rows_argument = rows != nullptr && rows->Has(p.matmul);
-  if (p.rows_argument) p.m = rows->max;
+  p.least_m = p.m;
+  if (p.rows_argument) {
+    p.m = rows->max;
+    p.least_m = rows->min > 0 ? std::min(rows->min, rows->max) : rows->max;
+  }
   p.m_expr = p.rows_argument ? "rows" : absl::StrCat(p.m);
   p.n = out[out.rank() - 1];
   p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];

@@ -36,8 +36,9 @@ struct GemmProblem {
   GemmOperand a, b;  // [.., m, k] x [.., k, n]
   int64_t m = 0, n = 0, k = 0;
   // m in the source: the number, or "rows" where the kernel takes it as an argument (then `m`
-  // is the most rows the kernel serves, for decisions such as the tile).
+  // is the most rows the kernel serves, and `least_m` the fewest, for the tile's choice).
   std::string m_expr;
+  int64_t least_m = 0;
   bool rows_argument = false;
   Shape batch;        // the output's batch axes
   bool tf32 = false;  // f32 operands may be read as TF32 (set_matmul_precision)
@@ -94,8 +95,10 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, 
 struct GemmExtent {
   int64_t m = 0, n = 0;
 };
+// `least_rows`: the fewest rows a kernel that takes its rows serves (0: the outputs'), which
+// decide the tile's rows; its columns suit the outputs' (most) rows.
 GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
-                        bool dual);
+                        bool dual, int64_t least_rows = 0);
 // Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the
 // rows in wgmma's N (16 or 32 a tile) and 64 or 128 columns of B in its M, so that no
 // padding rows are multiplied. nullopt where some output has more than 32 rows. `dual`: two

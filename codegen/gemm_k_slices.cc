@@ -67,6 +67,13 @@ KSlicing ChooseKSlices(const GemmTile& tile, int64_t tiles, int64_t k_steps, int
   return k;
 }
 
+KSlicing SlicedAtRunTime(KSlicing k) {
+  if (k.slices == 1) return k;
+  k.all = false;
+  k.pieces = kSms;  // a last round's cut is smaller than the grid, at most one block an SM
+  return k;
+}
+
 int64_t KSliceWorkspaceBytes(const GemmTile& tile, bool dual, int64_t pieces) {
   const int64_t consumers = Consumers(tile);
   const int64_t piece = (dual ? 2 : 1) * Accumulators(tile) / 4 * 128 * 16;

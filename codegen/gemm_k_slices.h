@@ -22,6 +22,12 @@ struct KSlicing {
 // For a walk over `tiles` tiles of outputs of at most `rows` rows, `k_steps` K steps each.
 KSlicing ChooseKSlices(const GemmTile& tile, int64_t tiles, int64_t k_steps, int64_t rows);
 
+// `k` for a kernel whose tile count is known only at run time (it takes its rows): the same
+// most slices a tile, cut as a last round's tiles are (the kernel's tessel_gemm_sm90_plan_cuts
+// picks from its tiles and grid), so that more rows than `k` was chosen for never need more
+// pieces than the workspace holds.
+KSlicing SlicedAtRunTime(KSlicing k);
+
 // The slices of each of `cut` tiles over `blocks` blocks that end the walk soonest, at most
 // `most` and `max_pieces` pieces in all: the host's copy of tessel_gemm_sm90_tail_slices.
 int TailSlices(int64_t cut, int64_t blocks, int most, int64_t max_pieces);

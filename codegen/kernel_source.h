@@ -20,6 +20,10 @@ namespace tessel::codegen {
 struct DynamicRows {
   absl::flat_hash_set<const Node*> nodes;
   int64_t max = 0;
+  // The fewest rows of the values it serves (0: not said, take `max`). GEMM tiles are chosen
+  // for them: a bucket's smallest batch, often a power of two, is where tiles laid out for
+  // its largest waste the most (docs in codegen/gemm_sm90_codegen.cc).
+  int64_t min = 0;
   bool Has(const Node* n) const { return nodes.contains(n); }
 };
 

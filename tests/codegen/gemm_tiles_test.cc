@@ -56,6 +56,35 @@ TEST(GemmTilesTest, UnalignedRowsAreStagedForTensorCores) {
   EXPECT_EQ(ks[0].workspace_bytes, 0);
 }
 
+// A kernel that takes the batch serves a bucket of row counts: where its fewest rows take a
+// tile of fewer rows than its most (64 x 4096 x 4096 in the bucket 64..127), that tile, with
+// K cut at run time for the tiles a batch has; else the kernel for its most rows, as a kernel
+// specialized to them (the bucket 128..255).
+TEST(GemmTilesTest, BatchBucketsTakeTilesForTheirFewestRows) {
+  const Tensor x = testing::Placeholder({100, 4096}), w = testing::Placeholder({4096, 4096});
+  const Tensor y = matmul(x, w);
+  const FusionPlan plan = PlanFusion(CollectProgram({&y.node()}));
+  auto source = [&](int64_t least, int64_t most) {
+    codegen::DynamicRows rows;
+    rows.min = least;
+    rows.max = most;
+    rows.nodes = {&x.node(), &y.node()};
+    std::optional<std::vector<codegen::KernelSource>> ks =
+        codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows);
+    EXPECT_TRUE(ks.has_value() && ks->size() == 1u);
+    return ks.has_value() ? (*ks)[0] : codegen::KernelSource{};
+  };
+  const codegen::KernelSource decode = source(64, 127);
+  EXPECT_TRUE(absl::StrContains(decode.schedule, "tiles of 64 x 64")) << decode.schedule;
+  EXPECT_TRUE(absl::StrContains(decode.source, "K_SLICES = 2, MAX_PIECES = 132"));
+  EXPECT_TRUE(absl::StrContains(decode.source, "CUT_ALL = false"));
+  const codegen::KernelSource wider = source(128, 255);
+  EXPECT_TRUE(absl::StrContains(wider.schedule, "tiles of 128 x 64")) << wider.schedule;
+  EXPECT_EQ(wider.source, source(0, 255).source);  // min unsaid: the tile for the most rows
+  const codegen::KernelSource few = source(32, 63);
+  EXPECT_TRUE(absl::StrContains(few.schedule, "swapped")) << few.schedule;
+}
+
 // f32 under TF32 on Hopper: wgmma reads 32-bit operands only K-major, so an MN-major operand
 // is staged transposed (B, [k, n]); A, K-major with 16-byte rows, is read as stored (the
 // tensor cores truncate its values to TF32, as the CPU backend does); A with rows of 201

@@ -113,9 +113,12 @@ class NodeTable {
   NodePtr Intern(const KeyView& key, Shape shape, Attrs attrs, NodeInputs inputs, BufferPtr buffer,
                  std::optional<ValueRange> range) {
     const size_t hash = Hash()(key);  // outside the lock
+    // Declared before the lock: a node passed over may be freed as this returns, and its
+    // destructor takes the lock.
+    NodePtr existing;
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = nodes_.find(key, hash); it != nodes_.end()) {
-      NodePtr existing = (*it)->weak_from_this().lock();
+      existing = (*it)->weak_from_this().lock();
       if (existing != nullptr && !existing->ReadsUndoneValue()) return existing;
       // Dying, or recorded from an undone value: its destructor will find the slot taken or
       // empty.
@@ -133,6 +136,18 @@ class NodeTable {
     node->key_hash_ = hash;
     nodes_.insert(node.get());
     return node;
+  }
+
+  // UndoTo: `node` (unique, so that no lookup can find it by its operands) reads `input`.
+  void Rewire(Node& node, NodePtr input) {
+    NodeInputs old;
+    {
+      std::lock_guard<std::mutex> lock(mu_);  // lookups read the node's operand ids
+      old = std::move(node.inputs_);
+      node.inputs_ = {input};
+      node.input_ids_ = {input->id()};
+    }
+    ReleaseInputs(std::move(old));
   }
 
   void Forget(const Node& node) {
@@ -212,8 +227,15 @@ void Node::SetRealized(BufferPtr buffer) {
   inputs_.clear();
 }
 
-void Node::Undo(BufferPtr previous) {
+void Node::Undo(BufferPtr previous, const NodePtr& holder) {
   SetRealized(std::move(previous));
+  undone_from_ = holder;
+  UndoneValues::Get().Add(id_, next_id.load());
+}
+
+void Node::UndoTo(NodePtr previous) {
+  range_.reset();  // the previous value's bounds are not the new one's
+  NodeTable::Get().Rewire(*this, std::move(previous));
   UndoneValues::Get().Add(id_, next_id.load());
 }
 

@@ -36,6 +36,16 @@ struct Attrs {
 
 class Node;
 using NodePtr = std::shared_ptr<Node>;
+
+// assign()'s bookkeeping on the new value's node: the buffer the value should end up in (the
+// assigned tensor's own; null where the tensor had no value yet) and the nodes whose value is
+// in it (the tensor's old value: it moves to a buffer of its own first where they are still
+// read), or the tensor's previous value where it was not realized (for an undo).
+struct AssignTarget {
+  BufferPtr destination;
+  absl::InlinedVector<std::weak_ptr<Node>, 2> holders;
+  NodePtr previous;
+};
 // A node's operands: held inline (no heap allocation per recorded operation for up to 3).
 using NodeInputs = absl::InlinedVector<NodePtr, 3>;
 
@@ -76,30 +86,26 @@ class Node : public std::enable_shared_from_this<Node> {
   // under its lock.
   void SetRealized(BufferPtr buffer);
 
-  // assign(): a buffer the value should end up in (the assigned tensor's own) and the node
-  // that held it (the tensor's old value), set once when the node is recorded; realize()
-  // takes them, copies the value in and ReplaceBuffer()s (under its lock), moving the old
-  // value to a buffer of its own first where the old node is still read.
-  void SetDestination(BufferPtr buffer, const NodePtr& holder) {
-    destination_ = std::move(buffer);
-    destination_holder_ = holder;
-  }
-  std::pair<BufferPtr, NodePtr> TakeDestination() {
-    NodePtr holder = destination_holder_.lock();
-    destination_holder_.reset();
-    return {std::move(destination_), std::move(holder)};
-  }
+  // assign(): set when the node is recorded (core/realize.h's SetAssignTarget); realize()
+  // takes it, copies the value in and ReplaceBuffer()s, under its lock.
+  void SetAssignTarget(std::unique_ptr<AssignTarget> target) { assign_ = std::move(target); }
+  std::unique_ptr<AssignTarget> TakeAssignTarget() { return std::move(assign_); }
+  bool has_assign_target() const { return assign_ != nullptr; }
   void ReplaceBuffer(BufferPtr buffer) { buffer_ = std::move(buffer); }
-  bool has_destination() const { return destination_ != nullptr; }
 
   // [ Note -- undone assigns ]
-  // A realize that fails undoes the assign()s it would have committed: each such node is set
-  // to `previous`, the assigned tensor's value before the assign, so that a loop can catch
-  // the error and go on from the old values. Nodes recorded from it before then meant the
-  // value that never came: ReadsUndoneValue() says so (realize refuses them), and recording
-  // the same operation again from the tensor makes a new node instead of finding them.
-  void Undo(BufferPtr previous);
+  // A realize that fails undoes the assign()s whose new values it would have computed (its
+  // outputs or not), so that a loop can catch the error and go on from the old values: each
+  // such node takes the assigned tensor's previous value, its buffer (Undo: shared with
+  // `holder`, that value's node, where it lives) or, where it was not realized, its expression
+  // (UndoTo). Nodes recorded from it before then meant the value that never came:
+  // ReadsUndoneValue() says so (realize refuses them), and recording the same operation again
+  // from the tensor makes a new node instead of finding them.
+  void Undo(BufferPtr previous, const NodePtr& holder);
+  void UndoTo(NodePtr previous);
   bool ReadsUndoneValue() const;
+  // The node whose buffer an Undo shared, while it lives: it holds the old value too.
+  NodePtr undone_from() const { return undone_from_.lock(); }
 
  private:
   friend class NodeTable;
@@ -111,13 +117,13 @@ class Node : public std::enable_shared_from_this<Node> {
   const int device_index_;
   const Shape shape_;
   const Attrs attrs_;
-  const std::optional<ValueRange> range_;
+  std::optional<ValueRange> range_;  // cleared by UndoTo
   // Ids of the inputs at recording time: the hash-consing key outlives `inputs_`.
   absl::InlinedVector<uint64_t, 3> input_ids_;
   NodeInputs inputs_;
   BufferPtr buffer_;
-  BufferPtr destination_;
-  std::weak_ptr<Node> destination_holder_;
+  std::unique_ptr<AssignTarget> assign_;
+  std::weak_ptr<Node> undone_from_;
   std::atomic<bool> realized_;
   // The hash of the node's hash-consing key, kept: the table asks for it again when it
   // grows and when the node leaves it.

@@ -50,18 +50,25 @@ std::vector<BufferPtr> Run(Backend& backend, Program& program, Device device, in
 // buffer, or the backend cannot copy in order, the node keeps its new buffer and the holders
 // keep seeing the old value.
 void MoveIntoDestination(Backend& backend, const Program& program, Node* node,
-                         BufferPtr destination, const NodePtr& old) {
+                         AssignTarget& target) {
+  BufferPtr& destination = target.destination;
   const Buffer& value = *node->buffer();
-  if (destination->device() != value.device() ||
+  if (destination == nullptr || destination->device() != value.device() ||
       destination->device_index() != value.device_index() ||
       destination->dtype() != value.dtype() || destination->numel() != value.numel()) {
     return;
   }
-  if (destination.use_count() == 2 && old != nullptr && old->buffer() == destination) {
-    const NodePtr copy =
-        MakeUniqueNode(OpKind::kCast, old->dtype(), old->device(), old->shape(), {old});
+  absl::InlinedVector<NodePtr, 2> old;  // the old value's nodes still alive
+  for (const std::weak_ptr<Node>& holder : target.holders) {
+    NodePtr h = holder.lock();
+    if (h != nullptr && h->buffer() == destination) old.push_back(std::move(h));
+  }
+  if (!old.empty() && destination.use_count() == 1 + static_cast<long>(old.size())) {
+    const Node& o = *old[0];
+    const NodePtr copy = MakeUniqueNode(OpKind::kCast, o.dtype(), o.device(), o.shape(), {old[0]});
     Program copying = CollectProgram({copy.get()});
-    old->ReplaceBuffer(Run(backend, copying, node->device(), program.device_index)[0]);
+    const BufferPtr moved = Run(backend, copying, node->device(), program.device_index)[0];
+    for (const NodePtr& h : old) h->ReplaceBuffer(moved);
   }
   if (destination.use_count() != 1) return;
   absl::StatusOr<bool> copied = backend.CopyInPlace(*destination, value, program.stream);
@@ -70,14 +77,28 @@ void MoveIntoDestination(Backend& backend, const Program& program, Node* node,
 }
 
 // A failed program's assigns go back ([ Note -- undone assigns ]): each assigned value it
-// would have committed takes the target's previous value, which nothing has written (the
-// destination is written only once the program ran, and not while another node holds it).
+// would have computed takes the target's previous value: the value of its node where one
+// lives, else the destination, which nothing has written (it is written only once a program
+// ran, and not while another node holds it); or the previous expression. In producer order,
+// so that what an undo frees was visited before.
 void UndoAssigns(const Program& program) {
-  for (const Node* output : program.outputs) {
-    Node* node = const_cast<Node*>(output);
-    if (!node->has_destination()) continue;
-    auto [destination, previous] = node->TakeDestination();
-    node->Undo(previous != nullptr ? previous->buffer() : std::move(destination));
+  for (const Node* n : program.nodes) {
+    Node* node = const_cast<Node*>(n);
+    if (!node->has_assign_target()) continue;
+    std::unique_ptr<AssignTarget> target = node->TakeAssignTarget();
+    if (target->previous != nullptr) {
+      node->UndoTo(std::move(target->previous));
+      continue;
+    }
+    NodePtr holder;
+    for (const std::weak_ptr<Node>& h : target->holders) {
+      if (holder == nullptr) holder = h.lock();
+    }
+    if (holder != nullptr) {
+      node->Undo(holder->buffer(), holder);
+    } else {
+      node->Undo(std::move(target->destination), nullptr);
+    }
   }
 }
 
@@ -93,11 +114,11 @@ void RefuseUndoneReads(const Program& program) {
 void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);
   if (program.outputs.empty()) return;
-  RefuseUndoneReads(program);
   absl::StatusOr<Backend*> backend = GetBackend(device);
   ThrowIfError(backend.status());
   std::vector<BufferPtr> buffers;
   try {
+    RefuseUndoneReads(program);
     buffers = Run(**backend, program, device, index);
   } catch (...) {
     UndoAssigns(program);
@@ -109,21 +130,31 @@ void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& o
   }
   for (const Node* output : program.outputs) {
     Node* node = const_cast<Node*>(output);
-    auto [destination, old] = node->TakeDestination();
-    if (destination) MoveIntoDestination(**backend, program, node, std::move(destination), old);
+    std::unique_ptr<AssignTarget> target = node->TakeAssignTarget();
+    if (target != nullptr) MoveIntoDestination(**backend, program, node, *target);
   }
 }
 
 }  // namespace
 
-void SetAssignDestination(const NodePtr& target, Node& value) {
+void SetAssignTarget(const NodePtr& target, Node& value) {
   std::unique_lock<std::shared_mutex> lock(GraphMutex());
-  if (target->realized()) {
-    value.SetDestination(target->buffer(), target);
-  } else if (target->has_destination()) {
-    auto [destination, previous] = target->TakeDestination();
-    value.SetDestination(std::move(destination), previous);
+  if (target->has_assign_target()) {  // assigned before, not yet realized
+    value.SetAssignTarget(target->TakeAssignTarget());
+    return;
   }
+  auto t = std::make_unique<AssignTarget>();
+  if (target->realized()) {
+    t->destination = target->buffer();
+    t->holders.push_back(target);
+    // After an undo, the value the target replaced may share its buffer.
+    if (NodePtr shared = target->undone_from(); shared && shared->buffer() == t->destination) {
+      t->holders.push_back(shared);
+    }
+  } else {
+    t->previous = target;
+  }
+  value.SetAssignTarget(std::move(t));
 }
 
 std::shared_lock<std::shared_mutex> LockGraphForReading() {

@@ -18,7 +18,7 @@ void assign(Tensor& target, const Tensor& value) {
   // A copy of its own (never merged with an equal expression), carrying where it goes.
   NodePtr copy =
       MakeUniqueNode(OpKind::kCast, target.dtype(), device, target.shape(), {v.node_ptr()});
-  SetAssignDestination(target.node_ptr(), *copy);
+  SetAssignTarget(target.node_ptr(), *copy);
   target = Tensor(std::move(copy));
 }
 

@@ -146,6 +146,7 @@ class NodeTable {
       old = std::move(node.inputs_);
       node.inputs_ = {input};
       node.input_ids_ = {input->id()};
+      node.range_.reset();  // the previous value's bounds are not the new one's
     }
     ReleaseInputs(std::move(old));
   }
@@ -228,13 +229,14 @@ void Node::SetRealized(BufferPtr buffer) {
 }
 
 void Node::Undo(BufferPtr previous, const NodePtr& holder) {
+  // The node that owns the buffer where `holder` was itself undone onto it.
+  NodePtr root = holder != nullptr ? holder->undone_from() : nullptr;
+  undone_from_ = root != nullptr && root->buffer() == previous ? root : holder;
   SetRealized(std::move(previous));
-  undone_from_ = holder;
   UndoneValues::Get().Add(id_, next_id.load());
 }
 
 void Node::UndoTo(NodePtr previous) {
-  range_.reset();  // the previous value's bounds are not the new one's
   NodeTable::Get().Rewire(*this, std::move(previous));
   UndoneValues::Get().Add(id_, next_id.load());
 }

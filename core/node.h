@@ -40,7 +40,8 @@ using NodePtr = std::shared_ptr<Node>;
 // assign()'s bookkeeping on the new value's node: the buffer the value should end up in (the
 // assigned tensor's own; null where the tensor had no value yet) and the nodes whose value is
 // in it (the tensor's old value: it moves to a buffer of its own first where they are still
-// read), or the tensor's previous value where it was not realized (for an undo).
+// read), both moving to a later assign of the tensor; and the node the assign replaced, for
+// an undo, until a realize that computes the value succeeds.
 struct AssignTarget {
   BufferPtr destination;
   absl::InlinedVector<std::weak_ptr<Node>, 2> holders;
@@ -90,12 +91,13 @@ class Node : public std::enable_shared_from_this<Node> {
   // takes it, copies the value in and ReplaceBuffer()s, under its lock.
   void SetAssignTarget(std::unique_ptr<AssignTarget> target) { assign_ = std::move(target); }
   std::unique_ptr<AssignTarget> TakeAssignTarget() { return std::move(assign_); }
-  bool has_assign_target() const { return assign_ != nullptr; }
+  AssignTarget* assign_target() { return assign_.get(); }
   void ReplaceBuffer(BufferPtr buffer) { buffer_ = std::move(buffer); }
 
   // [ Note -- undone assigns ]
   // A realize that fails undoes the assign()s whose new values it would have computed (its
-  // outputs or not), so that a loop can catch the error and go on from the old values: each
+  // outputs or not) and no realize that ran has computed yet, so that a loop can catch the
+  // error and go on from the old values: each
   // such node takes the assigned tensor's previous value, its buffer (Undo: shared with
   // `holder`, that value's node, where it lives) or, where it was not realized, its expression
   // (UndoTo). Nodes recorded from it before then meant the value that never came:

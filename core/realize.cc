@@ -67,7 +67,12 @@ void MoveIntoDestination(Backend& backend, const Program& program, Node* node,
     const Node& o = *old[0];
     const NodePtr copy = MakeUniqueNode(OpKind::kCast, o.dtype(), o.device(), o.shape(), {old[0]});
     Program copying = CollectProgram({copy.get()});
-    const BufferPtr moved = Run(backend, copying, node->device(), program.device_index)[0];
+    BufferPtr moved;
+    try {
+      moved = Run(backend, copying, node->device(), program.device_index)[0];
+    } catch (const Error&) {
+      return;  // no memory for the old value's copy (the limit): the value stays apart
+    }
     for (const NodePtr& h : old) h->ReplaceBuffer(moved);
   }
   if (destination.use_count() != 1) return;
@@ -84,21 +89,22 @@ void MoveIntoDestination(Backend& backend, const Program& program, Node* node,
 void UndoAssigns(const Program& program) {
   for (const Node* n : program.nodes) {
     Node* node = const_cast<Node*>(n);
-    if (!node->has_assign_target()) continue;
-    std::unique_ptr<AssignTarget> target = node->TakeAssignTarget();
-    if (target->previous != nullptr) {
-      node->UndoTo(std::move(target->previous));
-      continue;
-    }
-    NodePtr holder;
-    for (const std::weak_ptr<Node>& h : target->holders) {
-      if (holder == nullptr) holder = h.lock();
-    }
-    if (holder != nullptr) {
-      node->Undo(holder->buffer(), holder);
+    const AssignTarget* target = node->assign_target();
+    if (target == nullptr || target->previous == nullptr) continue;  // computed before
+    const NodePtr previous = node->TakeAssignTarget()->previous;
+    if (previous->realized()) {
+      node->Undo(previous->buffer(), previous);
     } else {
-      node->Undo(std::move(target->destination), nullptr);
+      node->UndoTo(previous);
     }
+  }
+}
+
+// A program that ran computed its assigned values: none of them is undone later, and the
+// nodes they replaced are not held for that (one so held would look still read).
+void KeepAssigns(const Program& program) {
+  for (const Node* n : program.nodes) {
+    if (AssignTarget* target = const_cast<Node*>(n)->assign_target()) target->previous.reset();
   }
 }
 
@@ -124,6 +130,7 @@ void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& o
     UndoAssigns(program);
     throw;
   }
+  KeepAssigns(program);
   // Every output first: one not yet realized would still hold an assigned tensor's old value.
   for (size_t i = 0; i < program.outputs.size(); ++i) {
     const_cast<Node*>(program.outputs[i])->SetRealized(std::move(buffers[i]));
@@ -139,11 +146,8 @@ void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& o
 
 void SetAssignTarget(const NodePtr& target, Node& value) {
   std::unique_lock<std::shared_mutex> lock(GraphMutex());
-  if (target->has_assign_target()) {  // assigned before, not yet realized
-    value.SetAssignTarget(target->TakeAssignTarget());
-    return;
-  }
   auto t = std::make_unique<AssignTarget>();
+  t->previous = target;
   if (target->realized()) {
     t->destination = target->buffer();
     t->holders.push_back(target);
@@ -151,8 +155,11 @@ void SetAssignTarget(const NodePtr& target, Node& value) {
     if (NodePtr shared = target->undone_from(); shared && shared->buffer() == t->destination) {
       t->holders.push_back(shared);
     }
-  } else {
-    t->previous = target;
+  } else if (AssignTarget* before = target->assign_target()) {
+    // Assigned before, not yet realized: the buffer goes to the newer value; the older keeps
+    // what it replaced, for its own undo.
+    t->destination = std::move(before->destination);
+    t->holders = std::move(before->holders);
   }
   value.SetAssignTarget(std::move(t));
 }

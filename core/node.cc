@@ -228,11 +228,11 @@ void Node::SetRealized(BufferPtr buffer) {
   inputs_.clear();
 }
 
-void Node::Undo(BufferPtr previous, const NodePtr& holder) {
-  // The node that owns the buffer where `holder` was itself undone onto it.
-  NodePtr root = holder != nullptr ? holder->undone_from() : nullptr;
-  undone_from_ = root != nullptr && root->buffer() == previous ? root : holder;
-  SetRealized(std::move(previous));
+void Node::Undo(const NodePtr& previous) {
+  // The node that owns the buffer, where `previous` was itself undone onto it.
+  const NodePtr root = previous->undone_from();
+  undone_from_ = root != nullptr && root->buffer() == previous->buffer() ? root : previous;
+  SetRealized(previous->buffer());
   UndoneValues::Get().Add(id_, next_id.load());
 }
 

@@ -97,13 +97,12 @@ class Node : public std::enable_shared_from_this<Node> {
   // [ Note -- undone assigns ]
   // A realize that fails undoes the assign()s whose new values it would have computed (its
   // outputs or not) and no realize that ran has computed yet, so that a loop can catch the
-  // error and go on from the old values: each
-  // such node takes the assigned tensor's previous value, its buffer (Undo: shared with
-  // `holder`, that value's node, where it lives) or, where it was not realized, its expression
+  // error and go on from the old values: each such node takes the value its assign replaced,
+  // `previous`: its buffer, shared, where it was realized (Undo), else its expression
   // (UndoTo). Nodes recorded from it before then meant the value that never came:
   // ReadsUndoneValue() says so (realize refuses them), and recording the same operation again
   // from the tensor makes a new node instead of finding them.
-  void Undo(BufferPtr previous, const NodePtr& holder);
+  void Undo(const NodePtr& previous);
   void UndoTo(NodePtr previous);
   bool ReadsUndoneValue() const;
   // The node whose buffer an Undo shared, while it lives: it holds the old value too.

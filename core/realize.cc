@@ -93,7 +93,7 @@ void UndoAssigns(const Program& program) {
     if (target == nullptr || target->previous == nullptr) continue;  // computed before
     const NodePtr previous = node->TakeAssignTarget()->previous;
     if (previous->realized()) {
-      node->Undo(previous->buffer(), previous);
+      node->Undo(previous);
     } else {
       node->UndoTo(previous);
     }

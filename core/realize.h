@@ -22,8 +22,8 @@ Program CollectProgram(const std::vector<const Node*>& outputs);
 // assign(): `value` (the new value's node) is to end up in the buffer of `target` (the
 // tensor's value before it): where target is realized, its buffer; where target is itself an
 // assigned value not yet realized (a tensor assigned twice in a step), what it was to end up
-// in, which moves to `value`. The previous value goes with it, for a failed realize to go
-// back to ([ Note -- undone assigns ] in core/node.h).
+// in, which moves to `value`. `value` keeps `target` until a realize computes it, for a
+// failed realize to go back to ([ Note -- undone assigns ] in core/node.h).
 void SetAssignTarget(const NodePtr& target, Node& value);
 
 // [ Note -- threads ]

@@ -269,9 +269,11 @@ BENCHMARK(BM_Batched)
 
 BENCHMARK(BM_ColdWeights)
     // A server's changing batch: the kernels take the rows from the second size on, with
-    // tiles for each power-of-two bucket's fewest (24, 48, 100, 127: the same kernels).
+    // tiles for each power-of-two bucket's fewest (24, 48, 65-127: the same kernels; the last
+    // tile row's A box moved in bounds from 65). TESSEL_DYNAMIC=0: each size's own kernel.
     ->ArgsProduct({{1, 16, 24, 32, 48, 64, 100, 127}, {4096}, {4096}, {0, 1}})
     ->ArgsProduct({{16}, {14336}, {4096}, {0, 1}})
+    ->ArgsProduct({{65, 80, 96, 112, 120, 128}, {4096}, {4096}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

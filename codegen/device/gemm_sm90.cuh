@@ -97,7 +97,8 @@ __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work
   }
 }
 
-// One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile): four steps of k16 (k8
+// One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile, `a_shift` rows into the
+// stage's A: tessel_gemm_sm90_a_shift): four steps of k16 (k8
 // for TF32), 32 bytes of K each. K-major operands advance 32 bytes per step inside the
 // swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
 // lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
@@ -110,8 +111,8 @@ __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work
 template <class C>
 __device__ __forceinline__ void tessel_gemm_sm90_mma(
     float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
-    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], const unsigned char* stage, int c, bool first,
-    bool first_rest) {
+    float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], const unsigned char* stage, int c,
+    int a_shift, bool first, bool first_rest) {
   using L = tessel_gemm_sm90_layout<C>;
   constexpr unsigned kStep = 16 * 128, kBlock = 64 * L::kRowBytes;
   if constexpr (C::SWAP) {
@@ -130,7 +131,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mma(
     }
     return;
   }
-  const unsigned a0 = tessel_smem(stage) + c * 64 * L::kRowBytes;
+  const unsigned a0 = tessel_smem(stage) + (c * 64 + a_shift) * L::kRowBytes;
   const unsigned b0 = tessel_smem(stage) + L::kABytes;
 #pragma unroll
   for (int kk = 0; kk < L::kRowBytes / 32; ++kk) {
@@ -165,7 +166,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
     float (&acc)[tessel_gemm_sm90_layout<C>::kAccs],
     float (&part)[tessel_gemm_sm90_layout<C>::kAccs],
     float (&rest)[tessel_gemm_sm90_layout<C>::kAccs], unsigned char* ring, unsigned long long* full,
-    unsigned long long* empty, int c, int k_steps, int& stage, unsigned& phase) {
+    unsigned long long* empty, int c, int a_shift, int k_steps, int& stage, unsigned& phase) {
   using L = tessel_gemm_sm90_layout<C>;
   const bool signals = threadIdx.x % 128 == 0;
   int previous = 0;
@@ -173,7 +174,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
     tessel_mbar_wait(&full[stage], phase);
     tessel_wgmma_fence();
     if constexpr (C::SPLIT) {
-      tessel_gemm_sm90_mma<C>(part, rest, ring + stage * L::kStageBytes, c, true, kt == 0);
+      tessel_gemm_sm90_mma<C>(part, rest, ring + stage * L::kStageBytes, c, a_shift, true, kt == 0);
       tessel_wgmma_commit();
       tessel_wgmma_wait<0>();
       if (signals) tessel_mbar_arrive(&empty[stage]);
@@ -181,7 +182,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
       for (int i = 0; i < L::kAccs; ++i) acc[i] = kt == 0 ? part[i] : acc[i] + part[i];
       if (++stage == C::STAGES) stage = 0, phase ^= 1;
     } else {
-      tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, kt == 0, false);
+      tessel_gemm_sm90_mma<C>(acc, rest, ring + stage * L::kStageBytes, c, a_shift, kt == 0, false);
       tessel_wgmma_commit();
       tessel_gemm_sm90_next_stage<C>(empty, kt, previous, stage, phase);
     }
@@ -244,7 +245,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
-      tessel_gemm_sm90_producer<C>(ring, full, empty, a_maps, b_maps, tiles_m, tiles, cuts);
+      tessel_gemm_sm90_producer<C>(ring, full, empty, a_maps, b_maps, m, tiles_m, tiles, cuts);
     } else if constexpr (!L::kEpilogueWarps) {
       // No epilogue warps: the producer's warpgroup has nothing else to do.
     } else if (threadIdx.x >= 32) {
@@ -285,8 +286,8 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
     if constexpr (C::B_REGS) {
       tessel_gemm_sm90_mainloop_b_regs<C>(acc, ring, full, empty, c, s.k1 - s.k0, stage, phase);
     } else {
-      tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c, s.k1 - s.k0, stage,
-                                   phase);
+      tessel_gemm_sm90_mainloop<C>(acc, part, rest, ring, full, empty, c,
+                                   tessel_gemm_sm90_a_shift<C>(w.tm, m), s.k1 - s.k0, stage, phase);
     }
     if constexpr (C::SPLIT) {
       // An infinite part makes the remainder products NaN (inf x 0) where f32 gives the

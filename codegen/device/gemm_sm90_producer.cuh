@@ -68,6 +68,27 @@ struct tessel_gemm_sm90_layout {
   static_assert(kStageBytes % 1024 == 0, "stages must stay swizzle-atom aligned");
 };
 
+// Rows by which the A box of a tile in tile row `tm` starts above the tile (K-major 16-bit A),
+// so that it reads rows of A rather than rows past the output's `m`: TMA fills a box's rows
+// out of bounds slowly (H200, forty-third session: 64 x 4096 x 4096's kernel for 64-row tiles
+// at 65 rows 24.0 us, with its last tile's box moved in bounds 21.3, at 128 rows 21.5). A
+// multiple of 8, so that the consumers' wgmma descriptors, moved as far into the stage, stay
+// on the 128-byte swizzle's 1024-byte atoms (a box may still end up to 7 rows past m); at most
+// the rows of B that follow A in the stage, which the moved reads then run into: they land in
+// output rows past m, which are never stored.
+template <class C>
+__device__ __forceinline__ int tessel_gemm_sm90_a_shift(int tm, int m) {
+  using L = tessel_gemm_sm90_layout<C>;
+  if constexpr (C::SWAP || C::A_MN || C::TF32 || C::GROUPED) {
+    return 0;
+  } else {
+    constexpr int kMost =
+        (C::BM - 8 < L::kBBytes / L::kRowBytes ? C::BM - 8 : L::kBBytes / L::kRowBytes) & ~7;
+    const int row0 = tm * C::BM, past = row0 + C::BM - m;
+    return past <= 0 ? 0 : min(min(row0, kMost), past & ~7);
+  }
+}
+
 // Tile t of a tiles_m x tiles_n grid: bands of GROUP_M tile rows are walked column by
 // column, so the CTAs running at once share A rows and B columns in L2.
 template <class C>
@@ -235,14 +256,16 @@ __device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tesse
   }
 }
 
-// Every TMA box of k-step `kt`'s stage of a tile, A's BM x BK block and B's BK x BN block
-// (and the second B's, DUAL): box(offset, map, c0, c1, c2) with `offset` the box's bytes into
-// the stage and (c0 innermost, c1, c2) its coordinates.
+// Every TMA box of k-step `kt`'s stage of a tile, A's BM x BK block (from `a_shift` rows
+// above the tile: tessel_gemm_sm90_a_shift) and B's BK x BN block (and the second B's, DUAL):
+// box(offset, map, c0, c1, c2) with `offset` the box's bytes into the stage and (c0 innermost,
+// c1, c2) its coordinates.
 template <class C, class Box>
 __device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& a_map,
                                                        const tessel_tensor_map& b_map,
                                                        const tessel_tensor_map& b2_map, int batch,
-                                                       int tm, int tn, int kt, Box& box) {
+                                                       int tm, int a_shift, int tn, int kt,
+                                                       Box& box) {
   using L = tessel_gemm_sm90_layout<C>;
   const int ab = C::a_batch(batch), bb = C::b_batch(batch);
   // K-major: one box of rows x 64 k. MN-major: boxes of 64 k-rows x 64 rows/columns.
@@ -254,7 +277,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& 
   } else {
 #pragma unroll
     for (int part = 0; part < L::kParts; ++part) {
-      box(part * L::kAPart, a_map, kt * C::BK, tm * C::BM, ab * L::kParts + part);
+      box(part * L::kAPart, a_map, kt * C::BK, tm * C::BM - a_shift, ab * L::kParts + part);
     }
   }
   tessel_gemm_sm90_b_boxes<C>(L::kABytes, b_map, bb, tn, kt, box);
@@ -270,21 +293,19 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                                                       const tessel_tensor_map& a_map,
                                                       const tessel_tensor_map& b_map,
                                                       const tessel_tensor_map& b2_map, int batch,
-                                                      int tm, int tn, int kt) {
+                                                      int tm, int a_shift, int tn, int kt) {
   tessel_mbar_arrive_expect_tx(full, tessel_gemm_sm90_layout<C>::kStageBytes);
   auto load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2) {
     tessel_tma_load_3d(stage + offset, &map, full, c0, c1, c2);
   };
-  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, tn, kt, load);
+  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, a_shift, tn, kt, load);
 }
 
-// `a_maps(part)`, `b_maps(part)`: the part's A and B maps.
+// `a_maps(part)`, `b_maps(part)`: the part's A and B maps; `m` the output's rows.
 template <class C, class AMaps, class BMaps>
-__device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
-                                                          unsigned long long* full,
-                                                          unsigned long long* empty, AMaps& a_maps,
-                                                          BMaps& b_maps, int tiles_m, int tiles,
-                                                          const tessel_gemm_sm90_cuts* cuts) {
+__device__ __forceinline__ void tessel_gemm_sm90_producer(
+    unsigned char* ring, unsigned long long* full, unsigned long long* empty, AMaps& a_maps,
+    BMaps& b_maps, int m, int tiles_m, int tiles, const tessel_gemm_sm90_cuts* cuts) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
@@ -294,10 +315,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(unsigned char* ring,
     const tessel_tensor_map& a_map = *a_maps(w.part);
     const tessel_tensor_map& b_map = *b_maps(w.part);
     const tessel_tensor_map& b2_map = *b_maps(C::DUAL ? 1 : w.part);
+    const int a_shift = tessel_gemm_sm90_a_shift<C>(w.tm, m);
     for (int kt = s.k0; kt < s.k1; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
       tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, b2_map,
-                               w.batch, w.tm, w.tn, kt);
+                               w.batch, w.tm, a_shift, w.tn, kt);
       if (++stage == C::STAGES) stage = 0, phase ^= 1;
     }
   }

@@ -48,6 +48,33 @@ TEST_F(GemmTest, ShapesAndDtypes) {
   }
 }
 
+TEST_F(GemmTest, LastTileRowsOfEveryHeight) {
+  // A last tile row that runs past the output's rows reads A from up to 120 rows above it
+  // (codegen/device/gemm_sm90_producer.cuh's tessel_gemm_sm90_a_shift), in steps of 8, as far
+  // as the stage's B lets the consumers read on: 1 to 63 rows in the last tile row of 64
+  // (fixed rows under 128), 1 to 127 in the last of 128, stages of 64 and 256 columns of B,
+  // products stored by TMA and through an epilogue.
+  const Case cases[] = {{65, 64, 64},   {100, 192, 520}, {127, 64, 264},   {129, 64, 64},
+                        {135, 64, 520}, {200, 192, 64},  {255, 64, 136},   {257, 128, 64},
+                        {383, 64, 264}, {1000, 64, 72},  {2055, 64, 2048}, {2100, 64, 2048}};
+  for (const Case& c : cases) {
+    for (bool epilogue : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << c.m << "x" << c.k << "x" << c.n << (epilogue ? " + bias, gelu" : ""));
+      auto build = [&](Device d) {
+        Tensor y =
+            matmul(Data({c.m, c.k}, 1, DType::kBF16, d), Data({c.k, c.n}, 2, DType::kBF16, d));
+        if (epilogue) y = gelu(y + Data({c.n}, 3, DType::kBF16, d));
+        return std::vector<Tensor>{y};
+      };
+      if (OnTensorCoreGpu()) {
+        EXPECT_TRUE(UsesTensorCores(build(Device::kCUDA)));
+      }
+      Compare(build);
+    }
+  }
+}
+
 TEST_F(GemmTest, TransposedOperandsAreReadInPlace) {
   const DType dt = DType::kBF16;
   for (int layout = 1; layout < 4; ++layout) {

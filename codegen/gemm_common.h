@@ -95,8 +95,8 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, 
 struct GemmExtent {
   int64_t m = 0, n = 0;
 };
-// `least_rows`: the fewest rows a kernel that takes its rows serves (0: the outputs'), which
-// decide the tile's rows; its columns suit the outputs' (most) rows.
+// `least_rows`: the fewest rows a kernel that takes its rows serves (0: a kernel for fixed
+// rows, the outputs'), which decide the tile's rows; its columns suit the outputs' (most) rows.
 GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
                         bool dual, int64_t least_rows = 0);
 // Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the

@@ -59,7 +59,8 @@ TEST(GemmTilesTest, UnalignedRowsAreStagedForTensorCores) {
 // A kernel that takes the batch serves a bucket of row counts: where its fewest rows take a
 // tile of fewer rows than its most (64 x 4096 x 4096 in the bucket 64..127), that tile, with
 // K cut at run time for the tiles a batch has; else the kernel for its most rows, as a kernel
-// specialized to them (the bucket 128..255).
+// specialized to them (the bucket 128..255). A kernel for fixed rows under 128 takes 64-row
+// tiles.
 TEST(GemmTilesTest, BatchBucketsTakeTilesForTheirFewestRows) {
   const Tensor x = testing::Placeholder({100, 4096}), w = testing::Placeholder({4096, 4096});
   const Tensor y = matmul(x, w);
@@ -83,6 +84,10 @@ TEST(GemmTilesTest, BatchBucketsTakeTilesForTheirFewestRows) {
   EXPECT_EQ(wider.source, source(0, 255).source);  // min unsaid: the tile for the most rows
   const codegen::KernelSource few = source(32, 63);
   EXPECT_TRUE(absl::StrContains(few.schedule, "swapped")) << few.schedule;
+  // Fixed rows under 128 (16-bit) take 64-row tiles: two tile rows of 100.
+  const std::vector<codegen::KernelSource> fixed = testing::GenerateForHopper({y}).kernels;
+  ASSERT_EQ(fixed.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(fixed[0].schedule, "tiles of 64 x 64")) << fixed[0].schedule;
 }
 
 // f32 under TF32 on Hopper: wgmma reads 32-bit operands only K-major, so an MN-major operand

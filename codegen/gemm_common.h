@@ -97,8 +97,10 @@ struct GemmExtent {
 };
 // `least_rows`: the fewest rows a kernel that takes its rows serves (0: a kernel for fixed
 // rows, the outputs'), which decide the tile's rows; its columns suit the outputs' (most) rows.
+// `a_box_moves`: the kernel moves a last tile row's A box up into A's rows
+// (tessel_gemm_sm90_a_shift), which makes 64-row tiles pay for fixed rows up to 127.
 GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
-                        bool dual, int64_t least_rows = 0);
+                        bool dual, int64_t least_rows = 0, bool a_box_moves = false);
 // Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the
 // rows in wgmma's N (16 or 32 a tile) and 64 or 128 columns of B in its M, so that no
 // padding rows are multiplied. nullopt where some output has more than 32 rows. `dual`: two

@@ -167,17 +167,18 @@ bool ReadsBIntoRegisters(const std::vector<GemmProblem>& parts) {
 }  // namespace
 
 GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
-                        bool dual, int64_t least_rows) {
+                        bool dual, int64_t least_rows, bool a_box_moves) {
   GemmTile tile;
   // Few rows: one consumer warpgroup, and stages half the size, so that more of B is in flight
-  // where streaming B is the whole cost. At most 64 rows; on a kernel for fixed rows, 16-bit,
-  // fewer than 128: from 65 rows that takes two tile rows, the second's A box read from up to
-  // 56 rows above it (tessel_gemm_sm90_a_shift), where one tile of 128 rows would fill the
-  // rows past m out of bounds, slowly (H200, forty-third session: 65 to 127 x 4096 x 4096,
-  // weight not in L2, 1.65-2.20 TB/s of weight on a 128-row tile, 2.44-2.51 on two of 64;
-  // 64 rows 2.54). A kernel that takes its rows (`least_rows` > 0) keeps the bucket 64..127 on
-  // 64-row tiles by its fewest rows, with K cut at run time (ChooseWalk): measured the same way,
-  // 2.26-2.29 TB/s at 65-127 rows (1.47-2.29 before its A boxes moved in bounds).
+  // where streaming B is the whole cost. At most 64 rows; on a kernel for fixed rows whose
+  // last A box moves, fewer than 128: from 65 rows that takes two tile rows, the second's A
+  // box read from up to 56 rows above it (tessel_gemm_sm90_a_shift), where one tile of 128
+  // rows would fill the rows past m out of bounds, slowly (H200, forty-third session: 65 to
+  // 127 x 4096 x 4096, weight not in L2, 1.65-2.20 TB/s of weight on a 128-row tile,
+  // 2.44-2.51 on two of 64; 64 rows 2.54). A kernel that takes its rows (`least_rows` > 0)
+  // keeps the bucket 64..127 on 64-row tiles by its fewest rows, with K cut at run time
+  // (ChooseWalk): measured the same way, 2.26-2.29 TB/s at 65-127 rows (1.47-2.29 before its
+  // A boxes moved in bounds). (fusion/gemm_groups.cc's launch estimate keeps nominal tiles.)
   int64_t most_rows = 0, narrowest = outputs[0].n;
   for (const GemmExtent& o : outputs) {
     most_rows = std::max(most_rows, o.m);
@@ -185,7 +186,7 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
   }
   const bool takes_rows = least_rows > 0;
   const int64_t rows = takes_rows ? least_rows : most_rows;
-  if (rows <= 64 || (rows < 128 && !tf32 && !takes_rows)) tile.bm = 64;
+  if (rows <= 64 || (rows < 128 && a_box_moves && !takes_rows)) tile.bm = 64;
   // The widest tile that still gives every SM a tile and is not more than twice as wide as
   // the narrowest output (sibling GEMMs: each starts a tile column of its own); 64 when none.
   // (Two parts of each operand, or two B's, a stage: at most 128 wide, so that three stages
@@ -262,10 +263,13 @@ WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn
     most.push_back({part.m, part.n});
     least.push_back({part.least_m, part.n});
   }
+  // tessel_gemm_sm90_a_shift's kernels: K-major 16-bit A, not grouped.
+  const bool a_box_moves = !tf32 && !a_mn && !grouped;
   auto tile_for = [&](const std::vector<GemmExtent>& rows, int64_t least_rows) {
     std::optional<GemmTile> swapped;
     if (!tf32 && !a_mn) swapped = ChooseSwappedTile(rows, batch, dual);
-    return swapped ? *swapped : ChooseGemmTile(most, batch, tf32, splits, dual, least_rows);
+    return swapped ? *swapped
+                   : ChooseGemmTile(most, batch, tf32, splits, dual, least_rows, a_box_moves);
   };
   WalkChoice choice{tile_for(most, p.rows_argument ? p.m : 0), KSlicing{}};
   const GemmTile for_least = tile_for(least, p.rows_argument ? p.least_m : 0);

@@ -1,7 +1,6 @@
 // tessel device library: the Hopper GEMM's layout, its walk over output tiles and its producer
-// (the TMA loads of each stage, and the L2 prefetch before the grid dependency wait), handed to
-// NVRTC as "tessel/gemm_sm90_producer.cuh" and included by tessel/gemm_sm90.cuh, whose header
-// says what the configuration C provides.
+// (the TMA loads of each stage), handed to NVRTC as "tessel/gemm_sm90_producer.cuh" and
+// included by tessel/gemm_sm90.cuh, whose header says what the configuration C provides.
 #pragma once
 #include "tessel/gemm_sm90_output.cuh"
 #include "tessel/ptx.cuh"

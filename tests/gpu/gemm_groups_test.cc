@@ -124,7 +124,7 @@ TEST_F(GemmTest, SiblingGemmsShareOneLaunch) {
 // 128-wide tiles (4096 rows), the gate also an output, B read transposed.
 TEST_F(GemmTest, DualGemmsNeverWriteTheirProducts) {
   for (DType dt : {DType::kBF16, DType::kF16}) {
-    for (int64_t m : {1, 63, 300, 4096}) {
+    for (int64_t m : {1, 63, 100, 300, 4096}) {
       SCOPED_TRACE(::testing::Message() << "m " << m << " " << DTypeName(dt));
       auto swiglu = [&](Device d) {
         const Tensor x = Data({m, 136}, 1, dt, d);

@@ -151,9 +151,9 @@ TEST_F(GemmTest, EpiloguesFuseIntoOneKernel) {
 TEST_F(GemmTest, BiasGeluResidualOnRaggedAndBatchedTiles) {
   // On sm_90a the epilogue warps compute these (16-bit values in pairs) while the consumers
   // multiply, and the consumers compute each block's last tile: ragged edges, several tiles
-  // per block, batches, and a 64-row tile (M <= 64).
-  for (const Shape& out :
-       {Shape{300, 264}, Shape{2048, 1024}, Shape{3, 200, 136}, Shape{2, 40, 264}}) {
+  // per block, batches, and 64-row tiles (M < 128; from 65 the last tile row's A box moves).
+  for (const Shape& out : {Shape{300, 264}, Shape{2048, 1024}, Shape{3, 200, 136},
+                           Shape{2, 40, 264}, Shape{2, 100, 264}}) {
     for (DType dt : {DType::kBF16, DType::kF16}) {
       SCOPED_TRACE(absl::StrCat(out.ToString(), " ", DTypeName(dt)));
       Compare([&](Device d) {

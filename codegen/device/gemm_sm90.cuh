@@ -98,14 +98,14 @@ __device__ __forceinline__ int tessel_gemm_sm90_col0(const tessel_gemm_sm90_work
 }
 
 // One stage's wgmmas for consumer `c` (rows 64c..64c+63 of the tile, `a_shift` rows into the
-// stage's A: tessel_gemm_sm90_a_shift): four steps of k16 (k8
-// for TF32), 32 bytes of K each. K-major operands advance 32 bytes per step inside the
-// swizzled row; MN-major ones advance 16 k-rows (2048 bytes). MN-major blocks of 64 columns
-// lie 64 * 128 bytes apart. `acc` starts afresh where `first`; with SPLIT it receives only the
-// parts' product of this stage, and `rest` (from `first_rest`) the remainder products; with
-// DUAL, `rest` the product with the second B (from `first`): `rest` follows `acc` in one array
-// and the stage holds the second B right after the first, so that one wgmma of twice the N
-// computes both (a 128 x 256 tile's instructions, not twice a 128 x 128 one's).
+// stage's A: tessel_gemm_sm90_a_shift): four steps of k16 (k8 for TF32), 32 bytes of K each.
+// K-major operands advance 32 bytes per step inside the swizzled row; MN-major ones advance 16
+// k-rows (2048 bytes). MN-major blocks of 64 columns lie 64 * 128 bytes apart. `acc` starts
+// afresh where `first`; with SPLIT it receives only the parts' product of this stage, and
+// `rest` (from `first_rest`) the remainder products; with DUAL, `rest` the product with the
+// second B (from `first`): `rest` follows `acc` in one array and the stage holds the second B
+// right after the first, so that one wgmma of twice the N computes both (a 128 x 256 tile's
+// instructions, not twice a 128 x 128 one's).
 // SWAP: consumer c's 64 columns of B (and of the second B, DUAL) are wgmma's A and the
 // tile's BM rows of A its B.
 template <class C>

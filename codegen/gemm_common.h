@@ -95,10 +95,10 @@ GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, 
 struct GemmExtent {
   int64_t m = 0, n = 0;
 };
-// `least_rows`: the fewest rows a kernel that takes its rows serves (0: a kernel for fixed
-// rows, the outputs'), which decide the tile's rows; its columns suit the outputs' (most) rows.
-// `a_box_moves`: the kernel moves a last tile row's A box up into A's rows
-// (tessel_gemm_sm90_a_shift), which makes 64-row tiles pay for fixed rows up to 127.
+// `least_rows`: the fewest rows a kernel that takes its rows serves (0: the outputs'), which
+// decide the tile's rows; its columns suit the outputs' (most) rows. `a_box_moves`: a kernel
+// for fixed rows that moves a last tile row's A box up into A's rows
+// (tessel_gemm_sm90_a_shift), which makes 64-row tiles pay up to 127 rows.
 GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
                         bool dual, int64_t least_rows = 0, bool a_box_moves = false);
 // Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the

@@ -177,16 +177,16 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
   // 127 x 4096 x 4096, weight not in L2, 1.65-2.20 TB/s of weight on a 128-row tile,
   // 2.44-2.51 on two of 64; 64 rows 2.54). A kernel that takes its rows (`least_rows` > 0)
   // keeps the bucket 64..127 on 64-row tiles by its fewest rows, with K cut at run time
-  // (ChooseWalk): measured the same way, 2.26-2.29 TB/s at 65-127 rows (1.47-2.29 before its
-  // A boxes moved in bounds). (fusion/gemm_groups.cc's launch estimate keeps nominal tiles.)
+  // (ChooseWalk), and `a_box_moves` false: measured the same way, 2.26-2.29 TB/s at 65-127
+  // rows (1.47-2.29 before its A boxes moved in bounds). (fusion/gemm_groups.cc's launch
+  // estimate keeps nominal tiles.)
   int64_t most_rows = 0, narrowest = outputs[0].n;
   for (const GemmExtent& o : outputs) {
     most_rows = std::max(most_rows, o.m);
     narrowest = std::min(narrowest, o.n);
   }
-  const bool takes_rows = least_rows > 0;
-  const int64_t rows = takes_rows ? least_rows : most_rows;
-  if (rows <= 64 || (rows < 128 && a_box_moves && !takes_rows)) tile.bm = 64;
+  const int64_t rows = least_rows > 0 ? least_rows : most_rows;
+  if (rows <= 64 || (rows < 128 && a_box_moves)) tile.bm = 64;
   // The widest tile that still gives every SM a tile and is not more than twice as wide as
   // the narrowest output (sibling GEMMs: each starts a tile column of its own); 64 when none.
   // (Two parts of each operand, or two B's, a stage: at most 128 wide, so that three stages
@@ -263,16 +263,16 @@ WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn
     most.push_back({part.m, part.n});
     least.push_back({part.least_m, part.n});
   }
-  // tessel_gemm_sm90_a_shift's kernels: K-major 16-bit A, not grouped.
-  const bool a_box_moves = !tf32 && !a_mn && !grouped;
+  // tessel_gemm_sm90_a_shift's kernels (K-major 16-bit A, not grouped), for fixed rows.
+  const bool a_box_moves = !tf32 && !a_mn && !grouped && !p.rows_argument;
   auto tile_for = [&](const std::vector<GemmExtent>& rows, int64_t least_rows) {
     std::optional<GemmTile> swapped;
     if (!tf32 && !a_mn) swapped = ChooseSwappedTile(rows, batch, dual);
     return swapped ? *swapped
                    : ChooseGemmTile(most, batch, tf32, splits, dual, least_rows, a_box_moves);
   };
-  WalkChoice choice{tile_for(most, p.rows_argument ? p.m : 0), KSlicing{}};
-  const GemmTile for_least = tile_for(least, p.rows_argument ? p.least_m : 0);
+  WalkChoice choice{tile_for(most, 0), KSlicing{}};
+  const GemmTile for_least = tile_for(least, p.least_m);
   const bool by_least = for_least.bm != choice.tile.bm || for_least.swap != choice.tile.swap;
   if (by_least) choice.tile = for_least;
   if (grouped || tf32) return choice;

@@ -190,12 +190,12 @@ BENCHMARK(BM_CopyBandwidth)->UseManualTime()->Unit(benchmark::kMillisecond);
 // after 8192 runs the kernel for 16..31 rows). `--benchmark_filter=/16/` measures 16 rows on
 // their own kernel (bench/RESULTS.md says which a figure is).
 BENCHMARK(BM_Qkv)
-    ->ArgsProduct({{64, 1024, 8192, 16}, {0, 1, 2}})
+    ->ArgsProduct({{64, 1024, 8192, 16, 100}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);
 BENCHMARK(BM_SwiGlu)
-    ->ArgsProduct({{64, 1024, 8192, 16}, {0, 1}})
+    ->ArgsProduct({{64, 1024, 8192, 16, 100}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -102,9 +102,10 @@ struct GemmExtent {
 GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
                         bool dual, int64_t least_rows = 0, bool a_box_moves = false);
 // Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the
-// rows in wgmma's N (16 or 32 a tile) and 64 or 128 columns of B in its M, so that no
-// padding rows are multiplied. nullopt where some output has more than 32 rows. `dual`: two
-// B's a stage.
+// rows in wgmma's N (16, 32 or 128 a tile) and 64 or 128 columns of B in its M, so that few
+// padding rows are multiplied and B is read once. nullopt where some output has more than
+// 128 rows, where the most rows are 33-64, or where a 128-row tile's whole tiles would keep
+// fewer than half the SMs busy. `dual`: two B's a stage.
 std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch,
                                           bool dual = false);
 

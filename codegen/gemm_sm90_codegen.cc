@@ -219,15 +219,26 @@ std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs
   GemmTile tile;
   tile.swap = true;
   tile.bm = 16;
-  for (const GemmExtent& o : outputs) {
-    if (o.m > 32) return std::nullopt;
-    if (o.m > 16) tile.bm = 32;
-  }
+  int64_t most_rows = 0;
+  for (const GemmExtent& o : outputs) most_rows = std::max(most_rows, o.m);
+  if (most_rows > 128 || (most_rows > 32 && most_rows <= 64)) return std::nullopt;
+  tile.bm = most_rows <= 16 ? 16 : most_rows <= 32 ? 32 : 128;
   // Two consumers (128 columns) where that still gives every SM a tile; else one, so that
   // twice the blocks stream B (16 x 4096 x 4096: 64 tiles of 64 columns).
-  int64_t tiles = 0;
-  for (const GemmExtent& o : outputs) tiles += CeilDiv(o.m, tile.bm) * CeilDiv(o.n, 128) * batch;
-  tile.bn = tiles >= kSms ? 128 : 64;
+  auto tiles = [&](int bn) {
+    int64_t all = 0;
+    for (const GemmExtent& o : outputs) all += CeilDiv(o.m, tile.bm) * CeilDiv(o.n, bn) * batch;
+    return all;
+  };
+  tile.bn = tiles(128) >= kSms ? 128 : 64;
+  // 65-128 rows: one tile row reads B once, where two of 64 rows read it twice, but only where
+  // whole tiles keep at least half the SMs busy (a thread's 64 accumulators take no K
+  // slices). H200, session 44, each size on its own kernel: q/k/v at M = 100 (96 tiles)
+  // 0.67x -> 0.86x of cuBLASLt on the weights concatenated, SwiGLU at M = 100 (172 dual
+  // tiles) 0.87x -> 0.95x of cuBLASLt's two GEMMs; 100 x 4096 x 4096 (64 tiles, in two K
+  // slices) 246 -> 226 TFLOP/s, so it keeps two tile rows of 64. (33-64 rows measured the
+  // same on either tile: one tile row of 64 already reads B once.)
+  if (tile.bm == 128 && 2 * tiles(64) < kSms) return std::nullopt;
   tile.stages = StagesThatFit(tile, false, 1, dual);
   return tile;
 }
@@ -351,10 +362,14 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
           : absl::StrCat(", the last round's tiles' K in ", slices, " slices for the SMs to share"),
       b_regs ? ", B read into registers (the product transposed)" : "");
   // The maps: A (each part's, grouped), each part's B, each part's output (TMA stores).
+  int a_box_rows = tile.bm;
+  if (tile.swap && !p.rows_argument && !grouped) {
+    a_box_rows = static_cast<int>(std::min<int64_t>(tile.bm, CeilDiv(p.m, 8) * 8));
+  }
   const size_t a_maps = grouped ? parts.size() : 1;
   for (size_t i = 0; i < a_maps; ++i) {
     ks.tensor_maps.push_back(
-        OperandMap(ks, parts[i].a, a_mn ? 64 : tile.bm, p.rows_argument, splits));
+        OperandMap(ks, parts[i].a, a_mn ? 64 : a_box_rows, p.rows_argument, splits));
   }
   for (const GemmProblem& part : parts) {
     ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? bk : tile.bn, false, splits));
@@ -391,7 +406,8 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
     CodeWriter::Scope config(&w, "};");
     EmitOperandConfig(w, p);
     w.Line("static constexpr int BM = ", tile.bm, ", BN = ", tile.bn, ", BK = ", bk,
-           ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem, ";");
+           ", STAGES = ", tile.stages, ", GROUP_M = ", tile.group_m, ", SMEM = ", smem,
+           ", A_BOX_ROWS = ", a_box_rows, ";");
     w.Line("static constexpr bool TF32 = ", tf32 ? "true" : "false",
            ", SPLIT = ", splits > 1 ? "true" : "false", ", B_REGS = ", b_regs ? "true" : "false",
            ", TMA_STORE = ", tma_store ? "true" : "false",

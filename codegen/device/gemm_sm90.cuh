@@ -46,12 +46,14 @@
 // A, K-major, are wgmma's B; its accumulators hold blocks of 64 columns x BM rows (the
 // epilogue's mapping says how).
 //
-// SWAP (few rows: M <= 32, the case of decoding a handful of tokens; any form above): the
-// operands trade places in the tensor cores, computing the tile's transpose B^T A^T. A tile
-// is BM = 16 or 32 rows (wgmma's N) by 64 of B's columns per consumer (wgmma's M), so that
-// wgmma multiplies no padding rows and a stage is nearly all B, the stream that costs; each
-// consumer's accumulators hold its 64 columns x BM rows, transposed into a BM x 64 staging
-// tile.
+// SWAP (few rows: M <= 32, or 65-128 over many columns, the case of decoding a handful of
+// tokens; any form above): the operands trade places in the tensor cores, computing the
+// tile's transpose B^T A^T. A tile is BM = 16, 32 or 128 rows (wgmma's N) by 64 of B's
+// columns per consumer (wgmma's M), so that wgmma multiplies few padding rows, a stage is
+// mostly B, the stream that costs, and B is read once; each consumer's accumulators hold its
+// 64 columns x BM rows, transposed into a BM x 64 staging tile. A's box holds A_BOX_ROWS of
+// the BM rows (the output's, rounded up to 8, for fixed rows): TMA fills a box's rows past m
+// slowly, and the stage's rows left unloaded feed only output rows past m.
 //
 // DUAL (two GEMMs of the same A and output shape whose results meet elementwise, as SwiGLU's
 // silu(x wg) * (x wu)): each stage holds A and both B blocks (b_maps(0), b_maps(1)), each
@@ -68,14 +70,14 @@
 // C provides: TILES_N (tile columns, summed over the parts), `static __device__ int
 // part(int& tn)` (the part of tile column tn, which it makes local to the part), GROUPED (and
 // then TILES, work and k_steps, above), K, BATCH (output batch entries), BM (128/64), BN
-// (256/128/64; SWAP: BM 16/32, BN 128/64), BK (64; 32 with TF32: 128-byte rows either way),
-// STAGES, GROUP_M, SWAP, A_MN / B_MN (operand stored MN-major, i.e. read transposed), F16
-// (f16 operands and matmul, else bf16), TF32, SPLIT, B_REGS, DUAL, TMA_STORE, K_SLICES (the
-// most slices of a tile), CUT_ALL (every tile in K_SLICES slices), MAX_PIECES and FIXUP_BYTES (the
-// pieces the workspace holds, its bytes), STRIDED (the epilogue's lanes one column apart), SMEM
-// (dynamic shared bytes the host reserves), and `static __device__ int a_batch(int)`,
-// `b_batch(int)`: each operand's batch coordinate for an output batch entry (broadcast batches map
-// many entries to one).
+// (256/128/64; SWAP: BM 16/32/128, BN 128/64), A_BOX_ROWS (A's box rows), BK (64; 32 with
+// TF32: 128-byte rows either way), STAGES, GROUP_M, SWAP, A_MN / B_MN (operand stored MN-major,
+// i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT, B_REGS, DUAL,
+// TMA_STORE, K_SLICES (the most slices of a tile), CUT_ALL (every tile in K_SLICES slices),
+// MAX_PIECES and FIXUP_BYTES (the pieces the workspace holds, its bytes), STRIDED (the epilogue's
+// lanes one column apart), SMEM (dynamic shared bytes the host reserves), and `static __device__
+// int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for an output batch entry
+// (broadcast batches map many entries to one).
 #pragma once
 #include "tessel/gemm_sm90_b_regs.cuh"
 #include "tessel/gemm_sm90_fixup.cuh"

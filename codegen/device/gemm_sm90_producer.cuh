@@ -42,8 +42,14 @@ struct tessel_gemm_sm90_layout {
   static_assert((C::SWAP ? (C::BN == 128 || C::BN == 64) : (C::BM == 128 || C::BM == 64)) &&
                     C::BK * (C::TF32 ? 4 : 2) == kRowBytes,
                 "one or two consumer warpgroups of m64, 128-byte rows");
-  static_assert(!C::SWAP || ((C::BM == 16 || C::BM == 32) && !C::A_MN && !C::TF32),
-                "swapped tiles: 16 or 32 K-major rows of 16-bit A");
+  static_assert(!C::SWAP || ((C::BM == 16 || C::BM == 32 || C::BM == 128) && !C::A_MN && !C::TF32),
+                "swapped tiles: 16, 32 or 128 K-major rows of 16-bit A");
+  // A stage's bytes that its TMA boxes fill: A's box may hold fewer than BM rows (a swapped
+  // tile's: the rest feed only output rows past m).
+  static_assert(C::A_BOX_ROWS % 8 == 0 && C::A_BOX_ROWS <= C::BM &&
+                    (C::SWAP || C::A_BOX_ROWS == C::BM),
+                "A's box: BM rows, or a swapped tile's first A_BOX_ROWS");
+  static constexpr int kLoadedBytes = kStageBytes - kParts * (C::BM - C::A_BOX_ROWS) * kRowBytes;
   static_assert(!C::TF32 || (!C::A_MN && (!C::B_MN || C::B_REGS) && !C::TMA_STORE),
                 "TF32 operands are K-major (B MN-major only from registers); the consumers store");
   static_assert(!C::B_REGS || (C::TF32 && C::B_MN && !C::SPLIT && !C::SWAP && !C::DUAL &&
@@ -293,7 +299,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
                                                       const tessel_tensor_map& b_map,
                                                       const tessel_tensor_map& b2_map, int batch,
                                                       int tm, int a_shift, int tn, int kt) {
-  tessel_mbar_arrive_expect_tx(full, tessel_gemm_sm90_layout<C>::kStageBytes);
+  tessel_mbar_arrive_expect_tx(full, tessel_gemm_sm90_layout<C>::kLoadedBytes);
   auto load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2) {
     tessel_tma_load_3d(stage + offset, &map, full, c0, c1, c2);
   };

@@ -1,8 +1,10 @@
-// Few-row GEMMs on sm_90a (codegen/gemm_sm90_codegen.cc, ChooseSwappedTile): rows up to 32
-// trade places with B's columns in the tensor cores (SWAP), with 16- or 32-row tiles, a grid
+// Few-row GEMMs on sm_90a (codegen/gemm_sm90_codegen.cc, ChooseSwappedTile): rows up to 32,
+// and 65-128 over many columns, trade places with B's columns in the tensor cores (SWAP), with
+// 16-, 32- or 128-row tiles and A's box the output's rows rounded up to 8, a grid
 // of every tile and TMA stores of a consumer's rows, in every GEMM form (siblings, dual,
 // grouped); more rows, A read transposed and TF32 keep the usual tiles. (NVRTC compiles the
 // corpus's swapped_* cases in codegen_test; gemm_test runs them against the CPU.)
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,42 @@ TEST(GemmSwapTest, TileRowsFollowTheLongestOutput) {
   EXPECT_EQ(codegen::ChooseSwappedTile({{16, 4096}}, 8)->bn, 128);
   const codegen::GemmTile tile = *codegen::ChooseSwappedTile({{16, 4096}}, 1);
   EXPECT_GE(tile.stages, 8);  // a stage is nearly all B: deep rings for the stream
+}
+
+// 65-128 rows: one tile of 128 where whole tiles of 64 columns keep half the SMs busy; 33-64
+// rows never (one tile row of 64 reads B once already).
+TEST(GemmSwapTest, RowsPastSixtyFourSwapOnlyOverManyColumns) {
+  for (int64_t m : {65, 100, 128}) {
+    SCOPED_TRACE(m);
+    const std::optional<codegen::GemmTile> wide = codegen::ChooseSwappedTile({{m, 14336}}, 1);
+    ASSERT_TRUE(wide.has_value());
+    EXPECT_EQ(wide->bm, 128);
+    EXPECT_EQ(wide->bn, 64);  // 112 tiles of 128 columns would leave SMs idle
+    EXPECT_EQ(codegen::ChooseSwappedTile({{m, 32000}}, 1)->bn, 128);
+    EXPECT_EQ(codegen::ChooseSwappedTile({{m, 4096}, {m, 1024}, {m, 1024}}, 1)->bm, 128);
+    EXPECT_FALSE(codegen::ChooseSwappedTile({{m, 4096}}, 1).has_value());  // 64 tiles
+    EXPECT_EQ(codegen::ChooseSwappedTile({{m, 4096}}, 2)->bm, 128);        // 128
+  }
+  EXPECT_FALSE(codegen::ChooseSwappedTile({{48, 32000}}, 1).has_value());
+  EXPECT_FALSE(codegen::ChooseSwappedTile({{64, 32000}}, 1).has_value());
+  EXPECT_FALSE(codegen::ChooseSwappedTile({{129, 32000}}, 1).has_value());
+}
+
+TEST(GemmSwapTest, AsBoxHoldsTheOutputsRowsRoundedUpToEight) {
+  const codegen::KernelSource k =
+      testing::OnlyHopperKernel({matmul(In({100, 512}), In({512, 14336}))});
+  EXPECT_TRUE(Swaps(k)) << k.source;
+  EXPECT_EQ(k.tensor_maps.at(0).box[1], 104);
+  EXPECT_TRUE(absl::StrContains(k.source, "BM = 128, BN = 64")) << k.source;
+  EXPECT_TRUE(absl::StrContains(k.source, "A_BOX_ROWS = 104")) << k.source;
+  const codegen::KernelSource one =
+      testing::OnlyHopperKernel({matmul(In({1, 512}), In({512, 4096}))});
+  EXPECT_EQ(one.tensor_maps.at(0).box[1], 8);
+  // Two tile rows of 64 where 128-row tiles would be too few (the second's box moved up).
+  const codegen::KernelSource narrow =
+      testing::OnlyHopperKernel({matmul(In({100, 512}), In({512, 4096}))});
+  EXPECT_FALSE(Swaps(narrow));
+  EXPECT_EQ(narrow.tensor_maps.at(0).box[1], 64);
 }
 
 TEST(GemmSwapTest, DecodeProjectionSwapsAndCoversEveryTile) {

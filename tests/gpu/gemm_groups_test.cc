@@ -67,6 +67,45 @@ TEST_F(GemmTest, FewRowsTradePlacesInTheTensorCores) {
   }
 }
 
+// 65-128 rows over many columns: one swapped tile row of 128 (A's box the rows rounded up to
+// 8), in every form: plain, B read transposed, an epilogue ending inside a tile, a batch,
+// siblings and a dual GEMM (each wide enough for half the SMs).
+TEST_F(GemmTest, RowsPastSixtyFourOnWideWeightsTradePlaces) {
+  for (DType dt : {DType::kBF16, DType::kF16}) {
+    for (int64_t m : {65, 72, 100, 127, 128}) {
+      SCOPED_TRACE(::testing::Message() << "m " << m << " " << DTypeName(dt));
+      auto plain = [&](Device d) {
+        return std::vector<Tensor>{matmul(Data({m, 136}, 1, dt, d), Data({136, 8448}, 2, dt, d))};
+      };
+      auto transposed = [&](Device d) {
+        return std::vector<Tensor>{
+            matmul(Data({m, 72}, 3, dt, d), transpose(Data({4300, 72}, 4, dt, d))) * 0.5};
+      };
+      auto epilogue = [&](Device d) {
+        return std::vector<Tensor>{
+            gelu(matmul(Data({m, 64}, 5, dt, d), Data({64, 4232}, 6, dt, d)) +
+                 Data({4232}, 7, dt, d)) +
+            Data({m, 4232}, 8, dt, d)};
+      };
+      auto batch = [&](Device d) {
+        return std::vector<Tensor>{matmul(Data({2, m, 64}, 9, dt, d), Data({64, 4224}, 10, dt, d))};
+      };
+      auto siblings = [&](Device d) {
+        const Tensor x = Data({m, 128}, 11, dt, d);
+        return std::vector<Tensor>{matmul(x, Data({128, 4096}, 12, dt, d)),
+                                   matmul(x, Data({128, 264}, 13, dt, d)),
+                                   gelu(matmul(x, Data({128, 136}, 14, dt, d)))};
+      };
+      auto swiglu = [&](Device d) {
+        const Tensor x = Data({m, 128}, 15, dt, d);
+        return std::vector<Tensor>{silu(matmul(x, Data({128, 4400}, 16, dt, d))) *
+                                   matmul(x, Data({128, 4400}, 17, dt, d))};
+      };
+      CompareAsOneKernel({plain, transposed, epilogue, batch, siblings, swiglu});
+    }
+  }
+}
+
 // Experts of at most 32 rows each (a decode step's tokens routed to them) on swapped tiles of
 // 16 and of 32 rows. (Apart from the test above: there the rows vary from program to program,
 // and a grouped GEMM takes no rows argument, so its plan splits.)

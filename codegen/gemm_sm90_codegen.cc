@@ -234,10 +234,11 @@ std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs
   // 65-128 rows: one tile row reads B once, where two of 64 rows read it twice, but only where
   // whole tiles keep at least half the SMs busy (a thread's 64 accumulators take no K
   // slices). H200, session 44, each size on its own kernel: q/k/v at M = 100 (96 tiles)
-  // 0.67x -> 0.86x of cuBLASLt on the weights concatenated, SwiGLU at M = 100 (172 dual
-  // tiles) 0.87x -> 0.95x of cuBLASLt's two GEMMs; 100 x 4096 x 4096 (64 tiles, in two K
-  // slices) 246 -> 226 TFLOP/s, so it keeps two tile rows of 64. (33-64 rows measured the
-  // same on either tile: one tile row of 64 already reads B once.)
+  // 0.69x -> 0.90x of cuBLASLt on the weights concatenated, SwiGLU at M = 100 (172 dual
+  // tiles) 0.87x -> 0.97x of cuBLASLt's two GEMMs, 100 x 14336 x 4096 (224 tiles) 79% -> 89%;
+  // 100 x 4096 x 4096 (64 tiles, in two K slices) 246 -> 226 TFLOP/s, so it keeps two tile
+  // rows of 64. (33-64 rows measured the same on either tile: one tile row of 64 already
+  // reads B once.)
   if (tile.bm == 128 && 2 * tiles(64) < kSms) return std::nullopt;
   tile.stages = StagesThatFit(tile, false, 1, dual);
   return tile;

@@ -280,6 +280,8 @@ WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn
   auto tile_for = [&](const std::vector<GemmExtent>& rows, int64_t least_rows) {
     std::optional<GemmTile> swapped;
     if (!tf32 && !a_mn) swapped = ChooseSwappedTile(rows, batch, dual);
+    // A swapped tile row of 128 pays by reading B once: not for a bucket past 128 rows.
+    if (swapped && swapped->bm == 128 && p.m > 128) swapped.reset();
     return swapped ? *swapped
                    : ChooseGemmTile(most, batch, tf32, splits, dual, least_rows, a_box_moves);
   };

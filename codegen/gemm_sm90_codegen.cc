@@ -218,7 +218,6 @@ std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs
                                           bool dual) {
   GemmTile tile;
   tile.swap = true;
-  tile.bm = 16;
   int64_t most_rows = 0;
   for (const GemmExtent& o : outputs) most_rows = std::max(most_rows, o.m);
   if (most_rows > 128 || (most_rows > 32 && most_rows <= 64)) return std::nullopt;

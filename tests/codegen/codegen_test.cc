@@ -40,7 +40,7 @@ int Occurrences(absl::string_view text, absl::string_view needle) {
 // entry may only read).
 TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
-  int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0, attention = 0;
+  int compiled = 0, tensor_core = 0, tf32 = 0, plain_tf32 = 0, attention = 0, swapped_128 = 0;
   for (const testing::CorpusCase& c : testing::Corpus()) {
     std::vector<const Node*> roots;
     for (const Tensor& t : c.outputs) roots.push_back(&t.node());
@@ -73,6 +73,10 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
                                                                    : "tessel_attention_sm80<")
                          ? 1
                          : 0;
+        swapped_128 +=
+            absl::StrContains(k.source, "BM = 128,") && absl::StrContains(k.source, "SWAP = true;")
+                ? 1
+                : 0;
         plain_tf32 += absl::StrContains(k.source, "= tessel_tf32(v") &&
                               !absl::StrContains(k.source, "TF32 = true")
                           ? 1
@@ -88,6 +92,8 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
   EXPECT_EQ(plain_tf32, 2);  // the plain kernel, reading TF32, on both targets
   // The corpus's attention chains, one kernel each target: mma.sync on sm_80, wgmma on sm_90a.
   EXPECT_EQ(attention, 24);
+  // 65-128 rows over many columns on one swapped tile row of 128: plain and dual (sm_90a).
+  EXPECT_EQ(swapped_128, 2);
 }
 
 // The acceptance example: gelu(matmul(x, w) + b) + r is one GEMM kernel whose

@@ -144,6 +144,12 @@ std::vector<CorpusCase> Corpus() {
                  {silu(matmul(y, In({128, 1024}, b16))) * matmul(y, In({128, 1024}, b16))}});
     c.push_back({"swapped_grouped", grouped_matmul({In({1, 128}, b16), In({20, 128}, b16)},
                                                    {In({128, 256}, b16), In({128, 136}, b16)})});
+    // 65-128 rows over enough columns: one swapped tile row of 128 (A's box the output's rows
+    // rounded up to 8), with bias and GELU, and SwiGLU's dual GEMM over 66 tiles of 64.
+    Tensor r = In({100, 256}, b16);
+    c.push_back({"swapped_rows_128", {gelu(matmul(r, In({256, 8448}, b16)) + In({8448}, b16))}});
+    c.push_back({"swapped_rows_128_dual",
+                 {silu(matmul(r, In({256, 4224}, b16))) * matmul(r, In({256, 4224}, b16))}});
   }
   {
     // Dual GEMMs (the same A, the products met elementwise): SwiGLU over ragged rows and

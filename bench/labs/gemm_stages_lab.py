@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Variants of a Hopper GEMM repro (`tools/inspect qkv_decode --repro=dir`, or any sm_90a
 GEMM) for the forty-first session's measurements (bench/RESULTS.md): `s<N>` the ring of N
-stages; `a_once` loads A only on the ring's first pass (wrong values: what A's reloads cost);
+stages; `pdl` launches as tessel does (programmatic dependent launch); `a_once` loads A only on the ring's first pass (wrong values: what A's reloads cost);
 `step48` (q/k/v at M = 64 only) puts tile columns 48 apart, each tile still loading and
 storing 64 (130 tiles for 132 SMs instead of 96; overlapping stores of equal values);
 `bn128_k4` and `bn256_k8` (a single GEMM of 64-column tiles with each K in 2 slices, such
@@ -49,8 +49,8 @@ else:
 stages = int(re.search(r'STAGES = (\d+),', text).group(1))
 # Every variant reserves all of the block's shared memory (one block an SM either way), so
 # that more stages fit.
-smem = re.search(r'SMEM = (\d+);', text).group(1)
-text = text.replace(smem, str(227 * 1024))
+smem = re.search(r'SMEM = (\d+)[,;]', text).group(1)
+text = text.replace(smem, str(227 * 1024))  # the config, the attribute and the launch
 os.makedirs(out, exist_ok=True)
 
 
@@ -59,13 +59,42 @@ def write(name, body):
 
 
 write('base', text)
+# `pdl`: launched as tessel launches it, allowed to start while the launch before it ends
+# (programmatic dependent launch; the kernel waits for it itself).
+launch = re.search(r'    (\w+)<<<(dim3\(.*\)), (\d+), (\d+)>>>\((.*)\);\n', text)
+pdl = text.replace(launch.group(0), f"""    cudaLaunchAttribute overlap[1];
+    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {{}};
+    config.gridDim = {launch.group(2)};
+    config.blockDim = dim3({launch.group(3)});
+    config.dynamicSmemBytes = {launch.group(4)};
+    config.attrs = overlap;
+    config.numAttrs = 1;
+    cudaLaunchKernelEx(&config, {launch.group(1)}, {launch.group(5)});
+""")
+write('pdl', pdl)
+# ... `pdl_one`: one thread of each block waits for the launch before (the others at the
+# block's barrier after it); `pdl_late`: no early trigger, so the next launch's blocks take
+# no SM before this grid ends.
+trigger = """  tessel_launch_dependents();
+  __syncthreads();
+  // No global memory before this: the kernel before may still be writing or reading it.
+  tessel_grid_dependency_wait();
+"""
+assert pdl.count(trigger) == 1
+write('pdl_one', pdl.replace(trigger, """  tessel_launch_dependents();
+  if (threadIdx.x == 0) tessel_grid_dependency_wait();  // LAB
+  __syncthreads();
+"""))
+write('pdl_late', pdl.replace(trigger, trigger.replace("  tessel_launch_dependents();\n", "")))
 for n in (4, 5, 6, 7, 8, 10, 13, 16):
     if n != stages:
         write(f's{n}', text.replace(f'STAGES = {stages},', f'STAGES = {n},'))
 
 L = 'tessel_gemm_sm90_layout<C>'
-arrive = f'  tessel_mbar_arrive_expect_tx(full, {L}::kStageBytes);\n'
-boxes = '  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, tn, kt, load);'
+arrive = f'  tessel_mbar_arrive_expect_tx(full, {L}::kLoadedBytes);\n'
+boxes = '  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, a_shift, tn, kt, load);'
 assert text.count(arrive) == 1 and text.count(boxes) == 1
 a_once = text.replace(arrive, '').replace(boxes, f'''  if (kt >= C::STAGES) {{  // LAB: A only on the ring's first pass
     tessel_mbar_arrive_expect_tx(full, {L}::kBBytes);

@@ -237,10 +237,17 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
     // No L2 prefetch of the first stages here, before the wait (aa5a928 had one): it made
     // q/k/v at M = 64 23% slower alone and 9% in a loop (H200, forty-first session).
   }
-  // Every block is resident (a persistent grid): the next kernel's blocks may take the SMs
-  // this grid leaves free and run up to their own wait.
-  tessel_launch_dependents();
   __syncthreads();
+  // Every block is resident (a persistent grid). Where the walk has more units than blocks
+  // (the grid holds every SM), the next kernel's blocks may take the SMs of blocks that end
+  // early and run up to their own wait. Where it has no more (each block one unit, SMs left
+  // idle), the next kernel starts as this grid's blocks end: its blocks waiting on the idle SMs
+  // made this one slower (H200, forty-fifth session: q/k/v at M = 64, 96 blocks, 17.8 us
+  // with them, 13.4 without, 15.2 launched with no overlap; SwiGLU at M = 64, 172 tiles on
+  // 132 blocks, 50.2 us with the early start, 50.8 without).
+  if (tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units() > (int)gridDim.x) {
+    tessel_launch_dependents();
+  }
   // No global memory before this: the kernel before may still be writing or reading it.
   tessel_grid_dependency_wait();
   const int warpgroup = threadIdx.x / 128;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Variants of a Hopper GEMM repro (`tools/inspect qkv_decode --repro=dir`, or any sm_90a
 GEMM) for the forty-first session's measurements (bench/RESULTS.md): `s<N>` the ring of N
-stages; `pdl` launches as tessel does (programmatic dependent launch); `a_once` loads A only on the ring's first pass (wrong values: what A's reloads cost);
+stages; `pdl*` launch as tessel does (programmatic dependent launch), with the early
+trigger moved; `a_once` loads A only on the ring's first pass (wrong values: what A's reloads cost);
 `step48` (q/k/v at M = 64 only) puts tile columns 48 apart, each tile still loading and
 storing 64 (130 tiles for 132 SMs instead of 96; overlapping stores of equal values);
 `bn128_k4` and `bn256_k8` (a single GEMM of 64-column tiles with each K in 2 slices, such
@@ -74,20 +75,25 @@ pdl = text.replace(launch.group(0), f"""    cudaLaunchAttribute overlap[1];
     cudaLaunchKernelEx(&config, {launch.group(1)}, {launch.group(5)});
 """)
 write('pdl', pdl)
-# ... `pdl_one`: one thread of each block waits for the launch before (the others at the
-# block's barrier after it); `pdl_late`: no early trigger, so the next launch's blocks take
-# no SM before this grid ends.
-trigger = """  tessel_launch_dependents();
-  __syncthreads();
-  // No global memory before this: the kernel before may still be writing or reading it.
-  tessel_grid_dependency_wait();
+# ... with the early trigger as 62b7af6 rules it (where the walk has more units than blocks)
+# replaced: `pdl_early` in every grid (before 62b7af6), `pdl_late` in none (the next grid
+# starts as this one's blocks end), `pdl_mid` by the producer once it has issued its last
+# load (the next grid's blocks may take idle SMs only for the block's last stages).
+trigger = """  if (tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units() > (int)gridDim.x) {
+    tessel_launch_dependents();
+  }
 """
 assert pdl.count(trigger) == 1
-write('pdl_one', pdl.replace(trigger, """  tessel_launch_dependents();
-  if (threadIdx.x == 0) tessel_grid_dependency_wait();  // LAB
-  __syncthreads();
-"""))
-write('pdl_late', pdl.replace(trigger, trigger.replace("  tessel_launch_dependents();\n", "")))
+last_load = """      if (++stage == C::STAGES) stage = 0, phase ^= 1;
+    }
+  }
+}
+"""
+assert pdl.count(last_load) == 1
+write('pdl_early', pdl.replace(trigger, "  tessel_launch_dependents();\n"))
+write('pdl_late', pdl.replace(trigger, ""))
+write('pdl_mid', pdl.replace(trigger, "").replace(
+    last_load, last_load[:-2] + "  tessel_launch_dependents();  // LAB\n}\n"))
 for n in (4, 5, 6, 7, 8, 10, 13, 16):
     if n != stages:
         write(f's{n}', text.replace(f'STAGES = {stages},', f'STAGES = {n},'))

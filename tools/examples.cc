@@ -154,6 +154,15 @@ std::vector<Example> Examples(Device d) {
                "the same under a causal mask written with triu and masked_fill: key tiles past "
                "the diagonal skipped",
                {matmul(softmax(causal, -1), v)}});
+  // Decoding one sequence (issue 14's decode shape): 32 query heads over 8 K/V heads, one
+  // query, 16384 keys, the keys split among the blocks.
+  Tensor decode_q = In({1, 8, 4, 1, 128}, DType::kBF16, d);
+  Tensor decode_k = In({1, 8, 1, 16384, 128}, DType::kBF16, d);
+  e.push_back({"attention_decode",
+               "one query of 32 heads over 8 K/V heads of 16384 x 128 bf16: the keys split "
+               "among the blocks, the shares combined",
+               {matmul(softmax(matmul(decode_q, transpose(decode_k)) * (1 / std::sqrt(128.0)), -1),
+                       In({1, 8, 1, 16384, 128}, DType::kBF16, d))}});
   Tensor wide_q = In({4, 16, 4096, 256}, DType::kBF16, d);
   Tensor wide_k = In({4, 16, 4096, 256}, DType::kBF16, d);
   e.push_back({"attention_256",

@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+import pdl_lab
+
 cold = '--cold' in sys.argv
 src, out = [a for a in sys.argv[1:] if a != '--cold']
 text = open(src).read()
@@ -62,18 +64,7 @@ def write(name, body):
 write('base', text)
 # `pdl`: launched as tessel launches it, allowed to start while the launch before it ends
 # (programmatic dependent launch; the kernel waits for it itself).
-launch = re.search(r'    (\w+)<<<(dim3\(.*\)), (\d+), (\d+)>>>\((.*)\);\n', text)
-pdl = text.replace(launch.group(0), f"""    cudaLaunchAttribute overlap[1];
-    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {{}};
-    config.gridDim = {launch.group(2)};
-    config.blockDim = dim3({launch.group(3)});
-    config.dynamicSmemBytes = {launch.group(4)};
-    config.attrs = overlap;
-    config.numAttrs = 1;
-    cudaLaunchKernelEx(&config, {launch.group(1)}, {launch.group(5)});
-""")
+pdl = pdl_lab.with_pdl(text)
 write('pdl', pdl)
 # ... with the early trigger as 62b7af6 rules it (where the walk has more units than blocks)
 # replaced: `pdl_early` in every grid (before 62b7af6), `pdl_late` in none (the next grid

@@ -14,7 +14,7 @@
 //   the planner's shape comparisons could tell such a B apart);
 // - a plan serves one power-of-two bucket of B, [2^k, 2^(k+1) - 1], its decisions (index
 //   width, GEMM tiles) made for the bucket's largest value, but a GEMM's tile rows for its
-//   smallest where they differ (codegen/gemm_sm90_codegen.cc's ChooseWalk: a batch of 64 on
+//   smallest where they differ (codegen/gemm_sm90_tiles.cc's ChooseWalk: a batch of 64 on
 //   tiles for 127 rows ran 33% slower): a loop over B = 1..512 builds at
 //   most 10 plans of a family (the first program's and nine buckets), plus one for each B
 //   equal to a static extent, whatever the order.

@@ -84,30 +84,8 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 // tiles walked in bands of `group_m` tile rows.
 struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
-  bool swap = false;  // the operands trade places in the tensor cores (few rows: see below)
+  bool swap = false;  // the operands trade places in the tensor cores (gemm_sm90_tiles.h)
 };
-// The tile for an m x n output with `batch` entries (a heuristic: see gemm_sm90_codegen.cc).
-// TF32 kernels keep no staging tiles: more stages fit; `parts`: copies of each operand a
-// stage holds (2 for three TF32 products).
-GemmTile ChooseGemmTile(int64_t m, int64_t n, int64_t batch, bool tf32 = false, int parts = 1);
-// ... for the outputs of several GEMMs (siblings, grouped), each starting tiles of its own;
-// `dual`: two B's a stage and two products a tile (GemmForm::kDual).
-struct GemmExtent {
-  int64_t m = 0, n = 0;
-};
-// `least_rows`: the fewest rows a kernel that takes its rows serves (0: the outputs'), which
-// decide the tile's rows; its columns suit the outputs' (most) rows. `a_box_moves`: a kernel
-// for fixed rows that moves a last tile row's A box up into A's rows
-// (tessel_gemm_sm90_a_shift), which makes 64-row tiles pay up to 127 rows.
-GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, bool tf32, int parts,
-                        bool dual, int64_t least_rows = 0, bool a_box_moves = false);
-// Few rows (decoding a handful of tokens): the Hopper kernel's SWAP tile, which puts the
-// rows in wgmma's N (16, 32 or 128 a tile) and 64 or 128 columns of B in its M, so that few
-// padding rows are multiplied and B is read once. nullopt where some output has more than
-// 128 rows, where the most rows are 33-64, or where a 128-row tile's whole tiles would keep
-// fewer than half the SMs busy. `dual`: two B's a stage.
-std::optional<GemmTile> ChooseSwappedTile(const std::vector<GemmExtent>& outputs, int64_t batch,
-                                          bool dual = false);
 
 Shape BatchOf(const Shape& s);
 

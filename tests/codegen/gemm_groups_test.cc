@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codegen/gemm_common.h"
+#include "codegen/gemm_sm90_tiles.h"
 #include "codegen/generate.h"
 #include "core/realize.h"
 #include "gtest/gtest.h"

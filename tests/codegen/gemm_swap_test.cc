@@ -1,4 +1,4 @@
-// Few-row GEMMs on sm_90a (codegen/gemm_sm90_codegen.cc, ChooseSwappedTile): rows up to 32,
+// Few-row GEMMs on sm_90a (codegen/gemm_sm90_tiles.cc, ChooseSwappedTile): rows up to 32,
 // and 65-128 over many columns, trade places with B's columns in the tensor cores (SWAP), with
 // 16-, 32- or 128-row tiles and A's box the output's rows rounded up to 8, a grid
 // of every tile and TMA stores of a consumer's rows, in every GEMM form (siblings, dual,
@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "codegen/gemm_common.h"
+#include "codegen/gemm_sm90_tiles.h"
 #include "codegen/generate.h"
 #include "gtest/gtest.h"
 #include "tessel.h"

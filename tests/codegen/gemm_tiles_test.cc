@@ -3,6 +3,7 @@
 // every tile the heuristic picks within the shared memory a block may use; no GPU needed.
 #include "absl/strings/match.h"
 #include "codegen/gemm_common.h"
+#include "codegen/gemm_sm90_tiles.h"
 #include "codegen/generate.h"
 #include "core/realize.h"
 #include "fusion/planner.h"

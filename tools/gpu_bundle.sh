@@ -18,7 +18,8 @@
 #   from FUZZ_FIRST, in order (a failure that needs its predecessors);
 #   fuzz-sanitize: compute-sanitizer memcheck and racecheck over FUZZ_COUNT fuzz programs;
 #   loops: the training-loop and batch-size benchmarks, and the cache growth over 10,000 graphs,
-#   whose kernels `CACHE_PREFILL=1 tools/gpu_bundle.sh` compiles ahead, on this machine)
+#   whose kernels `CACHE_PREFILL=1 tools/gpu_bundle.sh` compiles ahead, on this machine;
+#   any command's kernels: tools/prefill_cache.sh after this script)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(//tests/gpu:gpu_test //tests/gpu:gemm_test //tests/gpu:attention_test //tests/gpu:loop_test //tests/gpu:stream_test //tests/gpu:fuzz_regression_test //tests/gpu:interop_test //tests/gpu:scan_sort_test
@@ -65,6 +66,9 @@ out=${OUT:-./out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TESSEL_CACHE_DIR="${TESSEL_CACHE_DIR:-/tmp/tessel-cache}"  # not under $out: thousands of files
+if [ -f "$here/kernel_cache.tar.xz" ]; then  # compiled ahead by tools/prefill_cache.sh
+  mkdir -p "$TESSEL_CACHE_DIR" && tar -xJf "$here/kernel_cache.tar.xz" -C "$TESSEL_CACHE_DIR" --strip-components=1
+fi
 export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/lib64"  # cuBLASLt, for gemm_bench
 export TESSEL_FUZZ_REGRESSIONS="$here/regressions"
 what=${1:-all}

@@ -43,6 +43,16 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"swiglu_decode",
                "silu(x wg) * (x wu) for 64 rows, F = 11008 bf16: one dual GEMM",
                {silu(matmul(x64, wg)) * matmul(x64, wu)}});
+  Tensor x1024 = In({1024, 4096}, DType::kBF16, d);
+  e.push_back({"qkv_1024",
+               "q, k and v projections of 1024 rows (4096 x 4096, 1024, 1024 bf16): one GEMM of "
+               "several tile rounds",
+               {matmul(x1024, In({4096, 4096}, DType::kBF16, d)),
+                matmul(x1024, In({4096, 1024}, DType::kBF16, d)),
+                matmul(x1024, In({4096, 1024}, DType::kBF16, d))}});
+  e.push_back({"swiglu_1024",
+               "silu(x wg) * (x wu) for 1024 rows, F = 11008 bf16: one dual GEMM",
+               {silu(matmul(x1024, wg)) * matmul(x1024, wu)}});
   Tensor big = In({1 << 28}, DType::kF32, d);
   e.push_back({"chain",
                "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",

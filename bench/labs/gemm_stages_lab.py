@@ -88,53 +88,11 @@ pdl_variants = {
         last_load, last_load[:-2] + "  tessel_launch_dependents();  // LAB\n}\n"),
 }
 # ... and `<name>_times`: each also prints when the last launch's blocks passed their grid
-# wait and ended (%globaltimer), to tell a late start of some blocks from a slower run.
-grid = pdl_lab.LAUNCH.search(text).group(3)
-
-
-def with_block_times(body):
-    begin = """__device__ __forceinline__ void tessel_grid_begin() {
-  tessel_launch_dependents();
-  tessel_grid_dependency_wait();
-}
-"""
-    wait = "  tessel_grid_dependency_wait();\n  const int warpgroup = threadIdx.x / 128;\n"
-    assert body.count(begin) == 1 and body.count(wait) == 1 and body.count('ms /= 500;\n') == 1
-    body = body.replace(begin, begin + """// LAB: each block's start (past its grid wait) and end, of the last launch.
-__device__ unsigned long long lab_start[1024], lab_end[1024];
-__device__ __forceinline__ unsigned long long lab_now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-""")
-    body = body.replace(wait, wait.replace("\n  const", """
-  if (threadIdx.x == 0) lab_start[blockIdx.x] = lab_now(), lab_end[blockIdx.x] = 0;  // LAB
-  const"""))
-    entry = body.index('extern "C" __global__')
-    end = body.index('\n}\n', entry)
-    body = body[:end] + '\n  atomicMax(&lab_end[blockIdx.x], lab_now());  // LAB' + body[end:]
-    return body.replace('ms /= 500;\n', """ms /= 500;
-  {  // LAB: the last launch's blocks
-    const int n = (int)(""" + grid + """).x;
-    static unsigned long long s[1024], e[1024];
-    cudaMemcpyFromSymbol(s, lab_start, sizeof(s));
-    cudaMemcpyFromSymbol(e, lab_end, sizeof(e));
-    unsigned long long s0 = s[0], s1 = s[0], e0 = e[0], e1 = e[0];
-    for (int b = 1; b < n; ++b) {
-      s0 = std::min(s0, s[b]), s1 = std::max(s1, s[b]), e0 = std::min(e0, e[b]), e1 = std::max(e1, e[b]);
-    }
-    int late = 0;
-    for (int b = 0; b < n; ++b) late += s[b] > s0 + 1000;
-    std::printf("LAB %d blocks: starts over %.2f us (%d past 1 us), ends over %.2f us, first start to last end %.2f us\\n",
-                n, (s1 - s0) / 1e3, late, (e1 - e0) / 1e3, (e1 - s0) / 1e3);
-  }
-""")
-
-
+# wait and ended (pdl_lab.with_block_times), to tell a late start of some blocks from a
+# slower run.
 for name, body in pdl_variants.items():
     write(name, body)
-    write(name + '_times', with_block_times(body))
+    write(name + '_times', pdl_lab.with_block_times(body))
 for n in (4, 5, 6, 7, 8, 10, 13, 16):
     if n != stages:
         write(f's{n}', text.replace(f'STAGES = {stages},', f'STAGES = {n},'))

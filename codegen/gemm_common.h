@@ -4,7 +4,6 @@
 #ifndef TESSEL_CODEGEN_GEMM_COMMON_H_
 #define TESSEL_CODEGEN_GEMM_COMMON_H_
 
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>

@@ -48,7 +48,7 @@ if cold:
   ms /= 100;
 """)
 else:
-    text = text.replace(timed, timed.replace('< 20;', '< 500;').replace('/= 20;', '/= 500;'))
+    text = pdl_lab.more_steps(text)
 stages = int(re.search(r'STAGES = (\d+),', text).group(1))
 # Every variant reserves all of the block's shared memory (one block an SM either way), so
 # that more stages fit.

@@ -275,7 +275,10 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const Folding fold = plan.fold;
   const int64_t query_tiles = plan.query_tiles, entries = plan.entries, splits = plan.splits;
   const int64_t rows = fold.factor * sq, smem = plan.smem;
-  if (splits > 1) ks.workspace_bytes = entries * splits * rows * (d + 2) * 4;
+  // A split's shares (o, then m and l a row), then a counter for each 64 rows of an entry
+  // (tessel_attention_split_layout).
+  if (splits > 1)
+    ks.workspace_bytes = entries * (splits * rows * (d + 2) * 4 + CeilDiv(rows, 64) * 8);
   if (plan.tickets) ks.workspace_bytes = 8;  // the ticket counter (tessel_tagged_count)
   if (hopper) {
     ks.tensor_maps.push_back(OperandMap(ks, q, fold, fold.axes, tiles.query));
@@ -305,6 +308,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
       w.Line("static constexpr int BQ = ", tiles.query, ", BK = ", tiles.key,
              ", GROUP = ", plan.group, ";");
       w.Line("static constexpr bool TICKETS = ", plan.tickets ? "true" : "false", ";");
+      w.Line("static constexpr bool MERGE_LAST = ", plan.merge_last ? "true" : "false", ";");
     }
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
@@ -345,7 +349,8 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
     EmitOutput(w, ks, kernel, d, cols, fold, tiles.query);
   }
   const std::string combine = absl::StrCat(kNamePlaceholder, "_combine");
-  if (splits > 1) {
+  const bool combine_launch = splits > 1 && !plan.merge_last;
+  if (combine_launch) {
     w.Blank();
     auto body = KernelBlock(w, absl::StrCat(kCombineThreads), combine, ks);
     w.Line("// The ", splits, " shares of the keys of 64 rows, merged in order");
@@ -363,7 +368,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   if (hopper) launch.persistent_per_sm = 1;
   launch.shared_bytes = smem;
   ks.launches.push_back(launch);
-  if (splits > 1) {
+  if (combine_launch) {
     Launch merge;
     merge.entry = combine;
     merge.grid = {CeilDiv(rows, 64) * entries, 1, 1};

@@ -40,15 +40,27 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   a.query_tiles = CeilDiv(a.fold.factor * sq, a.tiles.query);
   a.entries = std::max<int64_t>(1, batch.numel()) / a.fold.factor;
   // Where the query tiles fill less than half the SMs (decoding with few heads), each splits
-  // the keys among blocks of its own (shares of at least 4 key tiles), and a second launch
-  // combines the shares (tessel_attention_combine). As many shares as fill the SMs once: a
-  // few more would run as a second round, doubling the time. Finer shares taken by ticket
+  // the keys among blocks of its own (shares of at least 4 key tiles), and the last share of
+  // each to arrive merges them (tessel_attention_finish_split). As many shares as fill the SMs
+  // once: a few more would run as a second round, doubling the time. Finer shares taken by ticket
   // (1, 2 or 4 key tiles, all SMs busy) measured no faster: 1 x 32 (8 KV) x 16384 keys took
   // 30 us as split 16 ways, 31-35 us by ticket; its time is the launches' and the pipeline's
   // start and drain, not blocks of unequal speed (bench/RESULTS.md, thirty-second session).
   if (a.hopper && a.query_tiles * a.entries <= kSms / 2) {
     a.splits = std::max<int64_t>(
         1, std::min(CeilDiv(sk, a.tiles.key) / 4, kSms / (a.query_tiles * a.entries)));
+  }
+  // The merge in the kernel saves the combine's launch: 4% on the H200 at 1 x 32 (8 K/V) x
+  // 16384 keys (16 shares of 4 rows), but its threads merge one float4 of a row over 16
+  // shares a round trip: one head split 128 ways took 35% longer than the combine's 16 warps a
+  // row (bench/RESULTS.md, forty-sixth session). So where one round of each thread's loads
+  // covers the rows (rows x D <= 512) and their shares (16); FusionOptions::split_merge
+  // forces either.
+  if (a.splits > 1) {
+    const bool one_round = a.splits <= 16 && a.fold.factor * sq * d <= 512;
+    a.merge_last = kernel.split_merge == SplitMerge::kChosen
+                       ? one_round
+                       : kernel.split_merge == SplitMerge::kLast;
   }
   // Without masks or a split, key tiles of 176 (FlashAttention-3's): fewer rounds of turns,
   // waits and O rescales a key. On the H100 (bench/RESULTS.md, twenty-second session) 1.5-2.5%
@@ -86,7 +98,10 @@ std::string DescribeSchedule(const AttentionSchedule& a, const std::vector<KeyBa
   if (a.fold.factor > 1) {
     absl::StrAppend(&text, ", the ", a.fold.factor, " query heads of a K/V head as rows");
   }
-  if (a.splits > 1) absl::StrAppend(&text, ", keys split ", a.splits, " ways and combined");
+  if (a.splits > 1) {
+    absl::StrAppend(&text, ", keys split ", a.splits, " ways and combined",
+                    a.merge_last ? " by the last share" : "");
+  }
   if (a.tickets) {
     absl::StrAppend(&text, ", work tiles by ticket, longest first in groups of ", a.group,
                     a.group == 1 ? " entry" : " entries");

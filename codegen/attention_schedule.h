@@ -31,6 +31,9 @@ struct AttentionSchedule {
   // (tessel_attention_sm90_work); otherwise a fixed share, entry by entry.
   bool tickets = false;
   int64_t group = 1;
+  // A split's shares merged by the last of each to arrive, in the kernel (attention_split_
+  // merge.cuh), not by a second launch (tessel_attention_combine).
+  bool merge_last = false;
 };
 
 // The schedule of `kernel` (an attention group) for `target`.

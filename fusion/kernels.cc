@@ -227,6 +227,7 @@ class KernelBuilder {
         kernel.scores = a.scores;
         kernel.logits = a.logits;
         kernel.work_tickets = s_.options.work_tickets;
+        kernel.split_merge = s_.options.split_merge;
       }
     } else if (group.is_gemm) {
       kernel.kind = KernelKind::kGemm;

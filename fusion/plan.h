@@ -52,6 +52,13 @@ enum class GemmForm {
   kGrouped,
 };
 
+// Who merges the shares of an attention kernel split over the keys (FusionOptions::split_merge).
+enum class SplitMerge {
+  kChosen,  // as the schedule chooses for the shape (codegen/attention_schedule.cc)
+  kLast,    // the last share of each rows' to arrive, in the kernel
+  kLaunch,  // a second launch
+};
+
 struct FusedKernel {
   KernelKind kind = KernelKind::kPointwise;
   // Every node computed here (inlined values included), producers first.
@@ -81,6 +88,8 @@ struct FusedKernel {
   // Attention: whether a persistent kernel whose work tiles differ in cost (FusionOptions::
   // work_tickets) may have its blocks take them by ticket.
   bool work_tickets = false;
+  // Attention split over the keys: who merges the shares (FusionOptions::split_merge).
+  SplitMerge split_merge = SplitMerge::kChosen;
   // Streaming: sums that accumulate online with a max of the same kernel.
   std::vector<OnlineSum> online_sums;
   // Gemm: the matmul node. Attention: the output matmul (p v), and the scores matmul (q k^T)

@@ -47,6 +47,11 @@ FusionOptions DefaultFusionOptions(const Target& target) {
                         (groups == nullptr || std::strcmp(groups, "0") != 0);
   const char* tickets = std::getenv("TESSEL_TICKETS");
   options.work_tickets = tickets == nullptr || std::strcmp(tickets, "0") != 0;
+  const char* merge = std::getenv("TESSEL_SPLIT_MERGE");
+  if (merge != nullptr && std::strcmp(merge, "last") == 0) options.split_merge = SplitMerge::kLast;
+  if (merge != nullptr && std::strcmp(merge, "launch") == 0) {
+    options.split_merge = SplitMerge::kLaunch;
+  }
   // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
   // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
   // Read here, where plans are built, not in DefaultFusionOptions(), which every realize calls.

@@ -93,6 +93,9 @@ struct FusionOptions {
   // different numbers of keys) hand them out by ticket, the next to the first block done
   // (one zeroing launch more); otherwise each block walks a fixed share.
   bool work_tickets = true;
+  // Attention split over the keys: the shares merged by the last of each in the kernel, or by
+  // a second launch, as the schedule chooses (codegen/attention_schedule.cc) or forced.
+  SplitMerge split_merge = SplitMerge::kChosen;
   // GEMMs that read the same A (q, k and v projections) run as one kernel where that pays
   // (fusion/gemm_groups.h): the Hopper wgmma kernel's tile walk serves several B operands.
   bool gemm_groups = false;
@@ -105,7 +108,8 @@ FusionPlan PlanFusion(const Program& program, const FusionOptions& options = {})
 // TESSEL_FUSION=0 selects the unfused mode for a whole process. With a target: the staged
 // row limits it supports (clusters of 8 blocks from sm_90; TESSEL_CLUSTERS=0: none), and
 // GEMM groups on sm_90a (TESSEL_GEMM_GROUPS=0: none, e.g. to compare); TESSEL_TICKETS=0
-// turns work tickets off (to compare).
+// turns work tickets off (to compare); TESSEL_SPLIT_MERGE=last or =launch forces the merge of
+// an attention split's shares in the kernel or by a second launch (to compare, and to test).
 FusionOptions DefaultFusionOptions();
 FusionOptions DefaultFusionOptions(const Target& target);
 

@@ -35,7 +35,7 @@
 // COLS read as zeros.
 #pragma once
 #include "tessel/attention_sm90_producer.cuh"  // the layout, the work tiles, the producer
-#include "tessel/attention_split.cuh"
+#include "tessel/attention_split_merge.cuh"
 
 // S = Q K^T for consumer c's 64 rows (descriptor `q`) over the K tile (descriptor `k`): D / 16
 // steps of k16, 32 bytes each inside a 128-byte chunk (both operands K-major, 8-row groups
@@ -234,7 +234,16 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
     // A consumer alone takes no turns either: it meets here each time (a bar.sync a work tile)
     // before its signalling thread lets the producer load the next work tile's Q.
     if (tiles <= 0 || K == 1) tessel_named_barrier(4 + c, 128);  // past the turns' barriers
-    if (signals) tessel_mbar_arrive(bar.q_empty);
+    // The merge of a split by its last share passes its rows through Q's tile: Q empty after.
+    constexpr bool kMergeHere = C::SPLITS > 1 && C::MERGE_LAST;
+    if (!kMergeHere && signals) tessel_mbar_arrive(bar.q_empty);
+    // A split's counter, read while the last products run: by then an earlier share of the
+    // rows has likely put this launch's tag there (tessel_attention_finish_split).
+    unsigned long long seen = 0;
+    if (kMergeHere && signals && w.q0 + 64 * c < C::SQ) {
+      seen = *(volatile unsigned long long*)tessel_attention_split_counter<C>(ws, w.batch,
+                                                                              w.q0 + 64 * c);
+    }
     if (tiles > 0) {
       const int j = n + tiles - 1;
       tessel_mbar_wait(&bar.v_full[j % L::STAGES], phase(j));
@@ -247,7 +256,14 @@ __device__ __forceinline__ void tessel_attention_sm90(const tessel_tensor_map& q
       if (signals) tessel_mbar_arrive(&bar.v_empty[j % L::STAGES]);
     }
     n += tiles;
-    if constexpr (C::SPLITS > 1) {
+    if constexpr (kMergeHere) {
+      tessel_attention_store_partial<C>(ws, of, m, l, w.batch, w.split, row0);
+      // Words 1 .. 3 after the slot: the consumers' verdicts (the slot serves tickets only).
+      volatile unsigned* verdict = (volatile unsigned*)tessel_attention_sm90_slot<C>(bar) + 1 + c;
+      tessel_attention_finish_split<C>(ws, sq, c, w.batch, w.q0 + 64 * c, seen, verdict, 4 + c,
+                                       epilogue);
+      if (signals) tessel_mbar_arrive(bar.q_empty);
+    } else if constexpr (C::SPLITS > 1) {
       tessel_attention_store_partial<C>(ws, of, m, l, w.batch, w.split, row0);
     } else {
       tessel_attention_normalize(of, l);

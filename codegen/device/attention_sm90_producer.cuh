@@ -22,7 +22,8 @@ struct tessel_attention_sm90_layout {
   static constexpr int kTileBytes = BK * C::D * 2;  // one K or V tile
   static constexpr int kBarriers = 2 + 4 * STAGES;  // Q full, Q empty; K, V full and empty
   // 1024 bytes of slack align the tiles to the swizzle's 1024-byte atom; after the barriers,
-  // 16 bytes hold the number of the work tile whose Q the producer loads (C::TICKETS).
+  // 16 bytes hold the number of the work tile whose Q the producer loads (C::TICKETS), or the
+  // consumers' verdicts of a split (tessel_attention_finish_split).
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * STAGES * kTileBytes + kBarriers * 8 + 16;
   static constexpr int kQueryTiles = (C::SQ + BQ - 1) / BQ;
   static constexpr int kWork = kQueryTiles * C::BATCH * C::SPLITS;  // the persistent walk's

@@ -6,8 +6,16 @@
 // A split over the keys (C::SPLITS > 1, where the query tiles alone leave most SMs idle):
 // each work tile of a query tile visits its share of the key tiles and leaves, for each of
 // its rows, the unnormalized output, the running max and the sum in the workspace `ws`:
-// o [BATCH][SPLITS][SQ][D] floats, then (m, l) [BATCH][SPLITS][SQ][2].
-// tessel_attention_combine merges the shares in split order, the same on every run.
+// o [BATCH][SPLITS][SQ][D] floats, then (m, l) [BATCH][SPLITS][SQ][2], then a counter for each
+// batch entry's 64-row groups (a consumer's rows). Where C::MERGE_LAST, the last share of a
+// consumer's rows to arrive merges them and runs the epilogue (attention_split_merge.cuh);
+// else a second launch does, tessel_attention_combine below. Both merge in split order, the
+// same on every run.
+template <class C>
+struct tessel_attention_split_layout {
+  static constexpr long long kRows = (long long)C::BATCH * C::SPLITS * C::SQ;  // shares' rows
+  static constexpr int kGroups = (C::SQ + 63) / 64;                            // counters an entry
+};
 template <class C>
 __device__ __forceinline__ long long tessel_attention_partial_row(int batch, int split, int row) {
   return ((long long)batch * C::SPLITS + split) * C::SQ + row;
@@ -20,7 +28,7 @@ __device__ __forceinline__ void tessel_attention_store_partial(float* ws,
                                                                const float (&l)[2], int batch,
                                                                int split, int row0) {
   const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-  float* ml = ws + (long long)C::BATCH * C::SPLITS * C::SQ * C::D;
+  float* ml = ws + tessel_attention_split_layout<C>::kRows * C::D;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const float sum = tessel_quad_sum(l[h]);
@@ -65,7 +73,7 @@ __device__ __forceinline__ int tessel_attention_combine_column(int lane, int k) 
 template <class C>
 __device__ __forceinline__ float tessel_attention_share_top(const float* ws, int batch, int row) {
   const int lane = threadIdx.x % 32;
-  const float* ml = ws + (long long)C::BATCH * C::SPLITS * C::SQ * C::D;
+  const float* ml = ws + tessel_attention_split_layout<C>::kRows * C::D;
   float top = TESSEL_NEG_INF;
   for (int s = lane; s < C::SPLITS; s += 32) {
     top = fmaxf(top, ml[2 * tessel_attention_partial_row<C>(batch, s, row)]);
@@ -85,7 +93,7 @@ __device__ __forceinline__ void tessel_attention_merge_shares(
   using L = tessel_attention_combine_layout<C>;
   constexpr float kLog2e = 1.4426950408889634f;
   const int lane = threadIdx.x % 32;
-  const float* ml = ws + (long long)C::BATCH * C::SPLITS * C::SQ * C::D;
+  const float* ml = ws + tessel_attention_split_layout<C>::kRows * C::D;
 #pragma unroll
   for (int k = 0; k < L::kLane; ++k) acc[k] = 0.0f;
   sum = 0.0f;

@@ -191,24 +191,47 @@ __device__ __forceinline__ unsigned tessel_launch_tag() {
   asm volatile("mov.u64 %0, %%gridid;" : "=l"(grid));
   return (unsigned)(grid ^ (grid >> 32)) | 0x80000000u;
 }
+// The atomics of tessel_tagged_count: relaxed, or acquire-release at gpu scope (kAcqRel), which
+// orders the writes before it (a CTA barrier's included) and the reads after it as the fences
+// around a relaxed one would, in one operation (one L2 round trip fewer on a critical path).
+template <bool kAcqRel>
+__device__ __forceinline__ unsigned long long tessel_atomic_add(unsigned long long* p) {
+  if constexpr (!kAcqRel) return atomicAdd(p, 1ull);
+  unsigned long long old;
+  asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(old) : "l"(p) : "memory");
+  return old;
+}
+template <bool kAcqRel>
+__device__ __forceinline__ unsigned long long tessel_atomic_cas(unsigned long long* p,
+                                                                unsigned long long expected,
+                                                                unsigned long long desired) {
+  if constexpr (!kAcqRel) return atomicCAS(p, expected, desired);
+  unsigned long long old;
+  asm volatile("atom.acq_rel.gpu.global.cas.b64 %0, [%1], %2, %3;"
+               : "=l"(old)
+               : "l"(p), "l"(expected), "l"(desired)
+               : "memory");
+  return old;
+}
 // Adds 1 to a count of this launch's that `counter` holds over its tag (tessel_launch_tag) and
 // returns the count before: whatever an earlier launch or another kernel left there counts as
 // 0, so that no launch before has to zero it. One compare-and-swap puts the tag in place;
 // the other adds are atomicAdd, which blocks adding at once do not retry (a compare-and-swap
 // loop for every add cost a decode's 1024 tickets 0.2 us each, one after another). The last of
 // `total` adds sets the counter back to 0: a CUDA graph's replays of a launch have the same
-// tag (%gridid).
-__device__ __forceinline__ unsigned tessel_tagged_count(unsigned long long* counter,
-                                                        unsigned total) {
+// tag (%gridid). `seen`: the counter as read earlier (any value is right; one that holds the
+// tag already saves a round trip).
+template <bool kAcqRel = false>
+__device__ __forceinline__ unsigned tessel_tagged_count(unsigned long long* counter, unsigned total,
+                                                        unsigned long long seen) {
   const unsigned long long tag = (unsigned long long)tessel_launch_tag() << 32;
-  unsigned long long seen = *(volatile unsigned long long*)counter;
   unsigned count;
   for (;;) {
     if ((seen & 0xffffffff00000000ull) == tag) {  // the tag stays until the last add
-      count = (unsigned)atomicAdd(counter, 1ull);
+      count = (unsigned)tessel_atomic_add<kAcqRel>(counter);
       break;
     }
-    const unsigned long long was = atomicCAS(counter, seen, tag | 1u);
+    const unsigned long long was = tessel_atomic_cas<kAcqRel>(counter, seen, tag | 1u);
     if (was == seen) {
       count = 0;
       break;
@@ -217,6 +240,10 @@ __device__ __forceinline__ unsigned tessel_tagged_count(unsigned long long* coun
   }
   if (count + 1 == total) *(volatile unsigned long long*)counter = 0;
   return count;
+}
+__device__ __forceinline__ unsigned tessel_tagged_count(unsigned long long* counter,
+                                                        unsigned total) {
+  return tessel_tagged_count(counter, total, *(volatile unsigned long long*)counter);
 }
 // Barrier `id` (1-15; 0 is __syncthreads) over `threads` threads.
 __device__ __forceinline__ void tessel_named_barrier(int id, int threads) {

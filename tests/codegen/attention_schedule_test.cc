@@ -1,5 +1,6 @@
 // Attention kernels' schedules (codegen/attention_schedule.h): tiles, the folding of head
 // groups, splits over the keys, work tiles by ticket; no GPU needed.
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -28,9 +29,23 @@ TEST(AttentionScheduleTest, FoldsHeadGroupsAndSplitsKeys) {
   ASSERT_EQ(hopper.size(), 1u);
   EXPECT_TRUE(absl::StrContains(hopper[0].source, "SQ = 4, SK = 16384, BATCH = 2, SPLITS = 32"))
       << hopper[0].source;
-  ASSERT_EQ(hopper[0].launches.size(), 2u);  // the shares, then their merge
+  ASSERT_EQ(hopper[0].launches.size(), 2u);  // the shares, then their merge (32 shares)
   EXPECT_EQ(hopper[0].launches[0].grid[0], 2 * 32);
-  EXPECT_GT(hopper[0].workspace_bytes, 0);
+  // The shares' 4 rows of 128 values, their maxima and sums, and a counter an entry.
+  EXPECT_EQ(hopper[0].workspace_bytes, 2 * (32 * 4 * 130 * 4 + 8));
+  // 8 K/V heads: 16 shares an entry, of 4 rows, merged by the last share of each.
+  const Tensor eight = attention(in({1, 8, 4, 1, 128}), in({1, 8, 1, 16384, 128}));
+  const auto merged = kernels(eight, Target{9, 0, true});
+  ASSERT_EQ(merged.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(merged[0].source, "SPLITS = 16")) << merged[0].source;
+  EXPECT_TRUE(absl::StrContains(merged[0].source, "MERGE_LAST = true;"));
+  EXPECT_EQ(merged[0].launches.size(), 1u);
+  // TESSEL_SPLIT_MERGE forces either way.
+  setenv("TESSEL_SPLIT_MERGE", "launch", 1);
+  EXPECT_EQ(kernels(eight, Target{9, 0, true}).at(0).launches.size(), 2u);
+  setenv("TESSEL_SPLIT_MERGE", "last", 1);
+  EXPECT_EQ(kernels(decode, Target{9, 0, true}).at(0).launches.size(), 1u);
+  unsetenv("TESSEL_SPLIT_MERGE");
   const auto ampere = kernels(decode, Target{8, 0, false});
   ASSERT_EQ(ampere.size(), 1u);
   EXPECT_TRUE(absl::StrContains(ampere[0].source, "SQ = 4, SK = 16384, BATCH = 2, SPLITS = 1"));

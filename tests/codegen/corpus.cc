@@ -450,17 +450,21 @@ std::vector<CorpusCase> Corpus() {
         softmax(matmul(In({2, 2, 100, 256}, b16), transpose(In({2, 2, 300, 256}, b16))) * 0.0625,
                 -1),
         In({2, 2, 300, 256}, b16));
-    // The keys of one head split 39 ways (more shares than a warp's lanes); at D = 256, 12 ways
-    // for 100 queries (the combine's rows in two passes).
+    // The keys of one head split 39 ways (more shares than one round of loads); at D = 256, 12
+    // ways for 100 queries (two consumers, rows in passes of 16); at D = 64, 6 ways for 150
+    // queries (three consumers).
     Tensor one_head =
         matmul(softmax(matmul(In({1, 1, 1, 128}, b16), transpose(In({1, 1, 20000, 128}, b16))), -1),
                In({1, 1, 20000, 128}, b16));
     Tensor wide_split = matmul(
         softmax(matmul(In({1, 1, 100, 256}, b16), transpose(In({1, 1, 4000, 256}, b16))), -1),
         In({1, 1, 4000, 256}, b16));
+    Tensor narrow_split =
+        matmul(softmax(matmul(In({1, 1, 150, 64}, b16), transpose(In({1, 1, 3000, 64}, b16))), -1),
+               In({1, 1, 3000, 64}, b16));
     c.push_back({"attention through views", {packed, heads_last, epilogue, cached}});
     c.push_back({"attention, head dimension 256", {wide}});
-    c.push_back({"attention, keys split", {one_head, wide_split}});
+    c.push_back({"attention, keys split", {one_head, wide_split, narrow_split}});
   }
   return c;
 }

@@ -6,6 +6,7 @@
 // Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
 #include <cmath>
 #include <functional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -188,8 +189,9 @@ TEST_F(AttentionTest, GroupedQueriesFoldIntoRowsWithCausalMasks) {
   }
 }
 
-// Decoding with few heads: the keys split among blocks, whose shares a second launch
-// combines; one query and 16 causal queries a head, a fully masked share included.
+// Decoding with few heads: the keys split among blocks; one query (4 rows, 6 shares: merged by
+// the last share of each entry) and 16 causal queries a head (64 rows: by a second launch), a
+// fully masked share included.
 TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
   const DType b = DType::kBF16;
   for (const auto& [sq, sk] : std::vector<std::pair<int64_t, int64_t>>{{1, 3000}, {16, 2100}}) {
@@ -201,10 +203,12 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
       return matmul(softmax(s, -1), Data({1, 2, 1, sk, 128}, 19, b, d));
     });
   }
-  // One head: 39 shares (more than a warp's lanes merge at once); 100 queries at D = 256 (the
-  // combine's rows in two passes through shared memory, several rows a warp).
-  for (const auto& [sq, sk, dim] :
-       std::vector<std::tuple<int64_t, int64_t, int64_t>>{{1, 20000, 128}, {100, 4000, 256}}) {
+  // One head: 39 shares (more than a warp's lanes); 100 queries at D = 256 (the combine's rows
+  // in two passes through shared memory, several rows a warp); 150 at D = 64 (three consumers);
+  // 130 at D = 128 (a second query tile whose second consumer has no rows). Each merged by a
+  // second launch.
+  for (const auto& [sq, sk, dim] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {1, 20000, 128}, {100, 4000, 256}, {150, 3000, 64}, {130, 2000, 128}}) {
     SCOPED_TRACE(::testing::Message() << sq << " queries, " << sk << " keys, D = " << dim);
     auto build = [&](Device d) {
       const Tensor q = Data({1, 1, sq, dim}, 40, b, d), k = Data({1, 1, sk, dim}, 41, b, d);
@@ -218,6 +222,38 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
   }
 }
 
+// The merge of a split's shares forced either way (TESSEL_SPLIT_MERGE; the shapes differ from
+// the other tests', whose plans are cached): by the last share, also where the schedule would
+// launch the combine (39 shares in rounds of 16; rows in passes of 16 through Q's tile, two
+// consumers at D = 256, three at D = 64, a consumer without rows), and by a second launch.
+TEST_F(AttentionTest, SplitMergedEitherWay) {
+  const DType b = DType::kBF16;
+  const Target t = runtime::DeviceTarget();
+  for (const char* merge : {"last", "launch"}) {
+    setenv("TESSEL_SPLIT_MERGE", merge, 1);
+    const bool last = std::string(merge) == "last";
+    using Case = std::tuple<int64_t, int64_t, int64_t>;
+    const std::vector<Case> cases = last ? std::vector<Case>{{1, 20001, 128},
+                                                             {100, 4001, 256},
+                                                             {150, 3001, 64},
+                                                             {130, 2001, 128}}
+                                         : std::vector<Case>{{4, 3001, 128}};
+    for (const auto& [sq, sk, dim] : cases) {
+      SCOPED_TRACE(::testing::Message()
+                   << merge << ": " << sq << " queries, " << sk << " keys, D = " << dim);
+      auto build = [&](Device d) {
+        const Tensor q = Data({1, 1, sq, dim}, 43, b, d), k = Data({1, 1, sk, dim}, 44, b, d);
+        return matmul(softmax(matmul(q, transpose(k)) * 0.07, -1), Data({1, 1, sk, dim}, 45, b, d));
+      };
+      Compare(build);
+      if (t.major == 9 && t.arch_specific) {
+        EXPECT_EQ(absl::StrContains(explain({build(Device::kCUDA)}), "by the last share"), last);
+      }
+    }
+  }
+  unsetenv("TESSEL_SPLIT_MERGE");
+}
+
 // Attention run again on new keys and values in the same buffers, with a second kernel after
 // it (a sum of the output): the same launches each time, replayed as one CUDA graph, whose
 // launches keep their %gridid. Work tiles by ticket (a causal mask) count over that tag, and
@@ -228,8 +264,10 @@ TEST_F(AttentionTest, ReplayedLaunchesStartAgain) {
     Shape q, kv;
     bool causal;
   };
+  // The decodes: 39 shares merged by the combine launch, 6 by the last share of each entry.
   for (const Case& c : {Case{{3, 50, 300, 64}, {3, 50, 260, 64}, true},
-                        Case{{1, 2, 4, 1, 128}, {1, 2, 1, 20000, 128}, false}}) {
+                        Case{{1, 2, 4, 1, 128}, {1, 2, 1, 20000, 128}, false},
+                        Case{{1, 2, 4, 1, 128}, {1, 2, 1, 3000, 128}, false}}) {
     SCOPED_TRACE(::testing::Message() << (c.causal ? "causal" : "decode"));
     auto attention = [&](const Tensor& q, const Tensor& k, const Tensor& v) {
       const int64_t sq = q.shape()[q.shape().rank() - 2], sk = k.shape()[k.shape().rank() - 2];

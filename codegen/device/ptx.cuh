@@ -219,8 +219,9 @@ __device__ __forceinline__ unsigned long long tessel_atomic_cas(unsigned long lo
 // the other adds are atomicAdd, which blocks adding at once do not retry (a compare-and-swap
 // loop for every add cost a decode's 1024 tickets 0.2 us each, one after another). The last of
 // `total` adds sets the counter back to 0: a CUDA graph's replays of a launch have the same
-// tag (%gridid). `seen`: the counter as read earlier (any value is right; one that holds the
-// tag already saves a round trip).
+// tag (%gridid). `seen`: the counter as read earlier in this launch, before this add (one that
+// holds the tag already saves a round trip; a value from before the last add's reset would not
+// be right).
 template <bool kAcqRel = false>
 __device__ __forceinline__ unsigned tessel_tagged_count(unsigned long long* counter, unsigned total,
                                                         unsigned long long seen) {

@@ -277,8 +277,9 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   const int64_t rows = fold.factor * sq, smem = plan.smem;
   // A split's shares (o, then m and l a row), then a counter for each 64 rows of an entry
   // (tessel_attention_split_layout).
-  if (splits > 1)
+  if (splits > 1) {
     ks.workspace_bytes = entries * (splits * rows * (d + 2) * 4 + CeilDiv(rows, 64) * 8);
+  }
   if (plan.tickets) ks.workspace_bytes = 8;  // the ticket counter (tessel_tagged_count)
   if (hopper) {
     ks.tensor_maps.push_back(OperandMap(ks, q, fold, fold.axes, tiles.query));

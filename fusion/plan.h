@@ -55,7 +55,7 @@ enum class GemmForm {
 // Who merges the shares of an attention kernel split over the keys (FusionOptions::split_merge).
 enum class SplitMerge {
   kChosen,  // as the schedule chooses for the shape (codegen/attention_schedule.cc)
-  kLast,    // the last share of each rows' to arrive, in the kernel
+  kLast,    // by the last share of each 64 rows to arrive, in the kernel
   kLaunch,  // a second launch
 };
 

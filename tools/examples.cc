@@ -170,7 +170,7 @@ std::vector<Example> Examples(Device d) {
   Tensor decode_k = In({1, 8, 1, 16384, 128}, DType::kBF16, d);
   e.push_back({"attention_decode",
                "one query of 32 heads over 8 K/V heads of 16384 x 128 bf16: the keys split "
-               "among the blocks, the shares combined",
+               "among the blocks, merged by the last share of each K/V head",
                {matmul(softmax(matmul(decode_q, transpose(decode_k)) * (1 / std::sqrt(128.0)), -1),
                        In({1, 8, 1, 16384, 128}, DType::kBF16, d))}});
   Tensor wide_q = In({4, 16, 4096, 256}, DType::kBF16, d);

@@ -57,6 +57,17 @@ if [ -n "${CACHE_PREFILL:-}" ]; then
   tar -cJf dist/cache_growth_cache.tar.xz -C "$prefill" cache && rm -rf "$prefill"
 fi
 rm dist/inspect
+cat > dist/prefill.sh <<'SH'
+# prefilled_cache DIR: unpacks dist/kernel_cache.tar.xz (compiled ahead by
+# tools/prefill_cache.sh), where there is one, into DIR.
+prefilled_cache() {
+  local here
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  mkdir -p "$1"
+  [ -f "$here/kernel_cache.tar.xz" ] && tar -xJf "$here/kernel_cache.tar.xz" -C "$1" --strip-components=1
+  return 0
+}
+SH
 cat > dist/run.sh <<'RUN'
 #!/usr/bin/env bash
 # Runs tessel's GPU tests and benchmarks; logs and JSON go to $OUT (default ./out).
@@ -66,9 +77,7 @@ out=${OUT:-./out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TESSEL_CACHE_DIR="${TESSEL_CACHE_DIR:-/tmp/tessel-cache}"  # not under $out: thousands of files
-if [ -f "$here/kernel_cache.tar.xz" ]; then  # compiled ahead by tools/prefill_cache.sh
-  mkdir -p "$TESSEL_CACHE_DIR" && tar -xJf "$here/kernel_cache.tar.xz" -C "$TESSEL_CACHE_DIR" --strip-components=1
-fi
+source "$here/prefill.sh" && prefilled_cache "$TESSEL_CACHE_DIR"
 export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/usr/local/cuda/lib64"  # cuBLASLt, for gemm_bench
 export TESSEL_FUZZ_REGRESSIONS="$here/regressions"
 what=${1:-all}

@@ -4,9 +4,9 @@
 # 132 SMs) stands in, so each command plans and compiles what it would on the H100 or H200
 # (its results are wrong and its checks fail: only the compiles count). On the GPU machine,
 # `dist/run.sh` and call scripts unpack it into TESSEL_CACHE_DIR first (prefilled_cache
-# below), so that device time goes to the measurement, not to NVRTC. The cache's key holds
-# the source, the headers, the target and NVRTC's version, never the driver's, so a stale or
-# foreign entry is only a miss.
+# in dist/prefill.sh, which tools/gpu_bundle.sh writes), so that device time goes to the
+# measurement, not to NVRTC. The cache's key holds the source, the headers, the target and
+# NVRTC's version, never the driver's, so a stale or foreign entry is only a miss.
 #   tools/gpu_bundle.sh
 #   tools/prefill_cache.sh 'dist/gemm_test' \
 #       'TESSEL_DYNAMIC=0 dist/gemm_group_bench --benchmark_filter=BM_Qkv/64/'
@@ -32,13 +32,3 @@ wait
 tar -cJf dist/kernel_cache.tar.xz -C "$work" cache
 echo "$(ls "$work/cache" | wc -l) kernels, $(du -h dist/kernel_cache.tar.xz | cut -f1) in dist/kernel_cache.tar.xz"
 rm -rf "$work"
-cat > dist/prefill.sh <<'SH'
-# prefilled_cache DIR: unpacks dist/kernel_cache.tar.xz (tools/prefill_cache.sh) into DIR.
-prefilled_cache() {
-  local here
-  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-  mkdir -p "$1"
-  [ -f "$here/kernel_cache.tar.xz" ] && tar -xJf "$here/kernel_cache.tar.xz" -C "$1" --strip-components=1
-  return 0
-}
-SH

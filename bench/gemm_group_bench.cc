@@ -61,7 +61,8 @@ void BM_CopyBandwidth(benchmark::State& state) {
 
 // q, k and v projections of x [M, 4096]: who 0 cuBLASLt on the weights concatenated by hand
 // ([4096, 6144], one GEMM), 1 cuBLASLt three GEMMs, 2 tessel's three matmuls realized
-// together (against 0).
+// together (against 0), 3 tessel's one matmul on the concatenated weights (against 0: what
+// the siblings' walk costs over one GEMM of the same tiles).
 void BM_Qkv(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   const int64_t m = state.range(0), who = state.range(1);
@@ -99,6 +100,9 @@ void BM_Qkv(benchmark::State& state) {
         (void)lts[i].Run(Pointer(x), Pointer(w[i]), Pointer(out[i]));
     });
     state.SetLabel("cuBLASLt, three GEMMs");
+  } else if (who == 3) {
+    Measure(state, flops, weights, key, false, [&] { realize({matmul(x, w_cat)}); });
+    state.SetLabel("tessel, weights concatenated by hand");
   } else {
     Measure(state, flops, weights, key, false, [&] {
       realize({matmul(x, w[0]), matmul(x, w[1]), matmul(x, w[2])});
@@ -191,6 +195,7 @@ BENCHMARK(BM_CopyBandwidth)->UseManualTime()->Unit(benchmark::kMillisecond);
 // their own kernel (bench/RESULTS.md says which a figure is).
 BENCHMARK(BM_Qkv)
     ->ArgsProduct({{64, 1024, 8192, 16, 100}, {0, 1, 2}})
+    ->ArgsProduct({{1024, 8192}, {3}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

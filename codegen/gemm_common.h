@@ -80,9 +80,13 @@ bool TensorCoreOperands(const GemmProblem& p);
 void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 
 // The Hopper kernel's tiling: BM x BN output tiles, BK-deep stages in a ring of `stages`,
-// tiles walked in bands of `group_m` tile rows.
+// tiles walked in bands of `group_m` tile rows. 16 rows a band: the 132 blocks running at
+// once then share 16 tile rows of A and about 8 tile columns of B in L2 (H200, forty-seventh
+// session, bench/labs/gemm_walk_lab.py, 500 launches: q/k/v at M = 8192 0.5906-0.5920 ms on
+// bands of 8, 0.5837-0.5886 on 16, 0.5895 on 32, 0.601-0.609 on 2 or 4; SwiGLU's dual GEMM
+// at M = 8192 2.207-2.220 / 2.176-2.180 / 2.205-2.217 / 2.31-2.51).
 struct GemmTile {
-  int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 8;
+  int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 16;
   bool swap = false;  // the operands trade places in the tensor cores (gemm_sm90_tiles.h)
 };
 

@@ -54,7 +54,9 @@ KSlicing ChooseKSlices(const GemmTile& tile, int64_t tiles, int64_t k_steps, int
   }
   // Between one and two rounds of 128-row tiles: the second round's `cut` tiles in slices
   // over one wave of pieces. H100, session 29, sustained: 1536 x 4096 x 4096 (192 tiles, 60
-  // in 2 slices) 568-575 TFLOP/s against 544-549 whole (the kernel alone 81 us against 92);
+  // in 2 slices) 568-575 TFLOP/s against 544-549 whole (the kernel alone 81 us against 92;
+  // since the forty-seventh session it takes whole waves of 128-wide tiles, faster still:
+  // gemm_sm90_tiles.cc); tall outputs of one or two tile columns still come here;
   // not worth it measured: 2560 x 4096 x 4096 (3 rounds) 583-586 against 581-586, SwiGLU at
   // M = 1024 (688 dual tiles, 28 in 4 slices) 0.309-0.310 ms against 0.310-0.312 (the kernel
   // alone 273 us against 279: a sustained GEMM is held by power, and the idle SMs of a last

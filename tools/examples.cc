@@ -53,6 +53,17 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"swiglu_1024",
                "silu(x wg) * (x wu) for 1024 rows, F = 11008 bf16: one dual GEMM",
                {silu(matmul(x1024, wg)) * matmul(x1024, wu)}});
+  // The same at 8192 rows: compute-bound, a sustained tile walk of many rounds.
+  Tensor x8192 = In({8192, 4096}, DType::kBF16, d);
+  e.push_back({"qkv_8192",
+               "q, k and v projections of 8192 rows (4096 x 4096, 1024, 1024 bf16): one "
+               "compute-bound GEMM",
+               {matmul(x8192, In({4096, 4096}, DType::kBF16, d)),
+                matmul(x8192, In({4096, 1024}, DType::kBF16, d)),
+                matmul(x8192, In({4096, 1024}, DType::kBF16, d))}});
+  e.push_back({"swiglu_8192",
+               "silu(x wg) * (x wu) for 8192 rows, F = 11008 bf16: one compute-bound dual GEMM",
+               {silu(matmul(x8192, wg)) * matmul(x8192, wu)}});
   Tensor big = In({1 << 28}, DType::kF32, d);
   e.push_back({"chain",
                "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",

@@ -3,7 +3,7 @@
 --repro=dir`, `swiglu_8192`, ...), for the forty-seventh session's question: why q/k/v at
 M = 8192 (1536 tiles of 128 x 256, 11.6 rounds on 132 SMs) runs 1.4% under cuBLASLt on the
 weights concatenated while tessel's 8192^3 runs 2% over it. `g<N>`: bands of N tile rows
-(GROUP_M; the generated kernel has 8), so the blocks running at once share N tile rows of A
+(GROUP_M: 8 in the generated kernels before this session, 16 since), so the blocks running at once share N tile rows of A
 and 132 / N tile columns of B in L2. All launched as tessel launches them (programmatic
 dependent launch, pdl_lab.with_pdl), 500 launches back to back (sustained, power-held);
 `plain<N>` the same launched plainly (no overlap), `late<N>` with programmatic dependent

@@ -74,4 +74,8 @@ Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, float lo, 
   return from_vector(RandomValues(shape.numel(), seed, lo, hi), shape, dtype, d);
 }
 
+Tensor Ids(const Shape& shape, uint64_t seed, int64_t n, DType dtype, Device d) {
+  return cast(floor(Data(shape, seed, DType::kF32, d, 0, static_cast<float>(n) - 0.01f)), dtype);
+}
+
 }  // namespace tessel::testing

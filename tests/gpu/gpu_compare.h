@@ -29,6 +29,9 @@ void Compare(const std::function<std::vector<Tensor>(Device)>& build, double rto
 // Uniform random data in [lo, hi) from `seed`, the same on every device.
 Tensor Data(const Shape& shape, uint64_t seed, DType dtype, Device d, float lo = -2, float hi = 2);
 
+// Integer indices in [0, n), the same on every device.
+Tensor Ids(const Shape& shape, uint64_t seed, int64_t n, DType dtype, Device d);
+
 }  // namespace tessel::testing
 
 #endif  // TESSEL_TESTS_GPU_GPU_COMPARE_H_

@@ -184,13 +184,13 @@ std::vector<CorpusCase> Corpus() {
                  {silu(matmul(x, In({2048, 264}, b16))) * matmul(x, In({2048, 264}, b16))}});
     c.push_back({"k_slices_swapped_dual",
                  {silu(matmul(y, In({2048, 1024}, b16))) * matmul(y, In({2048, 1024}, b16))}});
-    // Many tiles, a last round of few: those tiles' K in slices (192 tiles of 128 x 256,
-    // stored by TMA, then with an epilogue over ragged rows and columns; the dual GEMM's 128 x
-    // 128 tiles with ragged rows and columns: 172).
-    c.push_back({"k_slices_last_round", {matmul(In({1536, 1024}, b16), In({1024, 4096}, b16))}});
+    // Many tiles, a last round of few: those tiles' K in slices (tall outputs of one 128-wide
+    // tile column: 150 tiles stored by TMA, then 149 with an epilogue over ragged rows and
+    // columns; the dual GEMM's 128 x 128 tiles with ragged rows and columns: 172).
+    c.push_back({"k_slices_last_round", {matmul(In({19200, 1024}, b16), In({1024, 128}, b16))}});
     c.push_back({"k_slices_last_round_epilogue",
-                 {gelu(matmul(In({1500, 1024}, b16), In({1024, 4000}, b16)) + In({4000}, b16)) +
-                  In({1500, 4000}, b16)}});
+                 {gelu(matmul(In({19000, 1000}, b16), In({1000, 120}, b16)) + In({120}, b16)) +
+                  In({19000, 120}, b16)}});
     Tensor z = In({200, 2048}, b16);
     c.push_back({"k_slices_last_round_dual",
                  {silu(matmul(z, In({2048, 11000}, b16))) * matmul(z, In({2048, 11000}, b16))}});

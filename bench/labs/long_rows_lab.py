@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Softmax over 64 rows of 131072 bf16 (`tools/inspect long_rows_bf16 --repro=dir`; issue 13's
+row at 58% of the copy): the generated kernel holds each row in a cluster of 8 blocks of 1024
+threads, 16 values a thread as floats (31 registers: 2 blocks an SM, so its 512 blocks run in
+two waves of clusters). Variants, each timing 500 launches as tessel launches them:
+`packed`: the same blocks, the values kept as bf16 pairs (8 registers, not 16), to tell
+register pressure from the waves; `w512`: blocks of 512 threads holding 32 values each,
+packed, 4 blocks an SM (__launch_bounds__(512, 4)), so that all 512 blocks are resident at
+once (262144 threads of the 270336 an H100/H200 holds) and the row is read in one wave
+(nvcc 13.0: `packed` 32 registers, no spills; `w512` 32 registers and 120 bytes of spills).
+usage: long_rows_lab.py repro.cu outdir; then for each: nvcc -O3 --fmad=false
+  -gencode arch=compute_90a,code=sm_90a -diag-suppress 177,550 v.cu -o v -lcuda"""
+import os
+import re
+import sys
+
+import pdl_lab
+
+src, out = sys.argv[1:3]
+text = pdl_lab.with_pdl(pdl_lab.more_steps(open(src).read()))
+name = re.search(r'__global__ void __launch_bounds__\(1024\) __cluster_dims__\(8, 1, 1\) (\w+)\(',
+                 text).group(1)
+start = text.index('extern "C" __global__ void __launch_bounds__(1024)')
+end = text.index('\n}\n', start) + 3
+
+
+def kernel(threads, per_thread, min_blocks):
+    """The row's part of a block as `per_thread` bf16 values a thread, packed in pairs."""
+    part = 131072 // 8
+    assert threads * per_thread == part
+    words, vecs = per_thread // 2, per_thread // 8
+    return f'''extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) __cluster_dims__(8, 1, 1) {name}(const bf16_t* in0, bf16_t* __restrict__ out0) {{
+  tessel_grid_begin();
+  // LAB: {threads} threads x {per_thread} values of a part of {part}, kept as bf16 pairs
+  __shared__ float scratch_f32[32];
+  __shared__ float slot_acc0[2];
+  __shared__ float slot_acc1[2];
+  // one base address a thread, its vectors {threads * 8} values apart (immediate offsets)
+  const index_t first = (index_t)blockIdx.x * {part} + threadIdx.x * 8;
+  const bf16_t* in = in0 + first;
+  bf16_t* out = out0 + first;
+  unsigned w[{words}];
+  #pragma unroll
+  for (int v = 0; v < {vecs}; ++v) {{
+    const auto vec = tessel_load_vec<unsigned, 4>((const unsigned*)(in + v * {threads * 8}));
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) w[4 * v + j] = vec.v[j];
+  }}
+  float acc0 = __int_as_float(0xff800000);
+  #pragma unroll
+  for (int k = 0; k < {per_thread}; ++k) acc0 = tessel_max(acc0, tessel_bf16_lane(w, k));
+  const float max0 = tessel_cluster_reduce<8>(tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f32), tessel_max_op(), slot_acc0, 1);
+  float acc1 = 0.0f;
+  #pragma unroll
+  for (int k = 0; k < {per_thread}; ++k) acc1 = acc1 + tessel_exp_term(tessel_bf16_lane(w, k) - max0);
+  const float sum0 = tessel_cluster_reduce<8>(tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32), tessel_sum_op(), slot_acc1, 1);
+  tessel_cluster_arrive();  // this block's reads of the others' slots are done
+  const float rcp0 = __frcp_rn(sum0);
+  #pragma unroll
+  for (int v = 0; v < {vecs}; ++v) {{
+    tessel_vec<bf16_t, 8> vec;
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) {{
+      const float e = tessel_exp_term(tessel_bf16_lane(w, 8 * v + j) - max0);
+      vec.v[j] = tessel_float_to_bf16(tessel_round_bf16(e * rcp0));
+    }}
+    tessel_store_vec<bf16_t, 8>(out + v * {threads * 8}, vec);
+  }}
+  tessel_cluster_wait();  // no block leaves while another may read its slots
+}}
+'''
+
+
+os.makedirs(out, exist_ok=True)
+open(os.path.join(out, 'base.cu'), 'w').write(text)
+open(os.path.join(out, 'packed.cu'), 'w').write(text[:start] + kernel(1024, 16, 2) + text[end:])
+w512 = text[:start] + kernel(512, 32, 4) + text[end:]
+open(os.path.join(out, 'w512.cu'), 'w').write(w512.replace('dim3(512, 1, 1), 1024', 'dim3(512, 1, 1), 512').replace('config.blockDim = dim3(1024)', 'config.blockDim = dim3(512)'))

@@ -183,6 +183,25 @@ TEST(GemmTilesTest, HopperGemmTilesFitSharedMemory) {
   }
 }
 
+// 256-wide tiles where their rounds are (nearly) full; 128-wide ones where a last round of
+// 256-wide tiles would leave most SMs idle, for one output as for siblings (the rounds on 132
+// SMs in the comments), and every tile in bands of 16 tile rows.
+TEST(GemmTilesTest, TilesNarrowToWholeWaves) {
+  auto bn = [](std::vector<codegen::GemmExtent> outputs) {
+    return codegen::ChooseGemmTile(outputs, 1, false, 1, false).bn;
+  };
+  EXPECT_EQ(bn({{8192, 8192}}), 256);   // 2048 tiles: 15.5 rounds
+  EXPECT_EQ(bn({{4096, 4096}}), 256);   // 512: 3.9
+  EXPECT_EQ(bn({{8192, 11008}}), 256);  // 2752: 20.8
+  EXPECT_EQ(bn({{8192, 6144}}), 256);   // 1536: 11.6, where 128 wide would take 24 rounds
+  EXPECT_EQ(bn({{1024, 6144}}), 128);   // 192: 1.45 rounds; 384 of 128: 2.9
+  EXPECT_EQ(bn({{1536, 4096}}), 128);   // 192; 384 of 128
+  EXPECT_EQ(bn({{2560, 4096}}), 128);   // 320: 2.4; 640 of 128: 4.8
+  EXPECT_EQ(bn({{1024, 4096}, {1024, 1024}, {1024, 1024}}), 128);  // q/k/v: 192; 384
+  EXPECT_EQ(bn({{8192, 4096}, {8192, 1024}, {8192, 1024}}), 256);
+  EXPECT_EQ(codegen::ChooseGemmTile(8192, 8192, 1, false, 1).group_m, 16);
+}
+
 // Three TF32 products hold two parts of each operand a stage: at most 128 wide, and still
 // at least three stages in the 227 KB.
 TEST(GemmTilesTest, HopperSplitTf32TilesFitSharedMemory) {

@@ -1,0 +1,203 @@
+// Can a Hopper GEMM's producer load B from rows that are not 16-byte multiples (B [4096,
+// 4095] bf16: rows of 8190 bytes, which a rank-2 tensor map refuses) without the padded copy?
+// A rank-1 tensor map of the whole buffer has no stride rule, so row k of a stage's 64 x 64
+// block is one 64-element box at element k * N + n0 (docs/plans/issue13_gemm_staging.md).
+// 1. `layout`: a block loaded row by row through the rank-1 map, against the same block of a
+//    padded copy loaded as one 2-D box, both with the 128-byte swizzle: are the bytes equal
+//    (does the swizzle follow the destination's address, not the box's own row)?
+// 2. `rate`: every SM streams B's 64 x 256 stages through a ring of 4 with nothing consuming
+//    but an arrive: GB/s for 2-D boxes on the padded copy (4 a stage), rank-1 row boxes issued
+//    by one thread (256 a stage) and by the producer warp's 32 lanes (8 each). A 128 x 256
+//    tile's mainloop takes a stage in about 1000 cycles: about 63 GB/s an SM (8.4 TB/s in
+//    all, from L2) is what a GEMM needs.
+#include <cuda.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lab_timing.cuh"
+
+constexpr int kK = 4096, kN = 4095, kPitch = 4096;  // B's rows, columns, the copy's pitch
+constexpr int kStages = 4, kBlocks = 4;             // a stage: 4 blocks of 64 x 64
+constexpr int kBlockBytes = 64 * 128, kStageBytes = kBlocks * kBlockBytes;
+
+#define CKU(x)                         \
+  do {                                 \
+    CUresult r_ = (x);                 \
+    if (r_ != CUDA_SUCCESS) {          \
+      printf("%s: %d\n", #x, (int)r_); \
+      exit(1);                         \
+    }                                  \
+  } while (0)
+
+__device__ __forceinline__ unsigned smem(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void bar_init(uint64_t* b, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(b)), "r"(count));
+}
+__device__ __forceinline__ void bar_expect(uint64_t* b, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(b)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bar_arrive(uint64_t* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(b)) : "memory");
+}
+__device__ __forceinline__ void bar_wait(uint64_t* b, int parity) {
+  asm volatile(
+      "{\n .reg .pred p;\n WAIT:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      " @!p bra WAIT;\n}" ::"r"(smem(b)),
+      "r"(parity)
+      : "memory");
+}
+__device__ __forceinline__ void load_1d(void* dst, const CUtensorMap* map, int c0, uint64_t* b) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2}], [%3];" ::"r"(smem(dst)),
+      "l"(map), "r"(c0), "r"(smem(b))
+      : "memory");
+}
+__device__ __forceinline__ void load_2d(void* dst, const CUtensorMap* map, int c0, int c1,
+                                        uint64_t* b) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(smem(b))
+      : "memory");
+}
+__device__ __forceinline__ void init_done() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  __syncthreads();
+}
+
+// One block of B (rows k0.., columns n0..) by lane `lane` of `lanes`: the padded copy's 2-D
+// box (mode 0), or a rank-1 box a row (modes 1, 2).
+__device__ __forceinline__ void load_block(int mode, unsigned char* dst, const CUtensorMap* row_map,
+                                           const CUtensorMap* rows_map, int k0, int n0, uint64_t* b,
+                                           int lane, int lanes) {
+  if (mode == 0) {
+    if (lane == 0) load_2d(dst, rows_map, n0, k0, b);
+    return;
+  }
+  for (int r = lane; r < 64; r += lanes) {
+    load_1d(dst + r * 128, row_map, (k0 + r) * kN + n0, b);
+  }
+}
+
+// Question 1: blocks at (k0, n0) both ways into 1024-byte aligned buffers; mismatching bytes
+// counted into *bad (columns past N excluded: the row map reads the next row there).
+__global__ void layout(const __grid_constant__ CUtensorMap row_map,
+                       const __grid_constant__ CUtensorMap rows_map, int k0, int n0, int* bad) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned char* base = raw + (1024 - smem(raw) % 1024) % 1024;
+  unsigned char *a = base, *r = base + kBlockBytes;
+  __shared__ uint64_t full;
+  if (threadIdx.x == 0) bar_init(&full, 1);
+  init_done();
+  if (threadIdx.x == 0) {
+    bar_expect(&full, 2 * kBlockBytes);
+    load_block(0, a, &row_map, &rows_map, k0, n0, &full, 0, 1);
+    load_block(1, r, &row_map, &rows_map, k0, n0, &full, 0, 1);
+  }
+  bar_wait(&full, 0);
+  for (int i = threadIdx.x; i < kBlockBytes; i += blockDim.x) {
+    const int row = i / 128, chunk = (i % 128) / 16, col = (chunk ^ (row % 8)) * 8 + i % 16 / 2;
+    if (n0 + col < kN && a[i] != r[i]) atomicAdd(bad, 1);
+  }
+}
+
+// Question 2: each block walks its share of B's 64 x 256 stages `passes` times; warp 0
+// produces (lane 0, or all 32 lanes in mode 2), warp 1 consumes by arriving.
+__global__ void rate(const __grid_constant__ CUtensorMap row_map,
+                     const __grid_constant__ CUtensorMap rows_map, int mode, int passes) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned char* ring = raw + (1024 - smem(raw) % 1024) % 1024;
+  __shared__ uint64_t full[kStages], empty[kStages];
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) bar_init(&full[s], 1), bar_init(&empty[s], 1);
+  }
+  init_done();
+  const int columns = kPitch / 256, steps = kK / 64, lane = threadIdx.x % 32;
+  const int lanes = mode == 2 ? 32 : 1;
+  int stage = 0, phase = 0;
+  for (int p = 0; p < passes; ++p) {
+    for (int c = blockIdx.x; c < columns * steps; c += gridDim.x) {
+      const int n0 = c % columns * 256, k0 = c / columns * 64;
+      if (threadIdx.x < 32) {
+        bar_wait(&empty[stage], phase ^ 1);
+        if (lane == 0) bar_expect(&full[stage], kStageBytes);
+        __syncwarp();
+        if (lane < lanes) {
+          for (int j = 0; j < kBlocks; ++j) {
+            load_block(mode, ring + stage * kStageBytes + j * kBlockBytes, &row_map, &rows_map, k0,
+                       n0 + 64 * j, &full[stage], lane, lanes);
+          }
+        }
+      } else if (threadIdx.x == 32) {
+        bar_wait(&full[stage], phase);
+        bar_arrive(&empty[stage]);
+      }
+      if (++stage == kStages) stage = 0, phase ^= 1;
+    }
+  }
+}
+
+__global__ void fill(__nv_bfloat16* b, __nv_bfloat16* padded) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)kK * kPitch;
+       i += (long long)gridDim.x * blockDim.x) {
+    const int k = i / kPitch, n = i % kPitch;
+    const float v = (float)((k * 7919 + n * 104729) % 2048) / 256.0f - 4.0f;
+    padded[i] = __float2bfloat16(n < kN ? v : 0.0f);
+    if (n < kN) b[(long long)k * kN + n] = __float2bfloat16(v);
+  }
+}
+
+int main() {
+  __nv_bfloat16 *b, *padded;
+  CK(cudaMalloc(&b, (size_t)kK * kN * 2));
+  CK(cudaMalloc(&padded, (size_t)kK * kPitch * 2));
+  fill<<<1024, 256>>>(b, padded);
+  CK(cudaDeviceSynchronize());
+  CUtensorMap row_map, rows_map;
+  {
+    cuuint64_t dims[1] = {(cuuint64_t)kK * kN}, strides[1] = {0};
+    cuuint32_t box[1] = {64}, steps[1] = {1};
+    CKU(cuTensorMapEncodeTiled(&row_map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 1, b, dims, strides, box,
+                               steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  }
+  {
+    cuuint64_t dims[2] = {kPitch, kK}, strides[1] = {kPitch * 2};
+    cuuint32_t box[2] = {64, 64}, steps[2] = {1, 1};
+    CKU(cuTensorMapEncodeTiled(&rows_map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, padded, dims,
+                               strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  }
+  int* bad;
+  CK(cudaMallocManaged(&bad, sizeof(int)));
+  const int shared = 2 * kBlockBytes + 1024;
+  CK(cudaFuncSetAttribute(layout, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+  const int at[][2] = {{0, 0}, {64, 64}, {1, 3}, {77, 1000}, {4032, 4031}, {3000, 129}};
+  for (const auto& [k0, n0] : at) {
+    *bad = 0;
+    layout<<<1, 256, shared>>>(row_map, rows_map, k0, n0, bad);
+    CK(cudaDeviceSynchronize());
+    printf("layout k0 %d n0 %d: %d bytes differ\n", k0, n0, *bad);
+  }
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int ring = kStages * kStageBytes + 1024, passes = 8;
+  CK(cudaFuncSetAttribute(rate, cudaFuncAttributeMaxDynamicSharedMemorySize, ring));
+  const double bytes = 2.0 * kK * kPitch * passes;
+  const char* names[] = {"2-D boxes, padded copy", "rank-1 rows, one thread",
+                         "rank-1 rows, 32 lanes"};
+  for (int mode = 0; mode < 3; ++mode) {
+    const float ms = time_it([&] { rate<<<sms, 64, ring>>>(row_map, rows_map, mode, passes); });
+    printf("rate %-24s %.4f ms, %.1f GB/s (%.1f an SM)\n", names[mode], ms, bytes / ms / 1e6,
+           bytes / ms / 1e6 / sms);
+  }
+  return 0;
+}

@@ -70,10 +70,7 @@ write('pdl', pdl)
 # replaced: `pdl_early` in every grid (before 62b7af6), `pdl_late` in none (the next grid
 # starts as this one's blocks end), `pdl_mid` by the producer once it has issued its last
 # load (the next grid's blocks may take idle SMs only for the block's last stages).
-trigger = """  if (tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units() > (int)gridDim.x) {
-    tessel_launch_dependents();
-  }
-"""
+trigger = pdl_lab.GEMM_TRIGGER
 assert pdl.count(trigger) == 1
 last_load = """      if (++stage == C::STAGES) stage = 0, phase ^= 1;
     }

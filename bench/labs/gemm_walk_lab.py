@@ -20,10 +20,7 @@ src, out = sys.argv[1:3]
 text = pdl_lab.more_steps(open(src).read())
 group = int(re.search(r'GROUP_M = (\d+),', text).group(1))
 os.makedirs(out, exist_ok=True)
-trigger = """  if (tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units() > (int)gridDim.x) {
-    tessel_launch_dependents();
-  }
-"""
+trigger = pdl_lab.GEMM_TRIGGER
 pdl = pdl_lab.with_pdl(text)
 assert pdl.count(trigger) == 1
 variants = {'g': pdl, 'plain': text, 'late': pdl.replace(trigger, '')}

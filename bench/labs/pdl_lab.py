@@ -15,6 +15,11 @@ import sys
 
 LAUNCH = re.compile(r'^(\s*)(\w+)<<<(dim3\(.*\)), (\d+), (\d+)>>>\((.*)\);$', re.M)
 TRIGGER = 'asm volatile("griddepcontrol.launch_dependents;" :::);'
+# The Hopper GEMM's early trigger as generated (where its walk has more units than blocks).
+GEMM_TRIGGER = """  if (tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units() > (int)gridDim.x) {
+    tessel_launch_dependents();
+  }
+"""
 
 
 def with_pdl(text):

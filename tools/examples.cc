@@ -30,40 +30,41 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"gemm_unaligned",
                "matmul of 4097 x 4095 by 4095 x 4095 bf16: rows of 8190 bytes, staged for TMA",
                {matmul(odd_a, odd_b)}});
+  // q, k and v projections (GQA widths) and SwiGLU's gate and up of x [rows, 4096].
+  auto qkv = [&](const Tensor& x) {
+    return std::vector<Tensor>{matmul(x, In({4096, 4096}, DType::kBF16, d)),
+                               matmul(x, In({4096, 1024}, DType::kBF16, d)),
+                               matmul(x, In({4096, 1024}, DType::kBF16, d))};
+  };
+  Tensor wg = In({4096, 11008}, DType::kBF16, d), wu = In({4096, 11008}, DType::kBF16, d);
+  auto swiglu = [&](const Tensor& x) {
+    return std::vector<Tensor>{silu(matmul(x, wg)) * matmul(x, wu)};
+  };
   Tensor x64 = In({64, 4096}, DType::kBF16, d);
   e.push_back({"qkv_decode",
                "q, k and v projections of 64 rows (4096 x 4096, 1024, 1024 bf16): one GEMM",
-               {matmul(x64, In({4096, 4096}, DType::kBF16, d)),
-                matmul(x64, In({4096, 1024}, DType::kBF16, d)),
-                matmul(x64, In({4096, 1024}, DType::kBF16, d))}});
+               qkv(x64)});
   e.push_back({"projection_decode",
                "matmul of 64 rows by 4096 x 4096 bf16: 64 tiles, each K in two slices",
                {matmul(x64, In({4096, 4096}, DType::kBF16, d))}});
-  Tensor wg = In({4096, 11008}, DType::kBF16, d), wu = In({4096, 11008}, DType::kBF16, d);
-  e.push_back({"swiglu_decode",
-               "silu(x wg) * (x wu) for 64 rows, F = 11008 bf16: one dual GEMM",
-               {silu(matmul(x64, wg)) * matmul(x64, wu)}});
+  e.push_back({"swiglu_decode", "silu(x wg) * (x wu) for 64 rows, F = 11008 bf16: one dual GEMM",
+               swiglu(x64)});
   Tensor x1024 = In({1024, 4096}, DType::kBF16, d);
   e.push_back({"qkv_1024",
                "q, k and v projections of 1024 rows (4096 x 4096, 1024, 1024 bf16): one GEMM of "
                "several tile rounds",
-               {matmul(x1024, In({4096, 4096}, DType::kBF16, d)),
-                matmul(x1024, In({4096, 1024}, DType::kBF16, d)),
-                matmul(x1024, In({4096, 1024}, DType::kBF16, d))}});
-  e.push_back({"swiglu_1024",
-               "silu(x wg) * (x wu) for 1024 rows, F = 11008 bf16: one dual GEMM",
-               {silu(matmul(x1024, wg)) * matmul(x1024, wu)}});
+               qkv(x1024)});
+  e.push_back({"swiglu_1024", "silu(x wg) * (x wu) for 1024 rows, F = 11008 bf16: one dual GEMM",
+               swiglu(x1024)});
   // The same at 8192 rows: compute-bound, a sustained tile walk of many rounds.
   Tensor x8192 = In({8192, 4096}, DType::kBF16, d);
   e.push_back({"qkv_8192",
                "q, k and v projections of 8192 rows (4096 x 4096, 1024, 1024 bf16): one "
                "compute-bound GEMM",
-               {matmul(x8192, In({4096, 4096}, DType::kBF16, d)),
-                matmul(x8192, In({4096, 1024}, DType::kBF16, d)),
-                matmul(x8192, In({4096, 1024}, DType::kBF16, d))}});
+               qkv(x8192)});
   e.push_back({"swiglu_8192",
                "silu(x wg) * (x wu) for 8192 rows, F = 11008 bf16: one compute-bound dual GEMM",
-               {silu(matmul(x8192, wg)) * matmul(x8192, wu)}});
+               swiglu(x8192)});
   Tensor big = In({1 << 28}, DType::kF32, d);
   e.push_back({"chain",
                "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",

@@ -15,10 +15,10 @@ import sys
 
 LAUNCH = re.compile(r'^(\s*)(\w+)<<<(dim3\(.*\)), (\d+), (\d+)>>>\((.*)\);$', re.M)
 TRIGGER = 'asm volatile("griddepcontrol.launch_dependents;" :::);'
-# The Hopper GEMM's early trigger as generated (where its walk has more units than blocks).
-GEMM_TRIGGER = """  if (tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units() > (int)gridDim.x) {
-    tessel_launch_dependents();
-  }
+# The Hopper GEMM's early trigger as generated (where its walk takes more than one round of
+# units, at most two).
+GEMM_TRIGGER = """  const int units = tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units();
+  if (units > (int)gridDim.x && units <= 2 * (int)gridDim.x) tessel_launch_dependents();
 """
 
 

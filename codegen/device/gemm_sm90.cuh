@@ -244,10 +244,12 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   // idle), the next kernel starts as this grid's blocks end: its blocks waiting on the idle SMs
   // made this one slower (H200, forty-fifth session: q/k/v at M = 64, 96 blocks, 17.8 us
   // with them, 13.4 without, 15.2 launched with no overlap; SwiGLU at M = 64, 172 tiles on
-  // 132 blocks, 50.2 us with the early start, 50.8 without).
-  if (tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units() > (int)gridDim.x) {
-    tessel_launch_dependents();
-  }
+  // 132 blocks, 50.2 us with the early start, 50.8 without). Where it has many more (rounds of
+  // tiles beyond a second), the early start cost 1-2%: SwiGLU's dual GEMM at M = 1024 (5
+  // rounds) 0.2735-0.2747 ms with it, 0.2664-0.2728 without; at M = 8192 2.149-2.155 against
+  // 2.117; q/k/v at 8192 0.567-0.575 against 0.564 (H200, forty-eighth session).
+  const int units = tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units();
+  if (units > (int)gridDim.x && units <= 2 * (int)gridDim.x) tessel_launch_dependents();
   // No global memory before this: the kernel before may still be writing or reading it.
   tessel_grid_dependency_wait();
   const int warpgroup = threadIdx.x / 128;

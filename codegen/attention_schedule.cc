@@ -53,13 +53,14 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   // The merge in the kernel saves the combine's launch: 4% on the H200 at 1 x 32 (8 K/V) x
   // 16384 keys (16 shares of 4 rows), but its threads merge one float4 of a row over 16
   // shares a round trip: one head split 128 ways took 35% longer than the combine's 16 warps a
-  // row (bench/RESULTS.md, forty-sixth session). So where one round of each thread's loads
-  // covers the rows (rows x D <= 512) and their shares (16); FusionOptions::split_merge
-  // forces either.
+  // row (bench/RESULTS.md, forty-sixth session). So where two rounds of each thread's loads
+  // cover the rows (rows x D <= 1024) and one their shares (16): 8 query heads a K/V head
+  // (8 rows) split 16 ways, 2.2-2.7% faster merged here (forty-eighth session), 32 rows of
+  // multi-query split 32 ways 42% slower. FusionOptions::split_merge forces either.
   if (a.splits > 1) {
-    const bool one_round = a.splits <= 16 && a.fold.factor * sq * d <= 512;
+    const bool few_rounds = a.splits <= 16 && a.fold.factor * sq * d <= 1024;
     a.merge_last = kernel.split_merge == SplitMerge::kChosen
-                       ? one_round
+                       ? few_rounds
                        : kernel.split_merge == SplitMerge::kLast;
   }
   // Without masks or a split, key tiles of 176 (FlashAttention-3's): fewer rounds of turns,

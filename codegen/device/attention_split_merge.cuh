@@ -4,8 +4,9 @@
 // launch it saves (tessel_attention_combine) cost the decode of one sequence, 1 x 32 heads
 // (8 K/V) x 16384 keys split 16 ways, 4% (H200, bench/RESULTS.md, forty-sixth session). But a
 // thread merges a row's float4 over the shares, 16 shares a round trip, one float4 after
-// another: where rows x D > 512 or shares > 16 (one head split 128 ways: 35% slower) the
-// combine launch's 16 warps a row block, and the schedule picks it there.
+// another: where rows x D > 1024 or shares > 16 (one head split 128 ways: 35% slower; 32
+// rows of multi-query split 32 ways: 42%) the combine launch's 16 warps a row block, and the
+// schedule picks it there.
 #pragma once
 #include "tessel/attention_split.cuh"
 

@@ -40,6 +40,20 @@ TEST(AttentionScheduleTest, FoldsHeadGroupsAndSplitsKeys) {
   EXPECT_TRUE(absl::StrContains(merged[0].source, "SPLITS = 16")) << merged[0].source;
   EXPECT_TRUE(absl::StrContains(merged[0].source, "MERGE_LAST = true;"));
   EXPECT_EQ(merged[0].launches.size(), 1u);
+  // 8 query heads a K/V head (8 rows) merge there too; 16 (2048 values a share) in a launch.
+  for (const int heads : {8, 16}) {
+    const auto folded = kernels(attention(in({1, 8, heads, 1, 128}), in({1, 8, 1, 16384, 128})),
+                                Target{9, 0, true});
+    ASSERT_EQ(folded.size(), 1u);
+    EXPECT_TRUE(absl::StrContains(folded[0].source, "SPLITS = 16")) << folded[0].source;
+    EXPECT_EQ(folded[0].launches.size(), heads == 8 ? 1u : 2u) << heads;
+  }
+  // Multi-query: 32 rows over one K/V head, their 32 shares merged by a second launch.
+  const auto mqa =
+      kernels(attention(in({1, 1, 32, 1, 128}), in({1, 1, 1, 16384, 128})), Target{9, 0, true});
+  ASSERT_EQ(mqa.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(mqa[0].source, "SPLITS = 32")) << mqa[0].source;
+  EXPECT_EQ(mqa[0].launches.size(), 2u);
   // TESSEL_SPLIT_MERGE forces either way.
   setenv("TESSEL_SPLIT_MERGE", "launch", 1);
   EXPECT_EQ(kernels(eight, Target{9, 0, true}).at(0).launches.size(), 2u);

@@ -462,9 +462,13 @@ std::vector<CorpusCase> Corpus() {
     Tensor narrow_split =
         matmul(softmax(matmul(In({1, 1, 150, 64}, b16), transpose(In({1, 1, 3000, 64}, b16))), -1),
                In({1, 1, 3000, 64}, b16));
+    // Multi-query: 32 query heads over one K/V head, 32 shares of 32 rows merged by a launch.
+    Tensor multi_query = matmul(
+        softmax(matmul(In({1, 1, 32, 1, 128}, b16), transpose(In({1, 1, 1, 16384, 128}, b16))), -1),
+        In({1, 1, 1, 16384, 128}, b16));
     c.push_back({"attention through views", {packed, heads_last, epilogue, cached}});
     c.push_back({"attention, head dimension 256", {wide}});
-    c.push_back({"attention, keys split", {one_head, wide_split, narrow_split}});
+    c.push_back({"attention, keys split", {one_head, wide_split, narrow_split, multi_query}});
   }
   return c;
 }

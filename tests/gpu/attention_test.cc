@@ -203,6 +203,16 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
       return matmul(softmax(s, -1), Data({1, 2, 1, sk, 128}, 19, b, d));
     });
   }
+  // Multi-query, 32 query heads over one K/V head (32 rows an entry): 9 and 32 shares merged by
+  // a second launch.
+  for (const int64_t sk : {5000, 16384}) {
+    SCOPED_TRACE(::testing::Message() << "multi-query, " << sk << " keys");
+    Compare([&](Device d) {
+      const Tensor q = Data({1, 1, 32, 1, 128}, 20, b, d), k = Data({1, 1, 1, sk, 128}, 21, b, d);
+      return matmul(softmax(matmul(q, transpose(k)) * 0.09, -1),
+                    Data({1, 1, 1, sk, 128}, 22, b, d));
+    });
+  }
   // One head: 39 shares (more than a warp's lanes); 100 queries at D = 256 (the combine's rows
   // in two passes through shared memory, several rows a warp); 150 at D = 64 (three consumers);
   // 130 at D = 128 (a second query tile whose second consumer has no rows). Each merged by a

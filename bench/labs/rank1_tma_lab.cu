@@ -44,8 +44,10 @@ __device__ __forceinline__ void bar_expect(uint64_t* b, int bytes) {
 __device__ __forceinline__ void bar_arrive(uint64_t* b) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(b)) : "memory");
 }
-// Spins on the phase; a load that never lands traps after about a second, not a hang.
-__device__ __forceinline__ void bar_wait(uint64_t* b, int parity) {
+// Spins on the phase: false where the loads have not landed after about half a second (the
+// forty-eighth session's run trapped here at its first layout check, "an illegal
+// instruction"; now the host says which load never landed).
+__device__ __forceinline__ bool bar_wait(uint64_t* b, int parity) {
   const long long start = clock64();
   for (;;) {
     unsigned done;
@@ -55,8 +57,8 @@ __device__ __forceinline__ void bar_wait(uint64_t* b, int parity) {
         : "=r"(done)
         : "r"(smem(b)), "r"(parity)
         : "memory");
-    if (done) return;
-    if (clock64() - start > (1ll << 31)) __trap();
+    if (done) return true;
+    if (clock64() - start > (1ll << 30)) return false;
   }
 }
 __device__ __forceinline__ void load_1d(void* dst, const CUtensorMap* map, int c0, uint64_t* b) {
@@ -109,36 +111,52 @@ __global__ void fill(__nv_bfloat16* b, __nv_bfloat16* padded) {
 }
 
 // Question 1: blocks at (k0, n0) both ways into 1024-byte aligned buffers (ptxas pads the
-// static shared words to 1024 bytes); elements that differ from B's values, in either buffer,
-// counted into *bad (columns past N excluded: the row map reads the next row there, the padded
-// copy zeros; rows past K: both zero-filled, not counted either).
+// static shared words to 1024 bytes), each on a barrier of its own; elements that differ from
+// B's values, in either buffer, counted into bad[0] and bad[1] (columns past N excluded: the
+// row map reads the next row there, the padded copy zeros; rows past K: both zero-filled, not
+// counted either), loads that never landed into bad[2] and bad[3]. `swizzled`: whether
+// row_map swizzles (else the rank-1 rows land unswizzled, 128 bytes apart).
 __global__ void layout(const __grid_constant__ CUtensorMap row_map,
-                       const __grid_constant__ CUtensorMap rows_map, int k0, int n0, int* bad) {
+                       const __grid_constant__ CUtensorMap rows_map, int k0, int n0, int swizzled,
+                       int* bad) {
   extern __shared__ __align__(1024) unsigned char raw[];
   unsigned char *a = raw, *r = raw + kBlockBytes;
-  __shared__ uint64_t full;
-  if (threadIdx.x == 0) bar_init(&full, 1);
+  __shared__ uint64_t full[2];
+  if (threadIdx.x == 0) bar_init(&full[0], 1), bar_init(&full[1], 1);
   init_done();
   if (threadIdx.x == 0) {
-    bar_expect(&full, 2 * kBlockBytes);
-    load_block(0, a, &row_map, &rows_map, k0, n0, &full, 0, 1);
-    load_block(1, r, &row_map, &rows_map, k0, n0, &full, 0, 1);
+    bar_expect(&full[0], kBlockBytes);
+    load_block(0, a, &row_map, &rows_map, k0, n0, &full[0], 0, 1);
+    bar_expect(&full[1], kBlockBytes);
+    load_block(1, r, &row_map, &rows_map, k0, n0, &full[1], 0, 1);
   }
-  bar_wait(&full, 0);
+  const bool landed[2] = {bar_wait(&full[0], 0), bar_wait(&full[1], 0)};
+  if (threadIdx.x == 0) bad[2] = !landed[0], bad[3] = !landed[1];
   for (int i = 2 * threadIdx.x; i < kBlockBytes; i += 2 * blockDim.x) {
     const int row = i / 128, chunk = (i % 128) / 16, col = (chunk ^ (row % 8)) * 8 + i % 16 / 2;
-    if (n0 + col >= kN || k0 + row >= kK) continue;
+    const int plain = i % 128 / 2;  // the column of an unswizzled row
     const __nv_bfloat16 want = __float2bfloat16(value(k0 + row, n0 + col));
+    const __nv_bfloat16 want_plain = __float2bfloat16(value(k0 + row, n0 + plain));
     const unsigned short bits = *reinterpret_cast<const unsigned short*>(&want);
-    if (*reinterpret_cast<const unsigned short*>(a + i) != bits) atomicAdd(bad, 1);
-    if (*reinterpret_cast<const unsigned short*>(r + i) != bits) atomicAdd(bad + 1, 1);
+    const unsigned short plain_bits = *reinterpret_cast<const unsigned short*>(&want_plain);
+    if (k0 + row >= kK) continue;
+    if (landed[0] && n0 + col < kN && *reinterpret_cast<const unsigned short*>(a + i) != bits) {
+      atomicAdd(bad, 1);
+    }
+    const int rank1_col = swizzled ? col : plain;
+    if (landed[1] && n0 + rank1_col < kN &&
+        *reinterpret_cast<const unsigned short*>(r + i) != (swizzled ? bits : plain_bits)) {
+      atomicAdd(bad + 1, 1);
+    }
   }
 }
 
 // Question 2: each block walks its share of B's 64 x 256 stages `passes` times; warp 0
-// produces (lane 0, or all 32 lanes in mode 2), warp 1 consumes by arriving.
+// produces (lane 0, or all 32 lanes in mode 2), warp 1 consumes by arriving. A wait that
+// times out sets *stuck and ends the block's walk.
 __global__ void rate(const __grid_constant__ CUtensorMap row_map,
-                     const __grid_constant__ CUtensorMap rows_map, int mode, int passes) {
+                     const __grid_constant__ CUtensorMap rows_map, int mode, int passes,
+                     int* stuck) {
   extern __shared__ __align__(1024) unsigned char raw[];
   unsigned char* ring = raw;
   __shared__ uint64_t full[kStages], empty[kStages];
@@ -153,7 +171,10 @@ __global__ void rate(const __grid_constant__ CUtensorMap row_map,
     for (int c = blockIdx.x; c < columns * steps; c += gridDim.x) {
       const int n0 = c % columns * 256, k0 = c / columns * 64;
       if (threadIdx.x < 32) {
-        bar_wait(&empty[stage], phase ^ 1);
+        if (!bar_wait(&empty[stage], phase ^ 1)) {
+          if (lane == 0) atomicExch(stuck, 1);
+          return;
+        }
         if (lane == 0) bar_expect(&full[stage], kStageBytes);
         __syncwarp();
         if (lane < lanes) {
@@ -163,7 +184,10 @@ __global__ void rate(const __grid_constant__ CUtensorMap row_map,
           }
         }
       } else if (threadIdx.x == 32) {
-        bar_wait(&full[stage], phase);
+        if (!bar_wait(&full[stage], phase)) {
+          atomicExch(stuck, 1);
+          return;
+        }
         bar_arrive(&empty[stage]);
       }
       if (++stage == kStages) stage = 0, phase ^= 1;
@@ -177,15 +201,17 @@ int main() {
   CK(cudaMalloc(&padded, (size_t)kK * kPitch * 2));
   fill<<<1024, 256>>>(b, padded);
   CK(cudaDeviceSynchronize());
-  CUtensorMap row_map, rows_map;
-  {
+  CUtensorMap row_maps[2], rows_map;  // the rank-1 map swizzled, and not
+  for (int swizzled = 0; swizzled < 2; ++swizzled) {
     cuuint64_t dims[1] = {(cuuint64_t)kK * kN}, strides[1] = {0};
     cuuint32_t box[1] = {64}, steps[1] = {1};
-    CKU(cuTensorMapEncodeTiled(&row_map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 1, b, dims, strides, box,
-                               steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+    CKU(cuTensorMapEncodeTiled(&row_maps[swizzled], CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 1, b, dims,
+                               strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                               swizzled ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
                                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   }
+  const CUtensorMap& row_map = row_maps[1];
   {
     cuuint64_t dims[2] = {kPitch, kK}, strides[1] = {kPitch * 2};
     cuuint32_t box[2] = {64, 64}, steps[2] = {1, 1};
@@ -196,17 +222,20 @@ int main() {
   }
   lab_once = getenv("LAB_ONCE") != nullptr;
   int* bad;
-  CK(cudaMallocManaged(&bad, 2 * sizeof(int)));
+  CK(cudaMallocManaged(&bad, 5 * sizeof(int)));
   const int shared = 2 * kBlockBytes;
   CK(cudaFuncSetAttribute(layout, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
   const int at[][2] = {{0, 0},      {64, 64},  {1, 3},       {77, 1000},
                        {3000, 129}, {5, 4032}, {4032, 4031}, {4032, 4032}};
-  for (const auto& [k0, n0] : at) {
-    bad[0] = bad[1] = 0;
-    layout<<<1, 256, shared>>>(row_map, rows_map, k0, n0, bad);
-    CK(cudaDeviceSynchronize());
-    printf("layout k0 %d n0 %d: %d elements wrong in the 2-D box, %d in the rank-1 rows\n", k0, n0,
-           bad[0], bad[1]);
+  for (int swizzled = 1; swizzled >= 0; --swizzled) {
+    for (const auto& [k0, n0] : at) {
+      bad[0] = bad[1] = bad[2] = bad[3] = 0;
+      layout<<<1, 256, shared>>>(row_maps[swizzled], rows_map, k0, n0, swizzled, bad);
+      CK(cudaDeviceSynchronize());
+      printf("layout k0 %d n0 %d: 2-D box %s, %d elements wrong; rank-1 rows (%s) %s, %d wrong\n",
+             k0, n0, bad[2] ? "NEVER LANDED" : "landed", bad[0],
+             swizzled ? "swizzled" : "unswizzled", bad[3] ? "NEVER LANDED" : "landed", bad[1]);
+    }
   }
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -216,9 +245,18 @@ int main() {
   const char* names[] = {"2-D boxes, padded copy", "rank-1 rows, one thread",
                          "rank-1 rows, 32 lanes"};
   for (int mode = 0; mode < 3; ++mode) {
-    const float ms = time_it([&] { rate<<<sms, 64, ring>>>(row_map, rows_map, mode, passes); });
-    printf("rate %-24s %.4f ms, %.1f GB/s (%.1f an SM)\n", names[mode], ms, bytes / ms / 1e6,
-           bytes / ms / 1e6 / sms);
+    bad[4] = 0;  // one walk first: a mode whose loads never land is not timed
+    rate<<<sms, 64, ring>>>(row_map, rows_map, mode, 1, bad + 4);
+    CK(cudaDeviceSynchronize());
+    if (bad[4]) {
+      printf("rate %-24s LOADS NEVER LANDED\n", names[mode]);
+      continue;
+    }
+    const float ms =
+        time_it([&] { rate<<<sms, 64, ring>>>(row_map, rows_map, mode, passes, bad + 4); });
+    CK(cudaDeviceSynchronize());
+    printf("rate %-24s %.4f ms, %.1f GB/s (%.1f an SM)%s\n", names[mode], ms, bytes / ms / 1e6,
+           bytes / ms / 1e6 / sms, bad[4] ? ": LOADS NEVER LANDED" : "");
   }
   return 0;
 }

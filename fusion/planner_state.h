@@ -91,6 +91,20 @@ struct PlannerState {
   std::vector<std::string> write_reason;
 };
 
+// The groups whose members a node reads: directly (member inputs) and through floating inputs.
+struct Deps {
+  absl::flat_hash_set<int> direct;
+  absl::flat_hash_set<int> via_floating;
+  absl::flat_hash_set<int> All() const;
+};
+Deps DepsOf(const PlannerState& s, const Node* n);
+// Why a node of dependencies `deps` may not join group `g`, or "" when it may.
+std::string JoinRefusal(const PlannerState& s, int g, const Deps& deps);
+// `n` into group `g`, which then reads what n reads.
+void Join(PlannerState& s, const Node* n, int g, const Deps& deps);
+// The index of `group`, added.
+int NewGroup(PlannerState& s, Group group);
+
 // Whether concat `n` is an operand of a concat that would evaluate more than
 // options.max_concat_operands operands at each position with n's inline (ops/structure.cc
 // records a concat of many tensors as concats of at most that many): n is then written.

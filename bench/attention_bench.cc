@@ -62,9 +62,11 @@ BENCHMARK(BM_Attention)
     ->Args({1, 32, 8, 1, 4096, 128, 0})
     ->Args({1, 32, 8, 1, 65536, 128, 0})
     ->Args({4, 32, 8, 1, 16384, 128, 0})
-    ->Args({1, 1, 1, 1, 65536, 128, 0})   // one head: 128 shares of one row to merge
-    ->Args({1, 64, 8, 1, 16384, 128, 0})  // 8 query heads a K/V head: 8 rows of 128 a share
-    ->Args({1, 32, 1, 1, 16384, 128, 0})  // multi-query: 32 rows over one K/V head
+    ->Args({1, 1, 1, 1, 65536, 128, 0})    // one head: 128 shares of one row to merge
+    ->Args({1, 64, 8, 1, 16384, 128, 0})   // 8 query heads a K/V head: 8 rows of 128 a share
+    ->Args({1, 32, 1, 1, 16384, 128, 0})   // multi-query: 32 rows over one K/V head
+    ->Args({1, 32, 1, 1, 131072, 128, 0})  // the same over 64 MB of K/V: 132 shares to merge
+    ->Args({16, 32, 1, 1, 8192, 128, 0})   // 16 sequences of multi-query
     ->Args({16, 32, 8, 16, 8192, 128, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)

@@ -225,7 +225,7 @@ void EmitScore(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel,
 // The normalized output o[j][2 h + e] at row row0 + g + 8 h, column 8 j + 2 t + e, through
 // the store (and any output the kernel writes there).
 void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel, int64_t d,
-                int64_t cols, const Folding& f, int query_tile) {
+                int64_t cols, const Folding& f, int query_tile, bool counted_rows = false) {
   const Node* out = kernel.matmul;
   const Shape& shape = out->shape();
   GemmProblem p;  // the output matmul as the GEMM epilogue sees it (its operands unread)
@@ -234,11 +234,14 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
   p.m = shape[shape.rank() - 2];
   p.m_expr = absl::StrCat(p.m);
   p.n = cols;
-  w.Line("[&](index_t batch, float (&o)[", d / 8, "][4], int row0) {");
+  w.Line("[&](index_t batch, float (&o)[", d / 8, "][4], int row0",
+         counted_rows ? ", int rows" : "", ") {");
   CodeWriter::Scope lambda(&w, "});");
   for (int h = 0; h < 2; ++h) {
     w.Line("do {  // row g", h == 0 ? "" : " + 8");
     CodeWriter::Scope half(&w, "} while (false);");
+    if (counted_rows)
+      w.Line("if (g", h == 0 ? "" : " + 8", " >= rows) continue;  // not merged here");
     const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
     if (f.factor > 1) {  // folded rows past the last head's are no rows
       w.Line("if (", row, " >= ", f.factor * f.sq, ") continue;");
@@ -310,6 +313,9 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
              ", GROUP = ", plan.group, ";");
       w.Line("static constexpr bool TICKETS = ", plan.tickets ? "true" : "false", ";");
       w.Line("static constexpr bool MERGE_LAST = ", plan.merge_last ? "true" : "false", ";");
+      if (splits > 1 && !plan.merge_last) {
+        w.Line("static constexpr int COMBINE_ROWS = ", plan.combine_rows, ";");
+      }
     }
     w.Line("static constexpr bool F16 = ", f16 ? "true" : "false", ";");
     w.Line("typedef ", f16 ? "f16_t" : "bf16_t", " T;");
@@ -354,10 +360,11 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   if (combine_launch) {
     w.Blank();
     auto body = KernelBlock(w, absl::StrCat(kCombineThreads), combine, ks);
-    w.Line("// The ", splits, " shares of the keys of 64 rows, merged in order");
+    w.Line("// The ", splits, " shares of the keys of ", plan.combine_rows,
+           plan.combine_rows == 1 ? " row" : " rows", ", merged in order");
     w.Line("const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;");
     w.Line("tessel_attention_combine<attention_config>(ws,");
-    EmitOutput(w, ks, kernel, d, cols, fold, 64);
+    EmitOutput(w, ks, kernel, d, cols, fold, 64, true);
   }
   Launch launch;
   launch.entry = kNamePlaceholder;
@@ -372,7 +379,7 @@ KernelSource GenerateAttention(const FusedKernel& kernel, const Target& target) 
   if (combine_launch) {
     Launch merge;
     merge.entry = combine;
-    merge.grid = {CeilDiv(rows, 64) * entries, 1, 1};
+    merge.grid = {CeilDiv(rows, plan.combine_rows) * entries, 1, 1};
     merge.block = kCombineThreads;
     ks.launches.push_back(merge);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/numeric/bits.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/gemm_common.h"
 
@@ -63,6 +64,14 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
                        ? few_rounds
                        : kernel.split_merge == SplitMerge::kLast;
   }
+  // The combine's warps load 8 shares of a row at once: a row of more shares is merged in
+  // parts, a warp each, and a block takes as many rows as leave each warp one part, so that
+  // the shares of multi-query decode spread over blocks. 32 rows of 132 shares in one block of
+  // 64 rows took 28-34 us, each warp 2 rows of 25 round trips in a row (forty-ninth session).
+  if (a.splits > 1 && !a.merge_last) {
+    const int64_t parts = std::min<int64_t>(CeilDiv(a.splits, 8), 16);
+    a.combine_rows = 16 / static_cast<int64_t>(absl::bit_ceil(static_cast<uint64_t>(parts)));
+  }
   // Without masks or a split, key tiles of 176 (FlashAttention-3's): fewer rounds of turns,
   // waits and O rescales a key. On the H100 (bench/RESULTS.md, twenty-second session) 1.5-2.5%
   // faster than 128 at D = 64 and 128, GQA and S = 16384, but 2.5-4% slower under causal
@@ -101,7 +110,9 @@ std::string DescribeSchedule(const AttentionSchedule& a, const std::vector<KeyBa
   }
   if (a.splits > 1) {
     absl::StrAppend(&text, ", keys split ", a.splits, " ways and combined",
-                    a.merge_last ? " by the last share" : "");
+                    a.merge_last ? " by the last share"
+                                 : absl::StrCat(" by blocks of ", a.combine_rows,
+                                                a.combine_rows == 1 ? " row" : " rows"));
   }
   if (a.tickets) {
     absl::StrAppend(&text, ", work tiles by ticket, longest first in groups of ", a.group,

@@ -34,6 +34,9 @@ struct AttentionSchedule {
   // A split's shares merged by the last of each to arrive, in the kernel (attention_split_
   // merge.cuh), not by a second launch (tessel_attention_combine).
   bool merge_last = false;
+  // The combine launch's rows a block: as many as leave each of its 16 warps a part of a row's
+  // shares of about 8 (tessel_attention_combine).
+  int64_t combine_rows = 16;
 };
 
 // The schedule of `kernel` (an attention group) for `target`.

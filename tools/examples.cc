@@ -185,6 +185,15 @@ std::vector<Example> Examples(Device d) {
                "among the blocks, merged by the last share of each K/V head",
                {matmul(softmax(matmul(decode_q, transpose(decode_k)) * (1 / std::sqrt(128.0)), -1),
                        In({1, 8, 1, 16384, 128}, DType::kBF16, d))}});
+  // Multi-query decoding: 32 query heads over one K/V head of 131072 keys, its 132 shares
+  // merged by a second launch, a block a row.
+  Tensor mqa_q = In({1, 1, 32, 1, 128}, DType::kBF16, d);
+  Tensor mqa_k = In({1, 1, 1, 131072, 128}, DType::kBF16, d);
+  e.push_back({"attention_multi_query",
+               "one query of 32 heads over one K/V head of 131072 x 128 bf16: the keys split "
+               "132 ways, the shares merged by a second launch of a block a row",
+               {matmul(softmax(matmul(mqa_q, transpose(mqa_k)) * (1 / std::sqrt(128.0)), -1),
+                       In({1, 1, 1, 131072, 128}, DType::kBF16, d))}});
   Tensor wide_q = In({4, 16, 4096, 256}, DType::kBF16, d);
   Tensor wide_k = In({4, 16, 4096, 256}, DType::kBF16, d);
   e.push_back({"attention_256",

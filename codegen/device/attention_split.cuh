@@ -44,14 +44,16 @@ __device__ __forceinline__ void tessel_attention_store_partial(float* ws,
 }
 
 // The shares sit in L2 and a row's merge is a few loads of them: latency, not bandwidth, is its
-// cost, so that a row's shares are loaded at once. A block of 16 warps takes 64 rows of a batch
-// entry (blockIdx.x: entry, then tile). First the warps merge the rows, their lanes along the
-// row, into shared memory: a row a warp where there are as many rows as warps, else each row's
-// shares in parts (runs of at least 8), a warp a part, the parts then added in order
-// (tessel_attention_merge_rows). Then warps 0-3 read their 16 rows back in the fragment layout
-// of tessel_attention_sm80 and pass them to `epilogue(batch, o, row0)`. Rows go through shared
-// memory in passes of at most 32 KB. (One warp for 16 rows, each share after the last, took
-// 30 us for 16 shares of 4 rows: two L2 round trips a share.)
+// cost, so that a row's shares are loaded at once and the rows spread over many blocks. A block
+// of 16 warps takes C::COMBINE_ROWS rows (1 to 64) of a batch entry (blockIdx.x: entry, then
+// rows). First the warps merge the rows, their lanes along the row, into shared memory: a row a
+// warp where there are as many rows as warps, else each row's shares in parts (runs of at
+// least 8), a warp a part, the parts then added in order (tessel_attention_merge_rows). Then a
+// warp for each 16 rows reads them back in the fragment layout of tessel_attention_sm80 and
+// passes them to `epilogue(batch, o, row0, rows)`, which stores rows row0 .. row0 + rows - 1
+// of the fragment's 16. Rows go through shared memory in passes of at most 32 KB. (One block
+// for 32 rows of 132 shares took 28-34 us, each warp 2 rows of 25 round trips in a row; one
+// warp for 16 rows, each share after the last, 30 us for 16 shares of 4 rows.)
 constexpr int kTesselCombineWarps = 16;
 
 template <class C>
@@ -192,32 +194,34 @@ __device__ __forceinline__ void tessel_attention_merge_rows(
 template <class C, class Epilogue>
 __device__ __forceinline__ void tessel_attention_combine(const float* ws, Epilogue epilogue) {
   using L = tessel_attention_combine_layout<C>;
-  constexpr int kTiles = (C::SQ + 63) / 64;
+  constexpr int kBlockRows = C::COMBINE_ROWS;
+  constexpr int kBlocks = (C::SQ + kBlockRows - 1) / kBlockRows;  // an entry's
+  constexpr int kPass = L::kRows < kBlockRows ? L::kRows : kBlockRows;
+  static_assert(kPass % 16 == 0 || kPass == kBlockRows, "a pass holds whole fragments");
   __shared__ float rows[L::kRows][L::kStride];
-  const int batch = blockIdx.x / kTiles, tile0 = (blockIdx.x % kTiles) * 64;
+  const int batch = blockIdx.x / kBlocks, rows0 = blockIdx.x % kBlocks * kBlockRows;
   const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll 1
-  for (int first = tile0; first < tile0 + 64; first += L::kRows) {
-    const int here = max(0, min(L::kRows, C::SQ - first));
+  for (int first = rows0; first < rows0 + kBlockRows && first < C::SQ; first += kPass) {
+    const int here = min(kPass, C::SQ - first);
     tessel_attention_merge_rows<C>(ws, batch, first, here, rows);
-    // Rows past S_Q: the epilogue stores nothing, but reads defined values.
+    // The fragment's rows past `here`: the epilogue stores nothing, but reads defined values.
     for (int r = here + warp; r < L::kRows; r += kTesselCombineWarps) {
       for (int k = threadIdx.x % 32; k < C::D; k += 32) rows[r][k] = 0.0f;
     }
     __syncthreads();
-    const int row0 = tile0 + 16 * warp;  // warps 0-3: 16 rows each
-    if (warp < 4 && row0 >= first && row0 < first + L::kRows) {
+    if (16 * warp < here) {
       float o[C::D / 8][4];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const float* row = rows[row0 - first + g + 8 * h];
+        const float* row = rows[16 * warp + g + 8 * h];
 #pragma unroll
         for (int j = 0; j < C::D / 8; ++j) {
           const float2 v = *(const float2*)(row + 8 * j + 2 * t);
           o[j][2 * h] = v.x, o[j][2 * h + 1] = v.y;
         }
       }
-      epilogue(batch, o, row0);
+      epilogue(batch, o, first + 16 * warp, min(16, here - 16 * warp));
     }
     __syncthreads();
   }

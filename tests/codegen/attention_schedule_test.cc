@@ -48,12 +48,29 @@ TEST(AttentionScheduleTest, FoldsHeadGroupsAndSplitsKeys) {
     EXPECT_TRUE(absl::StrContains(folded[0].source, "SPLITS = 16")) << folded[0].source;
     EXPECT_EQ(folded[0].launches.size(), heads == 8 ? 1u : 2u) << heads;
   }
-  // Multi-query: 32 rows over one K/V head, their 32 shares merged by a second launch.
+  // Multi-query: 32 rows over one K/V head, their 32 shares merged by a second launch whose
+  // blocks take 4 rows each (a row's shares in 4 parts of 8, a warp each).
   const auto mqa =
       kernels(attention(in({1, 1, 32, 1, 128}), in({1, 1, 1, 16384, 128})), Target{9, 0, true});
   ASSERT_EQ(mqa.size(), 1u);
   EXPECT_TRUE(absl::StrContains(mqa[0].source, "SPLITS = 32")) << mqa[0].source;
-  EXPECT_EQ(mqa[0].launches.size(), 2u);
+  EXPECT_TRUE(absl::StrContains(mqa[0].source, "COMBINE_ROWS = 4;"));
+  ASSERT_EQ(mqa[0].launches.size(), 2u);
+  EXPECT_EQ(mqa[0].launches[1].grid[0], 8);
+  EXPECT_TRUE(absl::StrContains(mqa[0].schedule, "split 32 ways and combined by blocks of 4 rows"))
+      << mqa[0].schedule;
+  // 131072 keys: 132 shares, a row's in 16 parts, a block a row.
+  const auto long_mqa =
+      kernels(attention(in({1, 1, 32, 1, 128}), in({1, 1, 1, 131072, 128})), Target{9, 0, true});
+  ASSERT_EQ(long_mqa.at(0).launches.size(), 2u);
+  EXPECT_TRUE(absl::StrContains(long_mqa[0].source, "SPLITS = 132")) << long_mqa[0].source;
+  EXPECT_EQ(long_mqa[0].launches[1].grid[0], 32);
+  // Few shares: blocks of 16 rows, a row a warp (16 query heads folded, 8 entries of 16 shares:
+  // 2 parts a row, blocks of 8 rows).
+  const auto sixteen =
+      kernels(attention(in({1, 8, 16, 1, 128}), in({1, 8, 1, 16384, 128})), Target{9, 0, true});
+  EXPECT_TRUE(absl::StrContains(sixteen.at(0).source, "COMBINE_ROWS = 8;"));
+  EXPECT_EQ(sixteen[0].launches.at(1).grid[0], 8 * 2);
   // TESSEL_SPLIT_MERGE forces either way.
   setenv("TESSEL_SPLIT_MERGE", "launch", 1);
   EXPECT_EQ(kernels(eight, Target{9, 0, true}).at(0).launches.size(), 2u);
@@ -113,7 +130,8 @@ TEST(AttentionScheduleTest, HeadDimension256TakesKeyTilesOf80) {
   EXPECT_TRUE(absl::StrContains(hopper[0].source, "BQ = 128, BK = 80,"));
   // 4 query tiles x 8 entries leave most SMs idle: the keys split too.
   EXPECT_EQ(hopper[0].schedule,
-            "wgmma, tiles of 128 queries x 80 keys, keys split 2 ways and combined");
+            "wgmma, tiles of 128 queries x 80 keys, keys split 2 ways and combined by blocks of "
+            "16 rows");
   const auto ampere = codegen::PlanAndGenerate({&o.node()}, Target{8, 0, false}).kernels;
   ASSERT_EQ(ampere.size(), 1u);
   EXPECT_TRUE(absl::StrContains(ampere[0].source, "tessel_attention_sm80<"));

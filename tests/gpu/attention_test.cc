@@ -203,9 +203,9 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
       return matmul(softmax(s, -1), Data({1, 2, 1, sk, 128}, 19, b, d));
     });
   }
-  // Multi-query, 32 query heads over one K/V head (32 rows an entry): 9 and 32 shares merged by
-  // a second launch.
-  for (const int64_t sk : {5000, 16384}) {
+  // Multi-query, 32 query heads over one K/V head (32 rows an entry): 9, 32 and 78 shares
+  // merged by a second launch, in blocks of 8, 4 and 1 rows.
+  for (const int64_t sk : {5000, 16384, 40000}) {
     SCOPED_TRACE(::testing::Message() << "multi-query, " << sk << " keys");
     Compare([&](Device d) {
       const Tensor q = Data({1, 1, 32, 1, 128}, 20, b, d), k = Data({1, 1, 1, sk, 128}, 21, b, d);

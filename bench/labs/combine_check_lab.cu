@@ -1,11 +1,12 @@
 // The split attention's combine (tessel_attention_combine, codegen/device/attention_split.cuh)
-// alone, for a change to its merge (bench/labs/combine_online.patch): BATCH x SQ rows of
-// SPLITS shares of D values, made up on the host in six kinds of rows (maxima within 8, within
-// 150 so that weights underflow, mostly -inf, all -inf, -inf then finite, rising so that each
-// round rescales), about a fifth of the other shares -inf; the output against a double
-// reference (relative to the row's largest value; rows of -inf only must be NaN), the same
-// bits on a second run, and the time of 200 launches with the shares in L2. For each shape of
-// kShapes; built by combine_check_lab.sh against a folder of the headers (-I).
+// alone, for a change to its merge: BATCH x SQ rows of SPLITS shares of D values, made up on
+// the host in six kinds of rows (maxima within 8, within 150 so that weights underflow, mostly
+// -inf, all -inf, -inf then finite, rising so that each round rescales), about a fifth of the
+// other shares -inf; the output against a double reference (relative to the row's largest
+// value; rows of -inf only must be NaN), the same bits on a second run, and the time of 200
+// launches with the shares in L2. For each shape of kShapes, in blocks of COMBINE_ROWS rows as
+// codegen/attention_schedule.cc chooses them; built by combine_check_lab.sh against a folder
+// of the headers (-I), the committed ones or a changed copy.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -34,18 +35,27 @@ __device__ __forceinline__ unsigned tessel_pack_f16(float lo, float hi) {
 #include "tessel/attention_sm80.cuh"
 #include "tessel/attention_split.cuh"
 
+// Rows a combine block, as ChooseSchedule picks them: each warp one part of about 8 shares.
+constexpr int combine_rows(int splits) {
+  const int parts = (splits + 7) / 8 < 16 ? (splits + 7) / 8 : 16;
+  int ceil = 1;
+  while (ceil < parts) ceil *= 2;
+  return 16 / ceil;
+}
+
 template <int kD, int kSplits, int kRows, int kBatch>
 struct config {
   static constexpr int D = kD, SPLITS = kSplits, SQ = kRows, BATCH = kBatch;
+  static constexpr int COMBINE_ROWS = combine_rows(kSplits);
 };
 
 template <class C>
 __global__ void __launch_bounds__(512) combine(const float* ws, float* out) {
   const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-  tessel_attention_combine<C>(ws, [&](int batch, const float(&o)[C::D / 8][4], int row0) {
+  tessel_attention_combine<C>(ws, [&](int batch, const float(&o)[C::D / 8][4], int row0, int rows) {
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + g + 8 * h;
-      if (row >= C::SQ) continue;
+      if (g + 8 * h >= rows || row >= C::SQ) continue;
       for (int j = 0; j < C::D / 8; ++j) {
         float* p = out + ((long long)batch * C::SQ + row) * C::D + 8 * j + 2 * t;
         p[0] = o[j][2 * h], p[1] = o[j][2 * h + 1];
@@ -100,7 +110,7 @@ bool check() {
   CK(cudaMalloc(&dws, ws.size() * 4));
   CK(cudaMalloc(&dout, out_bytes));
   CK(cudaMemcpy(dws, ws.data(), ws.size() * 4, cudaMemcpyHostToDevice));
-  const int grid = (Q + 63) / 64 * B;
+  const int grid = (Q + C::COMBINE_ROWS - 1) / C::COMBINE_ROWS * B;
   std::vector<float> first(B * Q * D), second(B * Q * D);
   combine<C><<<grid, 512>>>(dws, dout);
   CK(cudaMemcpy(first.data(), dout, out_bytes, cudaMemcpyDeviceToHost));

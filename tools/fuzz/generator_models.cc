@@ -36,10 +36,15 @@ void Generator::Attention() {
                         ? (rng_.Chance(0.5) ? 64 : 128)
                         : rng_.Pick(std::vector<int64_t>{8, 16, 32, 40, 80, 96, 160, 200, 256}),
                 heads = rng_.Between(1, 4);
-  const bool long_keys = rng_.Chance(0.15);
-  const int64_t batch = long_keys ? 1 : 2, sq = rng_.Pick(lengths);
-  const int64_t sk =
-      long_keys ? rng_.Pick(std::vector<int64_t>{600, 1100, 1500}) : rng_.Pick(lengths);
+  // Long key lists split among blocks; the longest (a few queries only, for the reference's
+  // sake) into 10 to 80 shares, merged in the kernel or by a second launch of 8, 2 or 1 rows
+  // a block.
+  const bool long_keys = rng_.Chance(0.15), longest = long_keys && rng_.Chance(0.4);
+  const int64_t batch = long_keys ? 1 : 2;
+  const int64_t sq = longest ? rng_.Pick(std::vector<int64_t>{1, 3, 16}) : rng_.Pick(lengths);
+  const int64_t sk = longest     ? rng_.Pick(std::vector<int64_t>{5000, 20000, 40000})
+                     : long_keys ? rng_.Pick(std::vector<int64_t>{600, 1100, 1500})
+                                 : rng_.Pick(lengths);
   const int64_t kv = rng_.Chance(0.3) ? 1 : heads;
   const bool grouped = rng_.Chance(0.3);  // [batch, kv heads, group, S, D]
   const Shape q_shape = grouped ? Shape{batch, kv, heads, sq, d} : Shape{batch, heads, sq, d};

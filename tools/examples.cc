@@ -176,24 +176,23 @@ std::vector<Example> Examples(Device d) {
                "the same under a causal mask written with triu and masked_fill: key tiles past "
                "the diagonal skipped",
                {matmul(softmax(causal, -1), v)}});
-  // Decoding one sequence (issue 14's decode shape): 32 query heads over 8 K/V heads, one
-  // query, 16384 keys, the keys split among the blocks.
-  Tensor decode_q = In({1, 8, 4, 1, 128}, DType::kBF16, d);
-  Tensor decode_k = In({1, 8, 1, 16384, 128}, DType::kBF16, d);
+  // One query a head of one sequence over `keys` keys of `kv_heads` K/V heads, each shared by
+  // `group` query heads (the group axis as grouped-query attention writes it).
+  auto decode = [&](int64_t kv_heads, int64_t group, int64_t keys) {
+    const Tensor q = In({1, kv_heads, group, 1, 128}, DType::kBF16, d);
+    const Tensor k = In({1, kv_heads, 1, keys, 128}, DType::kBF16, d);
+    return matmul(softmax(matmul(q, transpose(k)) * (1 / std::sqrt(128.0)), -1),
+                  In({1, kv_heads, 1, keys, 128}, DType::kBF16, d));
+  };
+  // Issue 14's decode shape: the keys split among the blocks.
   e.push_back({"attention_decode",
                "one query of 32 heads over 8 K/V heads of 16384 x 128 bf16: the keys split "
                "among the blocks, merged by the last share of each K/V head",
-               {matmul(softmax(matmul(decode_q, transpose(decode_k)) * (1 / std::sqrt(128.0)), -1),
-                       In({1, 8, 1, 16384, 128}, DType::kBF16, d))}});
-  // Multi-query decoding: 32 query heads over one K/V head of 131072 keys, its 132 shares
-  // merged by a second launch, a block a row.
-  Tensor mqa_q = In({1, 1, 32, 1, 128}, DType::kBF16, d);
-  Tensor mqa_k = In({1, 1, 1, 131072, 128}, DType::kBF16, d);
+               {decode(8, 4, 16384)}});
   e.push_back({"attention_multi_query",
                "one query of 32 heads over one K/V head of 131072 x 128 bf16: the keys split "
                "132 ways, the shares merged by a second launch of a block a row",
-               {matmul(softmax(matmul(mqa_q, transpose(mqa_k)) * (1 / std::sqrt(128.0)), -1),
-                       In({1, 1, 1, 131072, 128}, DType::kBF16, d))}});
+               {decode(1, 32, 131072)}});
   Tensor wide_q = In({4, 16, 4096, 256}, DType::kBF16, d);
   Tensor wide_k = In({4, 16, 4096, 256}, DType::kBF16, d);
   e.push_back({"attention_256",

@@ -254,8 +254,10 @@ void BM_SortRows(benchmark::State& state) {
 }
 BENCHMARK(BM_SortRows)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// softmax over rows longer than a block stages (issue 13's long rows): 64 x 131072 bf16.
-// Two kernels: the max and the sum in one pass (online), then the normalization.
+// softmax over rows longer than a block stages (issue 13's long rows): 64 x 131072 bf16, one
+// kernel (a cluster of blocks a row, the row held in registers). Its 32 MB moved take a few
+// microseconds, so that a kernel's fixed cost weighs: BM_LongRowsNegate moves the same bytes
+// through a pointwise kernel, the roofline at this size.
 void BM_LongSoftmax(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
   Tensor x = randn({64, 131072}, 1, DType::kBF16);
@@ -263,6 +265,14 @@ void BM_LongSoftmax(benchmark::State& state) {
   Measure(state, x.numel() * 4.0, [&] { realize({softmax(x, -1)}); });
 }
 BENCHMARK(BM_LongSoftmax)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_LongRowsNegate(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  Tensor x = randn({64, 131072}, 1, DType::kBF16);
+  realize({x});
+  Measure(state, x.numel() * 4.0, [&] { realize({-x}); });
+}
+BENCHMARK(BM_LongRowsNegate)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // The 10-op chain of the host-cost benchmarks.
 Tensor TenOpChain(const Tensor& x) {

@@ -240,8 +240,9 @@ void EmitOutput(CodeWriter& w, const KernelSource& ks, const FusedKernel& kernel
   for (int h = 0; h < 2; ++h) {
     w.Line("do {  // row g", h == 0 ? "" : " + 8");
     CodeWriter::Scope half(&w, "} while (false);");
-    if (counted_rows)
+    if (counted_rows) {
       w.Line("if (g", h == 0 ? "" : " + 8", " >= rows) continue;  // not merged here");
+    }
     const std::string row = absl::StrCat("(row0 + g + ", 8 * h, ")");
     if (f.factor > 1) {  // folded rows past the last head's are no rows
       w.Line("if (", row, " >= ", f.factor * f.sq, ") continue;");

@@ -8,6 +8,11 @@ register pressure from the waves; `w512`: blocks of 512 threads holding 32 value
 packed, 4 blocks an SM (__launch_bounds__(512, 4)), so that all 512 blocks are resident at
 once (262144 threads of the 270336 an H100/H200 holds) and the row is read in one wave
 (nvcc 13.0: `packed` 32 registers, no spills; `w512` 32 registers and 120 bytes of spills).
+Measured (forty-eighth session, H200): base 2172-2177 GB/s, packed 2057, w512 1505. So two
+more, each `packed` with parts taken out (their results wrong, their times the question):
+`local`: no exchange through the cluster (each block's own max and sum, no cluster
+barrier), what the cluster's barriers and remote reads cost; `stream`: the loads and the
+stores alone (each value stored back as loaded), the kernel's memory roofline at this size.
 usage: long_rows_lab.py repro.cu outdir; then for each: nvcc -O3 --fmad=false
   -gencode arch=compute_90a,code=sm_90a -diag-suppress 177,550 v.cu -o v -lcuda"""
 import os
@@ -71,8 +76,30 @@ def kernel(threads, per_thread, min_blocks):
 '''
 
 
+def local(kernel_text):
+    """The kernel without its cluster exchange: each block's own max and sum."""
+    text = re.sub(r'tessel_cluster_reduce<8>\((tessel_block_reduce\(.*?scratch_f32\)), '
+                  r'tessel_\w+_op\(\), slot_acc\d, 1\)', r'\1', kernel_text)
+    text = re.sub(r'\n *tessel_cluster_(arrive|wait)\(\);[^\n]*', '', text)
+    assert 'tessel_cluster' not in text, 'the exchange is left'
+    return text
+
+
+def stream(kernel_text):
+    """The kernel's loads and stores alone: each value stored back as it was loaded."""
+    text = local(kernel_text)
+    text = re.sub(r'const float e = tessel_exp_term\(tessel_bf16_lane\(w, (8 \* v \+ j)\) - max0\);',
+                  r'const float e = tessel_bf16_lane(w, \1);', text)
+    text = text.replace('tessel_round_bf16(e * rcp0)', 'e')
+    assert 'rcp0)' not in text, 'the normalization is left'
+    return text
+
+
 os.makedirs(out, exist_ok=True)
 open(os.path.join(out, 'base.cu'), 'w').write(text)
 open(os.path.join(out, 'packed.cu'), 'w').write(text[:start] + kernel(1024, 16, 2) + text[end:])
 w512 = text[:start] + kernel(512, 32, 4) + text[end:]
 open(os.path.join(out, 'w512.cu'), 'w').write(w512.replace('dim3(512, 1, 1), 1024', 'dim3(512, 1, 1), 512').replace('config.blockDim = dim3(1024)', 'config.blockDim = dim3(512)'))
+packed = kernel(1024, 16, 2)
+open(os.path.join(out, 'local.cu'), 'w').write(text[:start] + local(packed) + text[end:])
+open(os.path.join(out, 'stream.cu'), 'w').write(text[:start] + stream(packed) + text[end:])

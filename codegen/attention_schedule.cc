@@ -64,13 +64,15 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
                        ? few_rounds
                        : kernel.split_merge == SplitMerge::kLast;
   }
-  // The combine's warps load 8 shares of a row at once: a row of more shares is merged in
-  // parts, a warp each, and a block takes as many rows as leave each warp one part, so that
-  // the shares of multi-query decode spread over blocks. 32 rows of 132 shares in one block of
-  // 64 rows took 28-34 us, each warp 2 rows of 25 round trips in a row (forty-ninth session).
+  // The combine merges a row's shares in parts of at least 8, a warp each (a warp loads 16
+  // shares of a row at once at D = 128, 32 at 64, 8 at 256), in as many parts as fit a power
+  // of two (tessel_attention_merge_rows), and a block takes as many rows as leave each of its
+  // 16 warps one part, so that the shares of multi-query decode spread over blocks. 32 rows of
+  // 132 shares in one block of 64 rows took 28-34 us, each warp 2 rows of 25 round trips in a
+  // row (forty-ninth session).
   if (a.splits > 1 && !a.merge_last) {
     const int64_t parts = std::min<int64_t>(CeilDiv(a.splits, 8), 16);
-    a.combine_rows = 16 / static_cast<int64_t>(absl::bit_ceil(static_cast<uint64_t>(parts)));
+    a.combine_rows = 16 / static_cast<int64_t>(absl::bit_floor(static_cast<uint64_t>(parts)));
   }
   // Without masks or a split, key tiles of 176 (FlashAttention-3's): fewer rounds of turns,
   // waits and O rescales a key. On the H100 (bench/RESULTS.md, twenty-second session) 1.5-2.5%

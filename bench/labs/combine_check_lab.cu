@@ -1,12 +1,13 @@
 // The split attention's combine (tessel_attention_combine, codegen/device/attention_split.cuh)
-// alone, for a change to its merge: BATCH x SQ rows of SPLITS shares of D values, made up on
-// the host in six kinds of rows (maxima within 8, within 150 so that weights underflow, mostly
-// -inf, all -inf, -inf then finite, rising so that each round rescales), about a fifth of the
-// other shares -inf; the output against a double reference (relative to the row's largest
-// value; rows of -inf only must be NaN), the same bits on a second run, and the time of 200
-// launches with the shares in L2. For each shape of kShapes, in blocks of COMBINE_ROWS rows as
-// codegen/attention_schedule.cc chooses them; built by combine_check_lab.sh against a folder
-// of the headers (-I), the committed ones or a changed copy.
+// alone, for a change to its merge: BATCH x SQ rows of SPLITS shares of D values, made up on the
+// host in seven kinds of rows (maxima within 8, within 150 so that weights underflow, mostly -inf,
+// all -inf, -inf then finite, rising so that each round rescales, -inf then finite after a first
+// share of NaN scores), about a fifth of the other shares -inf; the output against a double
+// reference (relative to the row's largest value; rows of -inf only, or with a NaN share, must be
+// NaN), the same bits on a second run, and the time of 200 launches with the shares in L2. For each
+// shape of kShapes, in blocks of COMBINE_ROWS rows as codegen/attention_schedule.cc chooses them;
+// built by combine_check_lab.sh against a folder of the headers (-I), the committed ones or a
+// changed copy.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -35,12 +36,12 @@ __device__ __forceinline__ unsigned tessel_pack_f16(float lo, float hi) {
 #include "tessel/attention_sm80.cuh"
 #include "tessel/attention_split.cuh"
 
-// Rows a combine block, as ChooseSchedule picks them: each warp one part of about 8 shares.
+// Rows a combine block, as ChooseSchedule picks them: each warp one part of 8 shares or more.
 constexpr int combine_rows(int splits) {
   const int parts = (splits + 7) / 8 < 16 ? (splits + 7) / 8 : 16;
-  int ceil = 1;
-  while (ceil < parts) ceil *= 2;
-  return 16 / ceil;
+  int floor = 1;
+  while (2 * floor <= parts) floor *= 2;
+  return 16 / floor;
 }
 
 template <int kD, int kSplits, int kRows, int kBatch>
@@ -75,7 +76,7 @@ bool check() {
   std::uniform_real_distribution<float> u(-1, 1), sums(1, 64);
   for (int b = 0; b < B; ++b) {
     for (int r = 0; r < Q; ++r) {
-      const int kind = (b * Q + r) % 6;
+      const int kind = (b * Q + r) % 7;
       for (int s = 0; s < S; ++s) {
         float m = 0;
         switch (kind) {
@@ -92,16 +93,22 @@ bool check() {
             m = -INFINITY;
             break;
           case 4:
+          case 6:  // the same, share 0's scores all NaN (below)
             m = s < S * 3 / 4 ? -INFINITY : 5 * u(gen);
             break;
           default:
             m = 0.5f * s + u(gen);
         }
-        if (kind != 3 && kind != 4 && gen() % 5 == 0) m = -INFINITY;
+        if (kind < 3 || kind == 5) m = gen() % 5 == 0 ? -INFINITY : m;
         const long long p = ((long long)b * S + s) * Q + r;
-        const float l = m == -INFINITY ? 0.0f : sums(gen);
+        // A share whose scores were all NaN: the online max skips them (m -inf), its sum and
+        // values are NaN, and so must the row's output be.
+        const bool nan = kind == 6 && s == 0;
+        const float l = nan ? NAN : m == -INFINITY ? 0.0f : sums(gen);
         ml[2 * p] = m, ml[2 * p + 1] = l;
-        for (int c = 0; c < D; ++c) ws[p * D + c] = m == -INFINITY ? 0.0f : l * u(gen);
+        for (int c = 0; c < D; ++c) {
+          ws[p * D + c] = nan ? NAN : m == -INFINITY ? 0.0f : l * u(gen);
+        }
       }
     }
   }
@@ -125,18 +132,18 @@ bool check() {
       const float* o = &first[((long long)b * Q + r) * D];
       double top = -INFINITY;
       for (int s = 0; s < S; ++s) top = std::fmax(top, ml[2 * (((long long)b * S + s) * Q + r)]);
-      if (top == -INFINITY) {  // -inf only: NaN, as softmax gives
-        for (int c = 0; c < D; ++c) wrong += !std::isnan(o[c]);
-        continue;
-      }
+      // Shares of -inf weigh 0, and 0 x NaN keeps a NaN share's NaN.
       std::vector<double> sum(D, 0.0);
       double den = 0, largest = 0;
       for (int s = 0; s < S; ++s) {
         const long long p = ((long long)b * S + s) * Q + r;
-        if (ml[2 * p] == -INFINITY) continue;
-        const double w = std::exp(ml[2 * p] - top);
+        const double w = ml[2 * p] == -INFINITY ? 0.0 : std::exp(ml[2 * p] - top);
         den += w * ml[2 * p + 1];
         for (int c = 0; c < D; ++c) sum[c] += w * ws[p * D + c];
+      }
+      if (top == -INFINITY || std::isnan(den)) {  // -inf only, or a NaN share: NaN, as softmax
+        for (int c = 0; c < D; ++c) wrong += !std::isnan(o[c]);
+        continue;
       }
       for (int c = 0; c < D; ++c) largest = std::fmax(largest, std::fabs(sum[c] / den));
       for (int c = 0; c < D; ++c) {
@@ -170,6 +177,10 @@ int main() {
   lab_once = getenv("LAB_ONCE") != nullptr;
   bool ok = check<config<128, 32, 32, 1>>();  // the multi-query decode's: 32 rows of 32 shares
   ok &= check_d<64>() & check_d<128>() & check_d<256>();
+  // Parts of a row that are not a power of two (17, 100 shares), empty parts (132 shares in 16
+  // parts of 9), blocks whose last has fewer rows (5, 17, 33 rows).
+  ok &= check<config<128, 17, 17, 2>>() & check<config<128, 100, 33, 1>>() &
+        check<config<128, 132, 5, 2>>() & check<config<256, 132, 1, 1>>();
   printf("%s\n", ok ? "all right" : "SOME WRONG");
   return ok ? 0 : 1;
 }

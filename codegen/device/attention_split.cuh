@@ -117,8 +117,10 @@ __device__ __forceinline__ void tessel_attention_merge_shares(
     float next = fmaxf(top, share_ml.x);
 #pragma unroll
     for (int step = 16; step > 0; step /= 2) next = fmaxf(next, __shfl_xor_sync(~0u, next, step));
-    if (next == TESSEL_NEG_INF) continue;              // every share so far of -inf only
-    const float scale = exp2f((top - next) * kLog2e);  // 0 from -inf
+    // Every share so far of -inf only: weights of 0, which keep a NaN share's NaN (a share
+    // whose scores were all NaN has m -inf, l NaN).
+    const bool none = next == TESSEL_NEG_INF;
+    const float scale = none ? 1.0f : exp2f((top - next) * kLog2e);  // 0 from -inf
     const float weight = share_ml.x == TESSEL_NEG_INF ? 0.0f : exp2f((share_ml.x - next) * kLog2e);
     part = part * scale + weight * share_ml.y;
 #pragma unroll

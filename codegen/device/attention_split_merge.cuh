@@ -55,8 +55,10 @@ __device__ __forceinline__ float4 tessel_attention_merge_quad(const float* ws, i
     float next = top;
 #pragma unroll
     for (int i = 0; i < M::kLoads; ++i) next = fmaxf(next, share_ml[i].x);
-    if (next == TESSEL_NEG_INF) continue;  // every share so far of -inf only: weights of 0
-    const float scale = exp2f((top - next) * kLog2e);  // 0 from -inf
+    // Every share so far of -inf only: weights of 0, which keep a NaN share's NaN (a share
+    // whose scores were all NaN has m -inf, l NaN).
+    const bool none = next == TESSEL_NEG_INF;
+    const float scale = none ? 1.0f : exp2f((top - next) * kLog2e);  // 0 from -inf
     acc.x *= scale, acc.y *= scale, acc.z *= scale, acc.w *= scale, sum *= scale;
 #pragma unroll
     for (int i = 0; i < M::kLoads; ++i) {

@@ -65,6 +65,13 @@ TEST(AttentionScheduleTest, FoldsHeadGroupsAndSplitsKeys) {
   ASSERT_EQ(long_mqa.at(0).launches.size(), 2u);
   EXPECT_TRUE(absl::StrContains(long_mqa[0].source, "SPLITS = 132")) << long_mqa[0].source;
   EXPECT_EQ(long_mqa[0].launches[1].grid[0], 32);
+  // 40000 keys: 78 shares, a row's in 8 parts of 10 (a power of two, each warp one), blocks
+  // of 2 rows.
+  const auto mid_mqa =
+      kernels(attention(in({1, 1, 32, 1, 128}), in({1, 1, 1, 40000, 128})), Target{9, 0, true});
+  EXPECT_TRUE(absl::StrContains(mid_mqa.at(0).source, "SPLITS = 78")) << mid_mqa[0].source;
+  EXPECT_TRUE(absl::StrContains(mid_mqa[0].source, "COMBINE_ROWS = 2;"));
+  EXPECT_EQ(mid_mqa[0].launches.at(1).grid[0], 16);
   // Few shares: blocks of 16 rows, a row a warp (16 query heads folded, 8 entries of 16 shares:
   // 2 parts a row, blocks of 8 rows).
   const auto sixteen =

@@ -4,6 +4,7 @@
 // unnormalized probabilities to 16 bits and divides at the end; the CPU rounds the normalized
 // ones), as for GEMMs.
 // Needs a GPU: Bazel tag "gpu"; tools/gpu_bundle.sh packs it for the device machine.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -203,8 +204,8 @@ TEST_F(AttentionTest, FewHeadsSplitTheKeys) {
       return matmul(softmax(s, -1), Data({1, 2, 1, sk, 128}, 19, b, d));
     });
   }
-  // Multi-query, 32 query heads over one K/V head (32 rows an entry): 9, 32 and 78 shares
-  // merged by a second launch, in blocks of 8, 4 and 1 rows.
+  // Multi-query, 32 query heads over one K/V head (32 rows an entry): 10, 32 and 78 shares
+  // merged by a second launch, in blocks of 8, 4 and 2 rows.
   for (const int64_t sk : {5000, 16384, 40000}) {
     SCOPED_TRACE(::testing::Message() << "multi-query, " << sk << " keys");
     Compare([&](Device d) {
@@ -259,6 +260,40 @@ TEST_F(AttentionTest, SplitMergedEitherWay) {
       if (t.major == 9 && t.arch_specific) {
         EXPECT_EQ(absl::StrContains(explain({build(Device::kCUDA)}), "by the last share"), last);
       }
+    }
+  }
+  unsetenv("TESSEL_SPLIT_MERGE");
+}
+
+// A share whose scores are all NaN (its keys' K rows NaN) among shares of masked keys, before
+// finite ones: the merge gives the row NaN, as softmax over a row holding NaN does, merged by
+// the combine launch (39 shares, a row's in 4 parts of 10: the NaN's part otherwise all -inf)
+// and by the last share (rounds of 16 shares: the NaN's round otherwise all -inf).
+TEST_F(AttentionTest, ANanShareKeepsItsNan) {
+  const DType b = DType::kBF16;
+  for (const char* merge : {"launch", "last"}) {
+    setenv("TESSEL_SPLIT_MERGE", merge, 1);
+    const int64_t sk = std::string(merge) == "last" ? 20005 : 20003;  // plans of their own
+    SCOPED_TRACE(merge);
+    auto build = [&](Device d) {
+      std::vector<float> keys = testing::RandomValues(sk * 128, 51, -1, 1);
+      std::fill(keys.begin(), keys.begin() + 512 * 128, NAN);
+      const Tensor k = from_vector(keys, {1, 1, sk, 128}, b, d);
+      const Tensor position = arange(sk, DType::kI32, d);
+      const Tensor masked = logical_and(ge(position, 512), lt(position, 12000));
+      const Tensor s = masked_fill(matmul(Data({1, 1, 1, 128}, 50, b, d), transpose(k)) * 0.07,
+                                   masked, -INFINITY);
+      return matmul(softmax(s, -1), Data({1, 1, sk, 128}, 52, b, d));
+    };
+    Compare(build);
+    const Target t = runtime::DeviceTarget();
+    if (t.major == 9 && t.arch_specific) {
+      EXPECT_TRUE(absl::StrContains(explain({build(Device::kCUDA)}),
+                                    std::string(merge) == "last" ? "split 39 ways and combined by "
+                                                                   "the last share"
+                                                                 : "split 39 ways and combined by "
+                                                                   "blocks of 4 rows"))
+          << explain({build(Device::kCUDA)});
     }
   }
   unsetenv("TESSEL_SPLIT_MERGE");

@@ -37,8 +37,8 @@ void Generator::Attention() {
                         : rng_.Pick(std::vector<int64_t>{8, 16, 32, 40, 80, 96, 160, 200, 256}),
                 heads = rng_.Between(1, 4);
   // Long key lists split among blocks; the longest (a few queries only, for the reference's
-  // sake) into 10 to 125 shares, merged in the kernel or by a second launch of 8, 2 or 1
-  // rows a block.
+  // sake) into 10 to 125 shares, merged in the kernel or by a second launch of blocks of 8 to
+  // 1 rows.
   const bool long_keys = rng_.Chance(0.15), longest = long_keys && rng_.Chance(0.4);
   const int64_t batch = long_keys ? 1 : 2;
   const int64_t sq = longest ? rng_.Pick(std::vector<int64_t>{1, 3, 16}) : rng_.Pick(lengths);

@@ -43,6 +43,14 @@ __device__ __forceinline__ void tessel_attention_store_partial(float* ws,
   }
 }
 
+// The weight exp(m - top) of a share (or a part of a row's shares) whose running max is m, in a
+// merge whose largest is top: 0 for m of -inf (no keys), so that a share whose scores were all
+// NaN (m -inf, l and o NaN) keeps its NaN through 0 x NaN.
+__device__ __forceinline__ float tessel_attention_share_weight(float m, float top) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  return m == TESSEL_NEG_INF ? 0.0f : exp2f((m - top) * kLog2e);
+}
+
 // The shares sit in L2 and a row's merge is a few loads of them: latency, not bandwidth, is its
 // cost, so that a row's shares are loaded at once and the rows spread over many blocks. A block of
 // 16 warps takes C::COMBINE_ROWS rows (1 to 16) of a batch entry (blockIdx.x: entry, then rows).
@@ -83,7 +91,6 @@ __device__ __forceinline__ void tessel_attention_merge_shares(
     const float* ws, int batch, int row, int begin, int end,
     float (&acc)[tessel_attention_combine_layout<C>::kLane], float& sum, float& top) {
   using L = tessel_attention_combine_layout<C>;
-  constexpr float kLog2e = 1.4426950408889634f;
   constexpr int kLoads = 64 / L::kLane;  // 64 floats of values a lane a round, 32 shares at most
   static_assert(kLoads <= 32, "a lane's share's maximum and sum");
   const int lane = threadIdx.x % 32;
@@ -117,11 +124,10 @@ __device__ __forceinline__ void tessel_attention_merge_shares(
     float next = fmaxf(top, share_ml.x);
 #pragma unroll
     for (int step = 16; step > 0; step /= 2) next = fmaxf(next, __shfl_xor_sync(~0u, next, step));
-    // Every share so far of -inf only: weights of 0, which keep a NaN share's NaN (a share
-    // whose scores were all NaN has m -inf, l NaN).
-    const bool none = next == TESSEL_NEG_INF;
-    const float scale = none ? 1.0f : exp2f((top - next) * kLog2e);  // 0 from -inf
-    const float weight = share_ml.x == TESSEL_NEG_INF ? 0.0f : exp2f((share_ml.x - next) * kLog2e);
+    // Every share so far of -inf only: nothing to rescale, weights of 0 (not skipped: a NaN
+    // share's NaN stays).
+    const float scale = next == TESSEL_NEG_INF ? 1.0f : tessel_attention_share_weight(top, next);
+    const float weight = tessel_attention_share_weight(share_ml.x, next);
     part = part * scale + weight * share_ml.y;
 #pragma unroll
     for (int k = 0; k < L::kLane; ++k) acc[k] *= scale;
@@ -174,7 +180,6 @@ __device__ __forceinline__ void tessel_attention_merge_rows(
   if (parts == 1) return;
   __syncthreads();
   if (warp < here) {
-    constexpr float kLog2e = 1.4426950408889634f;
     top = TESSEL_NEG_INF;
     for (int p = 0; p < parts; ++p) top = fmaxf(top, rows[warp * parts + p][C::D + 1]);
     sum = 0.0f;
@@ -183,8 +188,7 @@ __device__ __forceinline__ void tessel_attention_merge_rows(
     for (int p = 0; p < parts; ++p) {
       const float* from = rows[warp * parts + p];
       // A part of -inf only (or a row of them) weighs 0: its sum and values are 0.
-      const float w =
-          from[C::D + 1] == TESSEL_NEG_INF ? 0.0f : exp2f((from[C::D + 1] - top) * kLog2e);
+      const float w = tessel_attention_share_weight(from[C::D + 1], top);
       sum += w * from[C::D];
 #pragma unroll
       for (int k = 0; k < L::kLane; ++k)

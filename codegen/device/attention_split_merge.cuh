@@ -37,7 +37,6 @@ template <class C>
 __device__ __forceinline__ float4 tessel_attention_merge_quad(const float* ws, int batch, int row,
                                                               int q) {
   using M = tessel_attention_merge_layout<C>;
-  constexpr float kLog2e = 1.4426950408889634f;
   const float* ml = ws + tessel_attention_split_layout<C>::kRows * C::D;
   float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   float sum = 0.0f, top = TESSEL_NEG_INF;
@@ -55,15 +54,13 @@ __device__ __forceinline__ float4 tessel_attention_merge_quad(const float* ws, i
     float next = top;
 #pragma unroll
     for (int i = 0; i < M::kLoads; ++i) next = fmaxf(next, share_ml[i].x);
-    // Every share so far of -inf only: weights of 0, which keep a NaN share's NaN (a share
-    // whose scores were all NaN has m -inf, l NaN).
-    const bool none = next == TESSEL_NEG_INF;
-    const float scale = none ? 1.0f : exp2f((top - next) * kLog2e);  // 0 from -inf
+    // Every share so far of -inf only: nothing to rescale, weights of 0 (not skipped: a NaN
+    // share's NaN stays).
+    const float scale = next == TESSEL_NEG_INF ? 1.0f : tessel_attention_share_weight(top, next);
     acc.x *= scale, acc.y *= scale, acc.z *= scale, acc.w *= scale, sum *= scale;
 #pragma unroll
     for (int i = 0; i < M::kLoads; ++i) {
-      const float w =
-          share_ml[i].x == TESSEL_NEG_INF ? 0.0f : exp2f((share_ml[i].x - next) * kLog2e);
+      const float w = tessel_attention_share_weight(share_ml[i].x, next);
       sum += w * share_ml[i].y;
       acc.x += w * share_o[i].x, acc.y += w * share_o[i].y;
       acc.z += w * share_o[i].z, acc.w += w * share_o[i].w;

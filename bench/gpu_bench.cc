@@ -258,19 +258,20 @@ BENCHMARK(BM_SortRows)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 // kernel (a cluster of blocks a row, the row held in registers). Its 32 MB moved take a few
 // microseconds, so that a kernel's fixed cost weighs: BM_LongRowsNegate moves the same bytes
 // through a pointwise kernel, the roofline at this size.
-void BM_LongSoftmax(benchmark::State& state) {
+template <typename F>
+void LongRows(benchmark::State& state, F&& graph) {
   if (!bench::NeedGpu(state)) return;
   Tensor x = randn({64, 131072}, 1, DType::kBF16);
   realize({x});
-  Measure(state, x.numel() * 4.0, [&] { realize({softmax(x, -1)}); });
+  Measure(state, x.numel() * 4.0, [&] { realize({graph(x)}); });
+}
+void BM_LongSoftmax(benchmark::State& state) {
+  LongRows(state, [](const Tensor& x) { return softmax(x, -1); });
 }
 BENCHMARK(BM_LongSoftmax)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_LongRowsNegate(benchmark::State& state) {
-  if (!bench::NeedGpu(state)) return;
-  Tensor x = randn({64, 131072}, 1, DType::kBF16);
-  realize({x});
-  Measure(state, x.numel() * 4.0, [&] { realize({-x}); });
+  LongRows(state, [](const Tensor& x) { return -x; });
 }
 BENCHMARK(BM_LongRowsNegate)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 

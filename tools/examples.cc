@@ -65,6 +65,15 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"swiglu_8192",
                "silu(x wg) * (x wu) for 8192 rows, F = 11008 bf16: one compute-bound dual GEMM",
                swiglu(x8192)});
+  // A mixture-of-experts layer's eight expert GEMMs (gemm_group_bench's BM_Experts/1):
+  // independent problems of their own rows, one grouped persistent kernel.
+  std::vector<Tensor> experts;
+  for (int64_t rows : {512, 4096, 1024, 2048, 768, 3072, 1536, 640}) {
+    experts.push_back(matmul(In({rows, 2048}, DType::kBF16, d), In({2048, 1408}, DType::kBF16, d)));
+  }
+  e.push_back({"experts",
+               "8 independent matmuls of 512 to 4096 rows by 2048 x 1408 bf16: one grouped GEMM",
+               experts});
   Tensor big = In({1 << 28}, DType::kF32, d);
   e.push_back({"chain",
                "gelu(x * 1.5 + 0.25) * sigmoid(x) + x over 2^28 floats",

@@ -199,6 +199,17 @@ TEST(GemmTilesTest, TilesNarrowToWholeWaves) {
   EXPECT_EQ(bn({{2560, 4096}}), 128);   // 320: 2.4; 640 of 128: 4.8
   EXPECT_EQ(bn({{1024, 4096}, {1024, 1024}, {1024, 1024}}), 128);  // q/k/v: 192; 384
   EXPECT_EQ(bn({{8192, 4096}, {8192, 1024}, {8192, 1024}}), 256);
+  // A tie: the experts' 107 tile rows x 1408 columns, 642 tiles of 256 (5 rounds, the last
+  // column half past N) or 1177 of 128 (9 rounds: 1152 columns a SM against 0.9 x 1280).
+  const std::vector<codegen::GemmExtent> experts = {{512, 1408},  {4096, 1408}, {1024, 1408},
+                                                    {2048, 1408}, {768, 1408},  {3072, 1408},
+                                                    {1536, 1408}, {640, 1408}};
+  EXPECT_EQ(bn(experts), 128);
+  std::vector<codegen::GemmExtent> more = experts;
+  more.push_back({128, 1408});  // 108 tile rows: 648 tiles of 256 (5), 1188 of 128 (9)
+  EXPECT_EQ(bn(more), 128);
+  more.back() = {2560, 1408};  // 127 tile rows: 762 of 256 (6 rounds), 1397 of 128 (11)
+  EXPECT_EQ(bn(more), 256);
   EXPECT_EQ(codegen::ChooseGemmTile(8192, 8192, 1, false, 1).group_m, 16);
 }
 

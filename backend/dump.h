@@ -1,4 +1,4 @@
-// TESSEL_DUMP=DIR: every compiled kernel's .cu and .ptx, and per realize the plan and a
+// TESSEL_DUMP=DIR: every compiled kernel's .cu, .ptx and .cubin, and per realize the plan and a
 // Graphviz graph coloured by kernel. Also where a kernel that fails to compile is written.
 #ifndef TESSEL_BACKEND_DUMP_H_
 #define TESSEL_BACKEND_DUMP_H_

@@ -97,7 +97,7 @@ struct FusionOptions {
   // a second launch, as the schedule chooses (codegen/attention_schedule.cc) or forced.
   SplitMerge split_merge = SplitMerge::kChosen;
   // GEMMs that read the same A (q, k and v projections) run as one kernel where that pays
-  // (fusion/gemm_groups.h): the Hopper wgmma kernel's tile walk serves several B operands.
+  // (fusion/gemm_groups.cc): the Hopper wgmma kernel's tile walk serves several B operands.
   bool gemm_groups = false;
   // The most matmuls one such kernel serves (a TMA map each, in the parameters' 4 KB).
   int max_gemm_parts = 8;

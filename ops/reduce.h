@@ -13,7 +13,8 @@ Tensor sum(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 Tensor mean(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 Tensor max(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 Tensor min(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
-// The product (1 over nothing); bool gives i32, and integers wrap as i32 arithmetic does.
+// The product (1 over nothing); bool and i32 give i64 (as PyTorch), which wraps as i64
+// arithmetic does.
 Tensor prod(const Tensor& x, std::vector<int> axes = {}, bool keepdim = false);
 
 // Composed of the above (so they fuse like them). any/all: kBool, whether some/every element

@@ -1,10 +1,10 @@
 // The CUDA backend: Program -> plan cache -> (miss: ready_plan.h) -> ExecutePlan on the
 // caller's stream. Registered at start-up; available when libcuda, a GPU and NVRTC are.
 //
-// Each device has its own context, target, memory, streams and caches. Two bounded caches per
-// device sit in front of the runtime's kernel cache: plans by structure (program_key.h) and
-// loaded modules by source; both evict the least recently used entry, and a module stays
-// loaded while a cached plan still launches from it.
+// Each device has its own context, target, memory, streams and caches. Three bounded caches per
+// device sit in front of the runtime's kernel cache: plans by structure (program_key.h),
+// program families by family key (dynamic_extents.h) and loaded modules by source; all evict the
+// least recently used entry, and a module stays loaded while a cached plan still launches from it.
 #include "backend/cuda_backend.h"
 
 #include <atomic>

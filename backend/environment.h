@@ -47,9 +47,9 @@ inline bool ProgrammaticLaunchesEnabled() {
   return v == nullptr || std::string(v) != "0";
 }
 
-// TESSEL_PERSISTENT_BLOCKS=N: persistent kernels (Hopper GEMMs and attention) launch at most
-// N blocks, so that tests of small problems walk several work tiles a block, as large
-// problems do on 132 SMs. Read once: launches ask.
+// TESSEL_PERSISTENT_BLOCKS=N: persistent kernels (Hopper GEMMs, attention, sort's parts) launch at
+// most N blocks, so that tests of small problems walk several work tiles a block, as large problems
+// do on 132 SMs. Read once: launches ask.
 inline int64_t PersistentBlocksCap() {
   static const int64_t cap = [] {
     const char* v = std::getenv("TESSEL_PERSISTENT_BLOCKS");

@@ -81,14 +81,15 @@ absl::StatusOr<std::shared_ptr<runtime::DeviceBuffer>> NewIndexRecords(
   return records;
 }
 
-// After the plan's kernels: the error for the first gather in program order that met an
-// index out of range (at its first position), as the CPU backend reports it.
+// After the plan's kernels: the error for the first gather or scatter_add in program order that met
+// an index out of range (at its first position), as the CPU backend reports it.
 absl::Status CheckIndexRecords(const ReadyPlan& plan, const OrderedProgram& program,
                                const runtime::DeviceBuffer& records, runtime::DeviceContext& device,
                                CUstream stream) {
   std::vector<uint64_t> words(records.bytes() / 8);
   TESSEL_RETURN_IF_ERROR(device.CopyToHost(words.data(), records.ptr(), records.bytes(), stream));
-  // Per gather (a gather inlined into two kernels has two records): the first position.
+  // Per gather or scatter_add (a gather inlined into two kernels has two records): the first
+  // position.
   absl::btree_map<int, std::pair<uint64_t, int64_t>> first;  // position -> (key, value)
   size_t at = 0;
   for (const ReadyKernel& k : plan.kernels) {

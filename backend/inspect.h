@@ -12,7 +12,7 @@ namespace tessel {
 
 struct KernelInfo {
   std::string name;
-  std::string kind;              // "pointwise", "reduction", "normalization", "gemm"
+  std::string kind;              // "pointwise", "reduction", "gemm", "attention", ...
   std::vector<std::string> ops;  // the fused graph operations, in order
   std::string source;            // the complete CUDA translation unit
 };

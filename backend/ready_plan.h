@@ -43,7 +43,8 @@ struct ReadyKernel {
   std::vector<int> inputs, outputs, release;  // release: values no later kernel reads
   std::vector<int> scalars;  // nodes whose value or seed is an argument (ScalarArgument)
   int64_t workspace_bytes = 0;
-  std::vector<int> index_checks;  // gathers whose bad indices the kernel records, in its order
+  // Gathers and scatter_adds whose bad indices the kernel records, in its order.
+  std::vector<int> index_checks;
   struct Entry {
     CUfunction function;
     std::array<int64_t, 3> grid;  // as generated, for the rows the plan was made at

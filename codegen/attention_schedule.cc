@@ -41,12 +41,13 @@ AttentionSchedule ChooseSchedule(const FusedKernel& kernel, const Target& target
   a.query_tiles = CeilDiv(a.fold.factor * sq, a.tiles.query);
   a.entries = std::max<int64_t>(1, batch.numel()) / a.fold.factor;
   // Where the query tiles fill less than half the SMs (decoding with few heads), each splits
-  // the keys among blocks of its own (shares of at least 4 key tiles), and the last share of
-  // each to arrive merges them (tessel_attention_finish_split). As many shares as fill the SMs
-  // once: a few more would run as a second round, doubling the time. Finer shares taken by ticket
-  // (1, 2 or 4 key tiles, all SMs busy) measured no faster: 1 x 32 (8 KV) x 16384 keys took
-  // 30 us as split 16 ways, 31-35 us by ticket; its time is the launches' and the pipeline's
-  // start and drain, not blocks of unequal speed (bench/RESULTS.md, thirty-second session).
+  // the keys among blocks of its own (shares of at least 4 key tiles), merged by the last share
+  // of each to arrive (tessel_attention_finish_split) or by a combine launch (below). As many
+  // shares as fill the SMs once: a few more would run as a second round, doubling the time. Finer
+  // shares taken by ticket (1, 2 or 4 key tiles, all SMs busy) measured no faster: 1 x 32 (8 KV) x
+  // 16384 keys took 30 us as split 16 ways, 31-35 us by ticket; its time is the launches' and the
+  // pipeline's start and drain, not blocks of unequal speed (bench/RESULTS.md, thirty-second
+  // session).
   if (a.hopper && a.query_tiles * a.entries <= kSms / 2) {
     a.splits = std::max<int64_t>(
         1, std::min(CeilDiv(sk, a.tiles.key) / 4, kSms / (a.query_tiles * a.entries)));

@@ -1,5 +1,6 @@
-// The portable tensor-core GEMM (sm_80 and later, mma.sync): for GPUs without wgmma and as
-// Hopper's fallback when TMA cannot be used. The generator writes the configuration, the
+// The portable tensor-core GEMM (sm_80 and later, mma.sync): for GPUs without wgmma, for sm_90
+// targets without the `a` features (TESSEL_ARCH=sm_90), and for GEMMs whose epilogue calls a
+// function with a stack frame (f64 sin, cos). The generator writes the configuration, the
 // epilogue and the kernel; the mainloop is the device library's tessel_gemm_sm80.
 #include "absl/strings/str_cat.h"
 #include "codegen/gemm_common.h"

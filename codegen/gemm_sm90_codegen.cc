@@ -3,8 +3,9 @@
 // Operands arrive by TMA, so each needs rows of a multiple of 16 bytes: other rows are staged
 // first (gemm_staging.h) and the maps read the padded copies. f32 operands under TF32 must be
 // K-major, the only layout wgmma reads 32-bit operands from shared memory in: B as stored is
-// read into registers on tiles of 128 rows (B_REGS), other MN-major ones are staged
-// transposed; under kHigh both are staged as TF32 parts and remainders.
+// read into registers on tiles of 128 rows (128 or 256 wide) or of 64 rows (B_REGS), other
+// MN-major ones are staged transposed; under kHigh both are staged as TF32 parts and
+// remainders.
 #include <algorithm>
 #include <optional>
 #include <vector>

@@ -22,7 +22,7 @@ struct DynamicRows {
   int64_t max = 0;
   // The fewest rows of the values it serves (0: not said, take `max`). GEMM tiles are chosen
   // for them: a bucket's smallest batch, often a power of two, is where tiles laid out for
-  // its largest waste the most (docs in codegen/gemm_sm90_codegen.cc).
+  // its largest waste the most (docs in codegen/gemm_sm90_tiles.cc, ChooseWalk).
   int64_t min = 0;
   bool Has(const Node* n) const { return nodes.contains(n); }
 };
@@ -62,7 +62,7 @@ struct TensorMapSpec {
 
 struct KernelSource {
   std::string name;  // content-derived, stable
-  std::string kind;  // "pointwise", "reduction", "normalization", "gemm"
+  std::string kind;  // KernelKindName: "pointwise", "reduction", "gemm", "attention", ...
   // How its threads cover the work, where a kind has several ways ("a block per row", ...):
   // explain() shows it.
   std::string schedule;
@@ -101,7 +101,8 @@ bool ReadsIndices(const Node& node);
 bool IndicesInRange(const Node& indexing);
 
 // The 8 bytes that hold scalar parameter `node` (kFull, kRand, kRandn) as the kernel reads
-// it: a float (rounded to the node's dtype first) or an int in the low 4 bytes, or a seed.
+// it: a float (rounded to the node's dtype first) or an int in the low 4 bytes, a double or a
+// long long in all 8 (f64, i64), or a seed.
 uint64_t ScalarArgument(const Node& node);
 
 }  // namespace tessel::codegen

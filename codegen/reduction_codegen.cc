@@ -4,8 +4,9 @@
 // many per block of a cluster): one block (or cluster) per row; each thread holds its share
 // of the row in registers ("lanes"), so chained reductions (layer norm's mean, then
 // variance) and the row-wide epilogue (softmax's divide) read the input once. Streaming (longer
-// rows): two launches; stage 1 reduces chunks of each row into a workspace, stage 2 reduces the
-// chunks in a fixed order and applies the epilogue. Both orders are fixed, so the same input gives
+// rows): a block per row that streams it, or, for rows of many chunks, two launches: stage 1
+// reduces chunks of each row into a workspace, stage 2 reduces the chunks in a fixed order and
+// applies the epilogue. Both orders are fixed, so the same input gives
 // the same bits (no atomics).
 #include <algorithm>
 

@@ -144,7 +144,8 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 bool UsesColumnStaging(const FusedKernel& k, const RowLayout& l);
 KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 
-// Rows too long to stage: two launches (chunks of rows, then the chunks in a fixed order).
+// Rows too long to stage: a block per row streaming it, or, for rows of many chunks, two
+// launches (chunks of rows, then the chunks in a fixed order).
 KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 
 }  // namespace tessel::codegen

@@ -87,7 +87,7 @@ T ToStorage(S s) {
 // Converts n elements of `from` at src into `to` at dst.
 void ConvertElements(DType from, const void* src, DType to, void* dst, int64_t n);
 
-// Reads element i of host memory of `dtype` as double (exact for every dtype).
+// Reads element i of host memory of `dtype` as double (exact but for i64 past 2^53).
 double LoadAsDouble(DType dtype, const void* data, int64_t i);
 // Writes v, rounded to `dtype` (bool: nonzero is true; integers: truncate toward zero).
 void StoreFromDouble(DType dtype, void* data, int64_t i, double v);

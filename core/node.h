@@ -164,7 +164,7 @@ bool IsMatmulOperandView(const Node& n);
 bool IsDegenerateReduction(const Node& n);
 
 // Whether `n` combines no elements at all: a reduction of an empty tensor or a matmul with an
-// inner extent of 0. Its value is a constant (0; NaN for a mean) that reads nothing.
+// inner extent of 0. Its value is a constant (0; 1 for a prod; NaN for a mean) that reads nothing.
 bool CombinesNothing(const Node& n);
 
 // What computing `n` inline costs a kernel at each position (core/op_table.def's cost, an

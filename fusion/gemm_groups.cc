@@ -1,4 +1,5 @@
-// Phase 3b of the planner: GEMMs of the same A in one kernel (codegen/gemm_sm90_codegen.cc).
+// Phase 3b of the planner: GEMMs of the same A, and independent GEMMs, in one kernel
+// (codegen/gemm_sm90_codegen.cc).
 // - Dual: two matmuls of the same A and output shape whose results meet elementwise (SwiGLU's
 //   silu(x wg) * (x wu)) become one group computing both products for each output tile; the
 //   epilogue combines them and neither is written.
@@ -215,8 +216,8 @@ class GemmGrouper {
   }
 
   // Greedy, in program order: each GEMM joins the first open group it may join. Siblings
-  // note every refusal; grouped GEMMs only those of shape and cost (that dependent GEMMs run
-  // apart goes without saying).
+  // note every refusal; grouped GEMMs only those of dtype, layout, the parts limit and cost (that
+  // dependent GEMMs run apart goes without saying).
   void GroupGreedily(const std::vector<int>& candidates, GemmForm form) {
     std::vector<int> open;
     for (int g : candidates) {

@@ -68,8 +68,8 @@ class KernelBuilder {
     return deps;
   }
 
-  // Visits proto k's cone: on_read for values read from other kernels, on_compute for nodes
-  // computed here (producers first).
+  // Visits proto k's cone: on_read for values read from other kernels; the nodes computed here
+  // appended to `computed` (producers first), where not null.
   template <typename Read>
   void Walk(int k, Read on_read, std::vector<const Node*>* computed) const {
     absl::flat_hash_set<const Node*> seen;

@@ -43,7 +43,7 @@ struct FusionOptions {
   // max_staged_row x cluster_blocks are held on chip, each block holding its part.
   int cluster_blocks = 1;
   // The most blocks of a cluster that share long columns: past the portable 8 where the
-  // device allows it (codegen/column_normalization.cc: 128 bytes of each row a block need
+  // device allows it (codegen/column_shape.cc: 128 bytes of each row a block need
   // 16 for columns of 16384).
   int column_cluster_blocks = 1;
   // Short 16-bit columns held as a tile in shared memory, three blocks an SM
@@ -96,10 +96,11 @@ struct FusionOptions {
   // Attention split over the keys: the shares merged by the last of each in the kernel, or by
   // a second launch, as the schedule chooses (codegen/attention_schedule.cc) or forced.
   SplitMerge split_merge = SplitMerge::kChosen;
-  // GEMMs that read the same A (q, k and v projections) run as one kernel where that pays
-  // (fusion/gemm_groups.cc): the Hopper wgmma kernel's tile walk serves several B operands.
+  // GEMMs that read the same A (q, k and v projections; SwiGLU's gate and up as a dual GEMM)
+  // and independent GEMMs (a mixture of experts) run as one kernel where that pays
+  // (fusion/gemm_groups.cc): the Hopper wgmma kernel's tile walk serves several problems.
   bool gemm_groups = false;
-  // The most matmuls one such kernel serves (a TMA map each, in the parameters' 4 KB).
+  // The most matmuls one such kernel serves (a TMA map or more each, in the parameters' 4 KB).
   int max_gemm_parts = 8;
 };
 

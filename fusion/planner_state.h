@@ -35,7 +35,7 @@ struct Group {
   std::vector<OnlineSum> online_sums;      // streaming groups: sums chained to a max, one pass
   std::vector<const Node*> members;        // producers first
   absl::flat_hash_set<int> deps;           // groups whose members this group reads
-  std::vector<const Node*> matmuls;        // GEMM groups: the parts (gemm_groups.h)
+  std::vector<const Node*> matmuls;        // GEMM groups: the parts (gemm_groups.cc)
   GemmForm gemm_form = GemmForm::kSingle;  // how `matmuls` share the group
   bool merged = false;                     // moved into another group: holds nothing
   AttentionChain attention;                // alone_kind kAttention
@@ -61,7 +61,7 @@ struct PlannerState {
   // The program's nodes without data placeholders (inputs parsed from text), which are
   // leaves like realized nodes.
   std::vector<const Node*> nodes;
-  absl::flat_hash_map<const Node*, int> index;  // position in program.nodes
+  absl::flat_hash_map<const Node*, int> index;  // position in `nodes` (not program.nodes)
   std::vector<std::vector<const Node*>> consumers;
   absl::flat_hash_set<const Node*> outputs;
   std::vector<int> group_of;  // -1: floating
@@ -114,7 +114,8 @@ bool IsWrittenConcatPart(const PlannerState& state, const Node* n);
 void AssignGroups(PlannerState& state);
 // Phase 3: which values are written.
 void ChooseWrites(PlannerState& state);
-// Phase 3b: dual and sibling GEMMs, one group each (gemm_groups.cc); whether any merged.
+// Phase 3b: dual, sibling and grouped GEMMs, one group each (gemm_groups.cc); whether any
+// merged.
 bool GroupGemms(PlannerState& state);
 // Phase 4: kernels, merged and ordered.
 FusionPlan BuildKernels(PlannerState& state);

@@ -51,8 +51,8 @@ class DeviceAllocator {
   MemoryStats stats() const;
   void set_limit(int64_t bytes);
 
-  // Block sizes: multiples of 512 bytes, then of 1/8 of the next power of two, so that
-  // similar sizes share blocks without wasting more than 12.5%.
+  // Block sizes: multiples of 512 bytes up to 1 MB, then of 1/8 of the next power of two, so
+  // that similar sizes share blocks without wasting more than a quarter of the request.
   static int64_t RoundUp(int64_t bytes);
 
  private:

@@ -12,6 +12,7 @@
 #include "codegen/normalization_term.h"
 #include "core/error.h"
 #include "ops/cuda_expr.h"
+#include "ops/philox.h"
 #include "ops/pointwise.h"
 
 namespace tessel::codegen {
@@ -283,11 +284,16 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
                     ConvertExpr(absl::StrCat("(int)", idx.dims[0]), DType::kI32, dtype));
     case OpKind::kRand:
     case OpKind::kRandn: {
-      return Define(name, CudaComputeType(dtype), idx.PerLane(),
-                    RoundTo(dtype, absl::StrCat(node->op() == OpKind::kRand ? "tessel_rand("
-                                                                            : "tessel_randn(",
-                                                ScalarName(kernel_, node), ", (unsigned long long)",
-                                                LinearOffset(idx, node->shape()), ")")));
+      const bool uniform = node->op() == OpKind::kRand;
+      std::string value =
+          absl::StrCat(uniform ? "tessel_rand(" : "tessel_randn(", ScalarName(kernel_, node),
+                       ", (unsigned long long)", LinearOffset(idx, node->shape()), ")");
+      // In 16 bits, truncated to the type as the CPU backend does (ops/philox.h: RandMask).
+      if (uniform && RandMask(dtype) != 0xffffffffu) {
+        value = absl::StrCat("__uint_as_float(__float_as_uint(", value, ") & ",
+                             absl::StrFormat("0x%08xu", RandMask(dtype)), ")");
+      }
+      return Define(name, CudaComputeType(dtype), idx.PerLane(), RoundTo(dtype, value));
     }
     case OpKind::kCast: {
       const Node& in = node->input(0);

@@ -6,6 +6,7 @@
 //   key     = {lo32(s), hi32(s)},  counter = {lo32(i), hi32(i), 0, 0}
 //   r       = Philox4x32-10(counter, key)
 //   rand    = (r[0] >> 8) * 2^-24                                       in [0, 1)
+//             in bf16 and f16 truncated to the type (RandMask), so still below 1
 //   randn   = sqrtf(-2 logf(u1)) * cosf(2 pi u2), in float,
 //             u1 = ((r[0] >> 8) + 1) * 2^-24 in (0, 1],  u2 = (r[1] >> 8) * 2^-24
 #ifndef TESSEL_OPS_PHILOX_H_
@@ -14,6 +15,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+
+#include "absl/base/casts.h"
+#include "core/dtype.h"
 
 namespace tessel {
 
@@ -39,8 +43,20 @@ inline float UniformFromBits(uint32_t bits) {
   return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
 }
 
-inline float RandElement(uint64_t seed, uint64_t index) {
-  return UniformFromBits(PhiloxForElement(seed, index)[0]);
+// The bits of a rand() value's float that `dtype` keeps: the uniform truncated to the type's
+// significant bits (bf16 8, f16 11), so that it stays below 1 (rounded to nearest, about one
+// bf16 draw in 500 gave 1.0) and each of the type's values keeps the measure of the interval
+// up to the next. The uniform is j 2^-24: clearing the float's low mantissa bits truncates it
+// exactly (below f16's normal range j has at most 10 bits, which stay).
+inline uint32_t RandMask(DType dtype) {
+  if (dtype == DType::kBF16) return 0xffff0000u;
+  if (dtype == DType::kF16) return 0xffffe000u;
+  return 0xffffffffu;
+}
+
+inline float RandElement(uint64_t seed, uint64_t index, DType dtype) {
+  const float u = UniformFromBits(PhiloxForElement(seed, index)[0]);
+  return absl::bit_cast<float>(absl::bit_cast<uint32_t>(u) & RandMask(dtype));
 }
 
 inline float RandnElement(uint64_t seed, uint64_t index) {

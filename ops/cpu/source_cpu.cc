@@ -20,7 +20,7 @@ absl::StatusOr<BufferPtr> RunSource(const Node& node) {
       for (int64_t i = 0; i < n; ++i) values[i] = static_cast<double>(i);
       break;
     case OpKind::kRand:
-      for (int64_t i = 0; i < n; ++i) values[i] = RandElement(seed, i);
+      for (int64_t i = 0; i < n; ++i) values[i] = RandElement(seed, i, node.dtype());
       break;
     case OpKind::kRandn:
       for (int64_t i = 0; i < n; ++i) values[i] = RandnElement(seed, i);

@@ -1,6 +1,7 @@
 // Creating tensors: host data, constants, ranges, and the counter-based generator.
 #include <cmath>
 
+#include "absl/base/casts.h"
 #include "gtest/gtest.h"
 #include "ops/philox.h"
 #include "tessel.h"
@@ -80,6 +81,27 @@ TEST(CreationTest, GeneratorMomentsAreRight) {
   EXPECT_NEAR(uv / n, 1.0 / 12, 0.001);
   EXPECT_GE(umin, 0);
   EXPECT_LT(umax, 1);
+}
+
+// In bf16 and f16 rand truncates to the type (rounding to nearest took about one bf16 draw in
+// 500 to 1.0): every value below 1, each the f32 value with the bits the type lacks cleared,
+// and a value of the type's grid below p as often as p says (what a dropout mask relies on).
+TEST(CreationTest, RandInSixteenBitsStaysBelowOne) {
+  const int n = 1 << 20;
+  const std::vector<float> wide = rand({n}, 11, DType::kF32, Device::kCPU).to_vector<float>();
+  for (DType dtype : {DType::kBF16, DType::kF16}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    const std::vector<float> u = rand({n}, 11, dtype, Device::kCPU).to_vector<float>();
+    const uint32_t kept = dtype == DType::kBF16 ? 0xffff0000u : 0xffffe000u;
+    int below_half = 0, wrong = 0;
+    for (int i = 0; i < n; ++i) {
+      wrong += u[i] < 0 || u[i] >= 1 ||
+               u[i] != absl::bit_cast<float>(absl::bit_cast<uint32_t>(wide[i]) & kept);
+      below_half += u[i] < 0.5f;
+    }
+    EXPECT_EQ(wrong, 0);
+    EXPECT_NEAR(below_half / double(n), 0.5, 0.002);
+  }
 }
 
 }  // namespace

@@ -312,10 +312,16 @@ class KernelBuilder {
 
   void AddRefusalNotes(FusionPlan& plan, const absl::flat_hash_map<int, int>& position) {
     for (const Refusal& r : s_.refusals) {
-      auto it = owner_.find(r.node);
-      const int target = position.at(r.group);
+      // A group that became no kernel (its values empty or constant) refused nothing that
+      // runs: a softmax of no elements before a matmul of K = 0 left the near-miss note of an
+      // attention without a kernel.
+      const auto group = position.find(r.group);
+      if (group == position.end()) continue;
+      const int target = group->second;
       // The note goes to the kernel that computes the refused node, or to the group's.
-      const int k = it != owner_.end() ? position.at(it->second) : target;
+      const auto it = owner_.find(r.node);
+      const auto owner = it != owner_.end() ? position.find(it->second) : position.end();
+      const int k = owner != position.end() ? owner->second : target;
       plan.kernels[k].notes.push_back(
           absl::StrCat("{n} not fused into kernel ", target, ": ", r.reason));
       plan.kernels[k].notes_nodes.push_back(r.node);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -71,10 +72,15 @@ class CpuBackend : public Backend {
     try {
       return Evaluate(node, inputs);
     } catch (const std::bad_alloc&) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("out of host memory computing ", OpName(node.op()), " of ",
-                       DTypeName(node.dtype()), node.shape().ToString(), " on the CPU"));
+      return OutOfHostMemory(node);
+    } catch (const std::length_error&) {  // a scratch vector past max_size (2^60 values)
+      return OutOfHostMemory(node);
     }
+  }
+  static absl::Status OutOfHostMemory(const Node& node) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of host memory computing ", OpName(node.op()), " of ",
+                     DTypeName(node.dtype()), node.shape().ToString(), " on the CPU"));
   }
 
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {

@@ -232,5 +232,20 @@ TEST(AttentionTest, NearMissesSayWhy) {
   EXPECT_EQ(why(matmul(q, transpose(k))), "");
 }
 
+// Scores of no keys, a softmax over another axis, and a matmul of K = 0: the attention
+// near-miss note named a group that became no kernel, and explain and realize threw
+// std::out_of_range. The result is zeros.
+TEST(AttentionTest, EmptyScoresBeforeAMatmulOfNoTerms) {
+  const Tensor s = zeros({4, 0}, DType::kF32, Device::kCPU);
+  const Tensor o = matmul(softmax(s, 0), zeros({0, 8}, DType::kF32, Device::kCPU));
+  EXPECT_NO_THROW(explain({o}));
+  EXPECT_EQ(o.to_vector<float>(), std::vector<float>(32, 0.0f));
+  const Tensor q = zeros({2, 4, 8}, DType::kBF16, Device::kCPU),
+               k = zeros({2, 0, 8}, DType::kBF16, Device::kCPU);
+  const Tensor a = matmul(softmax(matmul(q, transpose(k)), 0), k);
+  EXPECT_NO_THROW(explain({a}));
+  EXPECT_EQ(a.to_vector<float>(), std::vector<float>(64, 0.0f));
+}
+
 }  // namespace
 }  // namespace tessel::fusion_internal

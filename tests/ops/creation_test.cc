@@ -83,6 +83,20 @@ TEST(CreationTest, GeneratorMomentsAreRight) {
   EXPECT_LT(umax, 1);
 }
 
+// A source of 2^60 values (the most a shape may hold) whose scratch the CPU cannot hold: an
+// error naming it, not std::length_error from its vector (which ended the process).
+TEST(CreationTest, ASourceTooLargeForTheHostIsAnError) {
+  const Tensor t = full({int64_t{1} << 60}, 1.0, DType::kF32, Device::kCPU);
+  try {
+    realize({t});
+    FAIL() << "realized 2^60 values";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("out of host memory computing full of f32"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // In bf16 and f16 rand truncates to the type (rounding to nearest took about one bf16 draw in
 // 500 to 1.0): every value below 1, each the f32 value with the bits the type lacks cleared,
 // and a value of the type's grid below p as often as p says (what a dropout mask relies on).

@@ -289,9 +289,8 @@ Value ExprEmitter::Compute(const Node* node, const IndexExpr& idx) {
           absl::StrCat(uniform ? "tessel_rand(" : "tessel_randn(", ScalarName(kernel_, node),
                        ", (unsigned long long)", LinearOffset(idx, node->shape()), ")");
       // In 16 bits, truncated to the type as the CPU backend does (ops/philox.h: RandMask).
-      if (uniform && RandMask(dtype) != 0xffffffffu) {
-        value = absl::StrCat("__uint_as_float(__float_as_uint(", value, ") & ",
-                             absl::StrFormat("0x%08xu", RandMask(dtype)), ")");
+      if (const uint32_t mask = RandMask(dtype); uniform && mask != ~0u) {
+        value = absl::StrFormat("__uint_as_float(__float_as_uint(%s) & 0x%08xu)", value, mask);
       }
       return Define(name, CudaComputeType(dtype), idx.PerLane(), RoundTo(dtype, value));
     }

@@ -87,7 +87,8 @@ void EmitOperandConfig(CodeWriter& w, const GemmProblem& p);
 // at M = 8192 2.207-2.220 / 2.176-2.180 / 2.205-2.217 / 2.31-2.51).
 struct GemmTile {
   int bm = 128, bn = 256, bk = 64, stages = 4, group_m = 16;
-  bool swap = false;  // the operands trade places in the tensor cores (gemm_sm90_tiles.h)
+  bool swap = false;    // the operands trade places in the tensor cores (gemm_sm90_tiles.h)
+  bool keep_a = false;  // A's lines stay in L2 (evict_last), B's go first (gemm_sm90_tiles.h)
 };
 
 Shape BatchOf(const Shape& s);

@@ -255,7 +255,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
            ", TMA_STORE = ", tma_store ? "true" : "false",
            ", STRIDED = ", strided ? "true" : "false", ", DUAL = ", dual ? "true" : "false",
            ", GROUPED = ", grouped ? "true" : "false", ", SWAP = ", tile.swap ? "true" : "false",
-           ";");
+           ", KEEP_A = ", tile.keep_a ? "true" : "false", ";");
     w.Line("static constexpr int K_SLICES = ", slices, ", MAX_PIECES = ", cuts.pieces,
            ";  // (the most slices of a tile, and of all)");
     w.Line("static constexpr bool CUT_ALL = ", cuts.all ? "true" : "false",

@@ -75,7 +75,8 @@
 // i.e. read transposed), F16 (f16 operands and matmul, else bf16), TF32, SPLIT, B_REGS, DUAL,
 // TMA_STORE, K_SLICES (the most slices of a tile), CUT_ALL (every tile in K_SLICES slices),
 // MAX_PIECES and FIXUP_BYTES (the pieces the workspace holds, its bytes), STRIDED (the epilogue's
-// lanes one column apart), SMEM (dynamic shared bytes the host reserves), and `static __device__
+// lanes one column apart), KEEP_A (A's TMA loads evict_last in L2, B's evict_first), SMEM
+// (dynamic shared bytes the host reserves), and `static __device__
 // int a_batch(int)`, `b_batch(int)`: each operand's batch coordinate for an output batch entry
 // (broadcast batches map many entries to one).
 #pragma once

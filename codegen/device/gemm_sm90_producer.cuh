@@ -263,47 +263,61 @@ __device__ __forceinline__ void tessel_gemm_sm90_b_boxes(int offset, const tesse
 
 // Every TMA box of k-step `kt`'s stage of a tile, A's BM x BK block (from `a_shift` rows
 // above the tile: tessel_gemm_sm90_a_shift) and B's BK x BN block (and the second B's, DUAL):
-// box(offset, map, c0, c1, c2) with `offset` the box's bytes into the stage and (c0 innermost,
-// c1, c2) its coordinates.
-template <class C, class Box>
+// a_box / b_box(offset, map, c0, c1, c2) with `offset` the box's bytes into the stage and (c0
+// innermost, c1, c2) its coordinates.
+template <class C, class ABox, class BBox>
 __device__ __forceinline__ void tessel_gemm_sm90_boxes(const tessel_tensor_map& a_map,
                                                        const tessel_tensor_map& b_map,
                                                        const tessel_tensor_map& b2_map, int batch,
                                                        int tm, int a_shift, int tn, int kt,
-                                                       Box& box) {
+                                                       ABox& a_box, BBox& b_box) {
   using L = tessel_gemm_sm90_layout<C>;
   const int ab = C::a_batch(batch), bb = C::b_batch(batch);
   // K-major: one box of rows x 64 k. MN-major: boxes of 64 k-rows x 64 rows/columns.
   if constexpr (C::A_MN) {
 #pragma unroll
     for (int i = 0; i < C::BM / 64; ++i) {
-      box(i * 64 * L::kRowBytes, a_map, tm * C::BM + i * 64, kt * C::BK, ab);
+      a_box(i * 64 * L::kRowBytes, a_map, tm * C::BM + i * 64, kt * C::BK, ab);
     }
   } else {
 #pragma unroll
     for (int part = 0; part < L::kParts; ++part) {
-      box(part * L::kAPart, a_map, kt * C::BK, tm * C::BM - a_shift, ab * L::kParts + part);
+      a_box(part * L::kAPart, a_map, kt * C::BK, tm * C::BM - a_shift, ab * L::kParts + part);
     }
   }
-  tessel_gemm_sm90_b_boxes<C>(L::kABytes, b_map, bb, tn, kt, box);
+  tessel_gemm_sm90_b_boxes<C>(L::kABytes, b_map, bb, tn, kt, b_box);
   if constexpr (C::DUAL) {
-    tessel_gemm_sm90_b_boxes<C>(L::kABytes + L::kBPart, b2_map, bb, tn, kt, box);
+    tessel_gemm_sm90_b_boxes<C>(L::kABytes + L::kBPart, b2_map, bb, tn, kt, b_box);
   }
 }
 
+// L2 eviction policies for A's and B's loads (C::KEEP_A: the codegen's GemmTile::keep_a).
+struct tessel_gemm_sm90_policies {
+  unsigned long long a = 0, b = 0;
+};
+
 // Issues one stage's TMA loads.
 template <class C>
-__device__ __forceinline__ void tessel_gemm_sm90_load(unsigned char* stage,
-                                                      unsigned long long* full,
-                                                      const tessel_tensor_map& a_map,
-                                                      const tessel_tensor_map& b_map,
-                                                      const tessel_tensor_map& b2_map, int batch,
-                                                      int tm, int a_shift, int tn, int kt) {
+__device__ __forceinline__ void tessel_gemm_sm90_load(
+    unsigned char* stage, unsigned long long* full, const tessel_tensor_map& a_map,
+    const tessel_tensor_map& b_map, const tessel_tensor_map& b2_map, int batch, int tm, int a_shift,
+    int tn, int kt, const tessel_gemm_sm90_policies& policies) {
   tessel_mbar_arrive_expect_tx(full, tessel_gemm_sm90_layout<C>::kLoadedBytes);
-  auto load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2) {
-    tessel_tma_load_3d(stage + offset, &map, full, c0, c1, c2);
+  auto load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2,
+                  unsigned long long policy) {
+    if constexpr (C::KEEP_A) {
+      tessel_tma_load_3d_hint(stage + offset, &map, full, c0, c1, c2, policy);
+    } else {
+      tessel_tma_load_3d(stage + offset, &map, full, c0, c1, c2);
+    }
   };
-  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, a_shift, tn, kt, load);
+  auto a_load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2) {
+    load(offset, map, c0, c1, c2, policies.a);
+  };
+  auto b_load = [&](int offset, const tessel_tensor_map& map, int c0, int c1, int c2) {
+    load(offset, map, c0, c1, c2, policies.b);
+  };
+  tessel_gemm_sm90_boxes<C>(a_map, b_map, b2_map, batch, tm, a_shift, tn, kt, a_load, b_load);
 }
 
 // `a_maps(part)`, `b_maps(part)`: the part's A and B maps; `m` the output's rows.
@@ -314,6 +328,11 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
+  tessel_gemm_sm90_policies policies;
+  if constexpr (C::KEEP_A) {
+    policies.a = tessel_l2_policy_evict_last();
+    policies.b = tessel_l2_policy_evict_first();
+  }
   tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
   for (tessel_gemm_sm90_segment s; walk.take(s);) {
     const tessel_gemm_sm90_work& w = s.w;
@@ -324,7 +343,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(
     for (int kt = s.k0; kt < s.k1; ++kt) {
       tessel_mbar_wait(&empty[stage], phase ^ 1);  // a fresh barrier passes parity 1
       tessel_gemm_sm90_load<C>(ring + stage * L::kStageBytes, &full[stage], a_map, b_map, b2_map,
-                               w.batch, w.tm, a_shift, w.tn, kt);
+                               w.batch, w.tm, a_shift, w.tn, kt, policies);
       if (++stage == C::STAGES) stage = 0, phase ^= 1;
     }
   }

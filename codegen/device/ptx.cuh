@@ -141,6 +141,27 @@ __device__ __forceinline__ void tessel_tma_load_3d(void* dst, const tessel_tenso
       : "memory");
 }
 
+// The same with an L2 eviction policy (tessel_l2_policy) for the box's lines.
+__device__ __forceinline__ void tessel_tma_load_3d_hint(void* dst, const tessel_tensor_map* map,
+                                                        unsigned long long* bar, int c0, int c1,
+                                                        int c2, unsigned long long policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(tessel_smem(dst)),
+      "l"((unsigned long long)map), "r"(tessel_smem(bar)), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
+      : "memory");
+}
+__device__ __forceinline__ unsigned long long tessel_l2_policy_evict_last() {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ unsigned long long tessel_l2_policy_evict_first() {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+
 // The same through a 5-D map: a view's rows and up to three batch axes at strides of their own.
 __device__ __forceinline__ void tessel_tma_load_5d(void* dst, const tessel_tensor_map* map,
                                                    unsigned long long* bar, int c0, int c1, int c2,

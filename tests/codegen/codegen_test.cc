@@ -74,7 +74,7 @@ TEST(CodegenTest, EveryCorpusKernelCompilesForSm80AndSm90a) {
                          ? 1
                          : 0;
         swapped_128 +=
-            absl::StrContains(k.source, "BM = 128,") && absl::StrContains(k.source, "SWAP = true;")
+            absl::StrContains(k.source, "BM = 128,") && absl::StrContains(k.source, "SWAP = true,")
                 ? 1
                 : 0;
         plain_tf32 += absl::StrContains(k.source, "= tessel_tf32(v") &&

@@ -213,6 +213,24 @@ TEST(GemmTilesTest, TilesNarrowToWholeWaves) {
   EXPECT_EQ(codegen::ChooseGemmTile(8192, 8192, 1, false, 1).group_m, 16);
 }
 
+// A dual GEMM of more than two rounds keeps A in L2; one of fewer rounds, or a single GEMM
+// of many, loads as before.
+TEST(GemmTilesTest, DualGemmsOfManyRoundsKeepAInL2) {
+  // A dual GEMM's walk is its first product's tiles; siblings walk both outputs'.
+  auto keeps = [](int64_t m, int64_t n, bool dual) {
+    std::vector<codegen::GemmExtent> outputs = {{m, n}};
+    if (!dual) outputs.push_back({m, n});
+    return codegen::ChooseGemmTile(outputs, 1, false, 1, dual).keep_a;
+  };
+  EXPECT_TRUE(keeps(1024, 11008, true));    // SwiGLU: 688 dual tiles of 128
+  EXPECT_TRUE(keeps(8192, 11008, true));    // 5504
+  EXPECT_TRUE(keeps(4096, 1160, true));     // 320 (gemm_groups_test's GEGLU)
+  EXPECT_FALSE(keeps(4096, 1024, true));    // 256: two rounds
+  EXPECT_FALSE(keeps(64, 11008, true));     // 172 tiles of 64 rows
+  EXPECT_FALSE(keeps(8192, 11008, false));  // siblings: single GEMMs
+  EXPECT_FALSE(codegen::ChooseGemmTile(8192, 8192, 1).keep_a);
+}
+
 // Three TF32 products hold two parts of each operand a stage: at most 128 wide, and still
 // at least three stages in the 227 KB.
 TEST(GemmTilesTest, HopperSplitTf32TilesFitSharedMemory) {

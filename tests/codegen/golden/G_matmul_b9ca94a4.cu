@@ -11,7 +11,7 @@ struct gemm_config {
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return 0; }
   static constexpr int BM = 16, BN = 64, BK = 64, STAGES = 8, GROUP_M = 16, SMEM = 85160, A_BOX_ROWS = 8;
-  static constexpr bool TF32 = false, SPLIT = false, B_REGS = false, TMA_STORE = true, STRIDED = false, DUAL = false, GROUPED = false, SWAP = true;
+  static constexpr bool TF32 = false, SPLIT = false, B_REGS = false, TMA_STORE = true, STRIDED = false, DUAL = false, GROUPED = false, SWAP = true, KEEP_A = false;
   static constexpr int K_SLICES = 1, MAX_PIECES = 0;  // (the most slices of a tile, and of all)
   static constexpr bool CUT_ALL = false;  // (every tile in K_SLICES slices)
   static constexpr long long FIXUP_BYTES = 0;
@@ -19,7 +19,7 @@ struct gemm_config {
   static __device__ int part(int&) { return 0; }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_bff70ff3(const bf16_t* in0, const bf16_t* in1, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_b9ca94a4(const bf16_t* in0, const bf16_t* in1, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int) { return &tmap1; };
   const auto out_map = [&](int) { return &tmap2; };

@@ -11,7 +11,7 @@ struct gemm_config {
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
   static constexpr int BM = 64, BN = 64, BK = 64, STAGES = 8, GROUP_M = 16, SMEM = 140456, A_BOX_ROWS = 64;
-  static constexpr bool TF32 = false, SPLIT = false, B_REGS = false, TMA_STORE = false, STRIDED = false, DUAL = false, GROUPED = false, SWAP = false;
+  static constexpr bool TF32 = false, SPLIT = false, B_REGS = false, TMA_STORE = false, STRIDED = false, DUAL = false, GROUPED = false, SWAP = false, KEEP_A = false;
   static constexpr int K_SLICES = 1, MAX_PIECES = 0;  // (the most slices of a tile, and of all)
   static constexpr bool CUT_ALL = false;  // (every tile in K_SLICES slices)
   static constexpr long long FIXUP_BYTES = 0;
@@ -19,7 +19,7 @@ struct gemm_config {
   static __device__ int part(int&) { return 0; }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_5e52f0c1(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_ee30a66a(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int) { return &tmap1; };
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].

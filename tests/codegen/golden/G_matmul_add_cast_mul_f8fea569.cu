@@ -16,7 +16,7 @@ struct gemm_config {
   static __device__ int a_batch(int batch) { return batch; }
   static __device__ int b_batch(int batch) { return batch; }
   static constexpr int BM = 64, BN = 64, BK = 64, STAGES = 8, GROUP_M = 16, SMEM = 140456, A_BOX_ROWS = 64;
-  static constexpr bool TF32 = false, SPLIT = false, B_REGS = false, TMA_STORE = false, STRIDED = false, DUAL = false, GROUPED = true, SWAP = false;
+  static constexpr bool TF32 = false, SPLIT = false, B_REGS = false, TMA_STORE = false, STRIDED = false, DUAL = false, GROUPED = true, SWAP = false, KEEP_A = false;
   static constexpr int K_SLICES = 1, MAX_PIECES = 0;  // (the most slices of a tile, and of all)
   static constexpr bool CUT_ALL = false;  // (every tile in K_SLICES slices)
   static constexpr long long FIXUP_BYTES = 0;
@@ -62,7 +62,7 @@ struct gemm_config {
   }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_9015cba2(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, const bf16_t* in4, const bf16_t* in5, const bf16_t* in6, const bf16_t* in7, const bf16_t* in8, const bf16_t* in9, const bf16_t* in10, const bf16_t* in11, const bf16_t* in12, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, bf16_t* __restrict__ out3, bf16_t* __restrict__ out4, bf16_t* __restrict__ out5, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5, const __grid_constant__ tessel_tensor_map tmap6, const __grid_constant__ tessel_tensor_map tmap7, const __grid_constant__ tessel_tensor_map tmap8, const __grid_constant__ tessel_tensor_map tmap9, const __grid_constant__ tessel_tensor_map tmap10, const __grid_constant__ tessel_tensor_map tmap11, float s0, float s1, float s2) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_f8fea569(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, const bf16_t* in4, const bf16_t* in5, const bf16_t* in6, const bf16_t* in7, const bf16_t* in8, const bf16_t* in9, const bf16_t* in10, const bf16_t* in11, const bf16_t* in12, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, bf16_t* __restrict__ out3, bf16_t* __restrict__ out4, bf16_t* __restrict__ out5, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5, const __grid_constant__ tessel_tensor_map tmap6, const __grid_constant__ tessel_tensor_map tmap7, const __grid_constant__ tessel_tensor_map tmap8, const __grid_constant__ tessel_tensor_map tmap9, const __grid_constant__ tessel_tensor_map tmap10, const __grid_constant__ tessel_tensor_map tmap11, float s0, float s1, float s2) {
   const auto a_map = [&](int part) { return part == 0 ? &tmap0 : part == 1 ? &tmap1 : part == 2 ? &tmap2 : part == 3 ? &tmap3 : part == 4 ? &tmap4 : &tmap5; };
   const auto b_map = [&](int part) { return part == 0 ? &tmap6 : part == 1 ? &tmap7 : part == 2 ? &tmap8 : part == 3 ? &tmap9 : part == 4 ? &tmap10 : &tmap11; };
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].

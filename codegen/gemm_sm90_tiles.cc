@@ -89,10 +89,11 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
   }
   // A dual GEMM walking more than two rounds reads each band's A again in every round, and
   // two B's once a band: its TMA loads ask L2 to keep A's lines (evict_last) and to evict B's
-  // first. H200, fifty-first session, SwiGLU's gate and up (two rounds each, against the same
-  // kernels without hints): M = 1024 (688 tiles) 0.296 -> 0.291-0.292 ms, M = 8192 679 -> 687
-  // TFLOP/s. Single GEMMs measured no better (8192^3 690 -> 687, 4096 x 14336 x 4096 684 ->
-  // 685-690), and a weight that stays in L2 between calls lost it (16 x 4096 x 4096 65 -> 57).
+  // first. H200, fifty-first session (the hints on every GEMM, timed twice alternating with
+  // the same kernels without): SwiGLU's gate and up at M = 1024 (688 tiles) 0.296 ->
+  // 0.291-0.292 ms, at M = 8192 679 -> 687 TFLOP/s. Single GEMMs measured no better (8192^3
+  // 690 -> 687, 4096 x 14336 x 4096 684 -> 685-690), and a weight that stays in L2 between
+  // calls lost it (16 x 4096 x 4096 65 -> 57 TFLOP/s).
   tile.keep_a = dual && tiles(tile.bn) > 2 * kSms;
   tile.stages = StagesThatFit(tile, tf32, parts, dual);
   return tile;

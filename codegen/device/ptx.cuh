@@ -141,7 +141,7 @@ __device__ __forceinline__ void tessel_tma_load_3d(void* dst, const tessel_tenso
       : "memory");
 }
 
-// The same with an L2 eviction policy (tessel_l2_policy) for the box's lines.
+// The same with an L2 eviction policy for the box's lines (made by the functions below).
 __device__ __forceinline__ void tessel_tma_load_3d_hint(void* dst, const tessel_tensor_map* map,
                                                         unsigned long long* bar, int c0, int c1,
                                                         int c2, unsigned long long policy) {

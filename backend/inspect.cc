@@ -13,9 +13,10 @@
 namespace tessel {
 namespace {
 
-std::vector<const Node*> Nodes(const std::vector<Tensor>& outputs) {
+// `op`: the caller, which errors name.
+std::vector<const Node*> Nodes(const std::vector<Tensor>& outputs, const char* op) {
   std::vector<const Node*> nodes;
-  for (const Tensor& t : outputs) nodes.push_back(CheckedNode(t, "inspect").get());
+  for (const Tensor& t : outputs) nodes.push_back(CheckedNode(t, op).get());
   return nodes;
 }
 
@@ -53,7 +54,7 @@ std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& nu
 
 std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
   const auto lock = LockGraphForReading();
-  const codegen::GeneratedPlan g = Generate(Nodes(outputs)).generated;
+  const codegen::GeneratedPlan g = Generate(Nodes(outputs, "inspect")).generated;
   std::vector<KernelInfo> infos;
   for (size_t i = 0; i < g.kernels.size(); ++i) {
     KernelInfo info{g.kernels[i].name, g.kernels[i].kind, {}, g.kernels[i].source};
@@ -64,7 +65,7 @@ std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
 }
 
 std::string explain(const std::vector<Tensor>& outputs) {
-  const std::vector<const Node*> roots = Nodes(outputs);
+  const std::vector<const Node*> roots = Nodes(outputs, "explain");
   const auto lock = LockGraphForReading();
   const Inspected inspected = Generate(roots);
   const codegen::GeneratedPlan& g = inspected.generated;

@@ -44,6 +44,14 @@ int CurrentIndexOf(Device device) { return device == Device::kCUDA ? current_dev
 
 int device_index(const Tensor& t) { return CheckedNode(t, "device_index")->device_index(); }
 
+DeviceOfScope::DeviceOfScope(const Tensor& like) : saved_(current_device_index) {
+  if (like.defined() && like.device() == Device::kCUDA) {
+    current_device_index = like.node().device_index();
+  }
+}
+
+DeviceOfScope::~DeviceOfScope() { current_device_index = saved_; }
+
 int64_t CurrentStreamId(Device device, int index) {
   auto& streams = CurrentStreams();
   auto it = streams.find({device, index});

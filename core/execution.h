@@ -27,6 +27,19 @@ int current_device();
 int CurrentIndexOf(Device device);
 // The device index of `t` (0 for CPU tensors).
 int device_index(const Tensor& t);
+// While it lives, the CUDA tensors this thread makes go to the device of `like` (when `like`
+// is a CUDA tensor), not the current one: what an op makes inside (its scalars, positions and
+// fills) joins its operands on cuda:1 whichever device is current.
+class DeviceOfScope {
+ public:
+  explicit DeviceOfScope(const Tensor& like);
+  ~DeviceOfScope();
+  DeviceOfScope(const DeviceOfScope&) = delete;
+  DeviceOfScope& operator=(const DeviceOfScope&) = delete;
+
+ private:
+  int saved_;
+};
 
 class Stream {
  public:

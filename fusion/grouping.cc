@@ -86,6 +86,13 @@ int64_t StagedLimit(const FusionOptions& o, const Shape& space, const std::vecto
   return (wide ? o.max_staged_row / 2 : o.max_staged_row) * o.cluster_blocks;
 }
 
+// The reductions among a group's members.
+int ReductionsIn(const Group& group) {
+  return static_cast<int>(std::count_if(
+      group.members.begin(), group.members.end(),
+      [](const Node* m) { return GetOpInfo(m->op()).category == OpCategory::kReduce; }));
+}
+
 void PlaceReduction(PlannerState& s, const Node* n) {
   const Shape& space = n->input(0).shape();
   const std::vector<int64_t>& axes = n->attrs().ints;
@@ -95,6 +102,7 @@ void PlaceReduction(PlannerState& s, const Node* n) {
     for (int g = static_cast<int>(s.groups.size()) - 1; g >= 0; --g) {
       const Group& group = s.groups[g];
       if (group.is_gemm || group.alone || group.space != space) continue;
+      if (ReductionsIn(group) >= s.options.max_group_reductions) continue;  // full
       if (group.axes != axes) {
         s.refusals.push_back({n, g, "reduction axes differ"});
         continue;

@@ -82,6 +82,10 @@ struct FusionOptions {
   // p - lr * g (cost 3 each) stay one launch.
   int max_pointwise_outputs = 128;
   int max_pointwise_cost = 256;
+  // Sibling reductions over one space share a kernel up to this many, for the same reason:
+  // 3000 sums of x * i made two kernels of 620 KB that NVRTC had not compiled in 15 minutes
+  // (100 made 43 KB; found by a crash-hunting helper).
+  int max_group_reductions = 64;
   // A kernel evaluates every operand of a concat at each position (and picks one): a concat
   // that another concat reads is written where the two have more operands than this (a
   // concat of many tensors is recorded as concats of at most this many: 300 operands in one

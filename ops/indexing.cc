@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/execution.h"
 #include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"
@@ -156,6 +157,7 @@ Tensor one_hot(const Tensor& ids, int64_t classes) {
   Shape::Dims column = ids.shape().dims();
   column.push_back(1);
   const Tensor id = reshape(ids, Shape(column));
+  const DeviceOfScope on(ids);
   const Tensor hot = cast(eq(id, arange(classes, ids.dtype(), device)), DType::kF32);
   // Gathering a zero per id checks every id against the classes (and adds nothing).
   const Tensor checked =

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <utility>
 
+#include "absl/strings/strip.h"
 #include "ops/record.h"
 #include "ops/structure.h"
 
@@ -79,7 +80,17 @@ std::vector<Tensor> grouped_matmul(const std::vector<Tensor>& a, const std::vect
                  " operands");
   }
   std::vector<Tensor> out;
-  for (size_t i = 0; i < a.size(); ++i) out.push_back(matmul(a[i], b[i]));
+  for (size_t i = 0; i < a.size(); ++i) {
+    try {
+      out.push_back(matmul(a[i], b[i]));
+    } catch (const InternalError&) {
+      throw;
+    } catch (const Error& e) {
+      // matmul's own message, under the caller's name and the problem's index.
+      ThrowOpError("grouped_matmul", "problem ", i, " (a[", i, "] x b[", i,
+                   "]): ", absl::StripPrefix(e.what(), "tessel::"));
+    }
+  }
   return out;
 }
 

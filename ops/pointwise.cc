@@ -80,12 +80,12 @@ Tensor WithScalar(OpKind op, const Tensor& a, double b, BinaryRule rule) {
     ThrowOpError("pow", "integers to negative integer powers are not allowed: ", Describe(a),
                  " to the power ", b);
   }
-  return Binary(op, a, ScalarTensor(b, scalar, a.device()), rule);
+  return Binary(op, a, ScalarTensor(b, scalar, a), rule);
 }
 
 Tensor ScalarWith(OpKind op, double a, const Tensor& b, BinaryRule rule) {
   CheckedNode(b, OpName(op));
-  return Binary(op, ScalarTensor(a, PromoteWithScalar(b.dtype(), a), b.device()), b, rule);
+  return Binary(op, ScalarTensor(a, PromoteWithScalar(b.dtype(), a), b), b, rule);
 }
 
 }  // namespace
@@ -192,12 +192,12 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 
 Tensor where(const Tensor& cond, double a, const Tensor& b) {
   CheckedNode(b, "where");
-  return where(cond, ScalarTensor(a, PromoteWithScalar(b.dtype(), a), b.device()), b);
+  return where(cond, ScalarTensor(a, PromoteWithScalar(b.dtype(), a), b), b);
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, double b) {
   CheckedNode(a, "where");
-  return where(cond, a, ScalarTensor(b, PromoteWithScalar(a.dtype(), b), a.device()));
+  return where(cond, a, ScalarTensor(b, PromoteWithScalar(a.dtype(), b), a));
 }
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
@@ -212,7 +212,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
   // The fill takes t's type, as in PyTorch: an integer tensor's value truncated toward zero,
   // refused where outside the type.
   ops_internal::CheckIntegerFill("masked_fill", value, t.dtype(), Describe(t));
-  return where(mask, ScalarTensor(value, t.dtype(), t.device()), t);
+  return where(mask, ScalarTensor(value, t.dtype(), t), t);
 }
 
 bool IsComparison(OpKind op) {

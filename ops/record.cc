@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/execution.h"
 
 namespace tessel::ops_internal {
 
@@ -62,10 +63,11 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
   return out;
 }
 
-Tensor ScalarTensor(double value, DType dtype, Device device) {
+Tensor ScalarTensor(double value, DType dtype, const Tensor& like) {
   Attrs attrs;
   attrs.value = value;
-  return Tensor(MakeNode(OpKind::kFull, dtype, device, Shape{}, {}, std::move(attrs)));
+  const DeviceOfScope on(like);
+  return Tensor(MakeNode(OpKind::kFull, dtype, like.device(), Shape{}, {}, std::move(attrs)));
 }
 
 void CheckIntegerFill(absl::string_view op, double value, DType dtype, absl::string_view what) {

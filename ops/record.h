@@ -28,7 +28,8 @@ std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,
                                  const std::vector<int>& axes);
 
 // A rank-0 constant for a scalar operand.
-Tensor ScalarTensor(double value, DType dtype, Device device);
+// A scalar on the device (and device index) of `like`.
+Tensor ScalarTensor(double value, DType dtype, const Tensor& like);
 
 // Throws op's error where `value` is no value of integer dtype `dtype` (FitsInteger; floating
 // dtypes take any): fills of integer tensors. `what` names the filled tensor in the message.

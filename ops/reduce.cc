@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/execution.h"
 #include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"
@@ -104,6 +105,7 @@ Tensor ArgExtreme(absl::string_view op, const Tensor& x, int axis, bool keepdim,
   if (IsFloating(x.dtype())) hit = logical_or(hit, logical_and(isnan(x), isnan(extreme)));
   Shape::Dims along(x.rank(), 1);
   along[a] = extent;
+  const DeviceOfScope on(x);
   const Tensor position = reshape(arange(extent, DType::kI64, device), Shape(along));
   // Every line has a hit (the extreme is one of its values), so a miss may read as the last
   // position: the result's range is then the axis's positions ([ Note -- value ranges ]),

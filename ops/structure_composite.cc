@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "core/execution.h"
 #include "ops/creation.h"
 #include "ops/pointwise.h"
 #include "ops/record.h"
@@ -38,6 +39,7 @@ Tensor Triangle(absl::string_view op, const Tensor& x, int64_t diagonal, bool lo
   const int64_t rows = x.shape()[x.rank() - 2], cols = x.shape()[x.rank() - 1];
   // Past these bounds every element is on one side: the i32 comparison cannot overflow.
   diagonal = std::clamp<int64_t>(diagonal, -rows - 1, cols + 1);
+  const DeviceOfScope on(x);
   const Tensor row = reshape(arange(rows, DType::kI32, device), {rows, 1});
   const Tensor col = reshape(arange(cols, DType::kI32, device), {1, cols});
   const Tensor d = full({}, static_cast<double>(diagonal), DType::kI32, device);
@@ -123,6 +125,7 @@ Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> af
     ThrowOpError("pad", "needs one entry per axis of ", Describe(x), ", got before [",
                  absl::StrJoin(before, ","), "] and after [", absl::StrJoin(after, ","), "]");
   }
+  const DeviceOfScope on(x);
   Tensor y = x;
   for (int a = 0; a < x.rank(); ++a) {
     const int64_t extent = x.shape()[a];

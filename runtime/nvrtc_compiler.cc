@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -57,11 +58,15 @@ Target TargetOfDevice(int ordinal) {
   if (const char* arch = std::getenv("TESSEL_ARCH"); arch != nullptr) {
     int number = 0;
     absl::string_view a(arch);
-    if (absl::ConsumePrefix(&a, "sm_") && a.size() >= 2 &&
-        absl::SimpleAtoi(a.substr(0, 2), &number)) {
+    // The number's digits (two or three: sm_90a, sm_100a), then a suffix ("a": the
+    // architecture-specific features).
+    const bool prefixed = absl::ConsumePrefix(&a, "sm_");
+    size_t digits = 0;
+    while (digits < a.size() && absl::ascii_isdigit(a[digits])) ++digits;
+    if (prefixed && digits >= 2 && absl::SimpleAtoi(a.substr(0, digits), &number)) {
       t.major = number / 10;
       t.minor = number % 10;
-      t.arch_specific = a.substr(2) == "a";
+      t.arch_specific = a.substr(digits) == "a";
       return t;
     }
   }

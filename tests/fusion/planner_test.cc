@@ -142,6 +142,20 @@ TEST(PlannerTest, SiblingReductionsShareOnePass) {
   EXPECT_FALSE(p.plan.kernels[0].staged);  // a million-element row streams
 }
 
+// Many sibling reductions share kernels of at most max_group_reductions (NVRTC's time grows
+// faster than a kernel's size).
+TEST(PlannerTest, ManySiblingReductionsSplitIntoKernelsOfBoundedSize) {
+  Tensor x = Input({8, 16});
+  std::vector<Tensor> sums;
+  for (int i = 0; i < 200; ++i) sums.push_back(sum(x * static_cast<double>(i), {1}));
+  Planned p = PlanOf(sums);
+  ASSERT_EQ(p.plan.kernels.size(), 4u) << p.text;  // 64 + 64 + 64 + 8
+  for (const FusedKernel& k : p.plan.kernels) {
+    EXPECT_EQ(k.kind, KernelKind::kReduction);
+    EXPECT_LE(k.outputs.size(), 64u);
+  }
+}
+
 TEST(PlannerTest, GemmTakesItsEpilogueAndSoftmaxFollows) {
   // The api.md example: one GEMM kernel with the bias and GELU, one softmax kernel.
   Tensor x = Input({64, 32}, DType::kBF16), w = Input({32, 128}, DType::kBF16);

@@ -22,6 +22,19 @@ TEST(ErrorsTest, ShapesThatDoNotBroadcast) {
   ExpectError([] { F32({2}) * F32({3}); }, {"tessel::mul:", "f32[2]", "f32[3]"});
 }
 
+// Errors of a call that records other ops name the call, not the op inside it (found by a
+// crash-hunting helper: explain said tessel::inspect, grouped_matmul said tessel::matmul).
+TEST(ErrorsTest, ACallNamesItselfNotWhatItRecordsInside) {
+  ExpectError([] { explain({Tensor()}); }, {"tessel::explain:"});
+  ExpectError([] { inspect({Tensor()}); }, {"tessel::inspect:"});
+  ExpectError(
+      [] {
+        grouped_matmul({F32({2, 4}), F32({3, 5})}, {F32({4, 6}), F32({4, 4})});
+      },
+      {"tessel::grouped_matmul: problem 1 (a[1] x b[1]): matmul: inner sizes differ", "f32[3,5]",
+       "f32[4,4]"});
+}
+
 TEST(ErrorsTest, WhereConditionMustBeBool) {
   ExpectError([] { where(F32({2}), F32({2}), F32({2})); },
               {"tessel::where: the condition must be bool, got f32[2]"});

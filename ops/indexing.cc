@@ -82,9 +82,14 @@ Tensor ops_internal::Gather(IndexCaller caller, const Tensor& x, int axis, const
 absl::Status ops_internal::IndexOutOfRange(const Node& node, int64_t value) {
   const Node& data = node.input(0);
   const int axis = static_cast<int>(node.attrs().ints[0]);
-  const absl::string_view op = node.op() == OpKind::kGather
-                                   ? IndexCallerName(static_cast<IndexCaller>(node.attrs().ints[1]))
-                                   : GetOpInfo(node.op()).name;
+  const bool gather = node.op() == OpKind::kGather;
+  const auto caller =
+      gather ? static_cast<IndexCaller>(node.attrs().ints[1]) : IndexCaller::kGather;
+  const absl::string_view op = gather ? IndexCallerName(caller) : GetOpInfo(node.op()).name;
+  if (gather && caller == IndexCaller::kOneHot) {  // its data is a row of zeros it made
+    return absl::OutOfRangeError(
+        absl::StrCat("one_hot: id ", value, " is out of range for classes = ", data.shape()[axis]));
+  }
   return absl::OutOfRangeError(absl::StrCat(
       op, ": index ", value, " is out of range for axis ", axis, " of ", DTypeName(data.dtype()),
       data.shape().ToString(), " (size ", data.shape()[axis], ")"));
@@ -126,6 +131,12 @@ Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor&
     ThrowOpError("scatter_add", "index ", Describe(index), " does not fit src ", Describe(src),
                  " and ", Describe(x), " along axis ", a,
                  " (same rank, no larger than src, nor than x on the other axes)");
+  }
+  if (device == Device::kCUDA && index.rank() > 0 &&
+      index.shape()[a] > ops_internal::kMaxCudaSortLine) {
+    ThrowOpError("scatter_add", "index lines of ", index.shape()[a], " elements (axis ", a, " of ",
+                 Describe(index), ") on CUDA are not built yet (at most ",
+                 ops_internal::kMaxCudaSortLine, ": their stable order is sorted)");
   }
   if (x.rank() == 0) {  // one line of one
     auto line = [](const Tensor& t) { return reshape(t, {1}); };

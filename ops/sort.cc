@@ -15,9 +15,7 @@ using ops_internal::CommonDevice;
 using ops_internal::Describe;
 using ops_internal::Record;
 
-// CUDA's sort kernels count positions within a line (padded to a power of two, doubled while
-// merging) in 32-bit ints.
-constexpr int64_t kMaxCudaLine = int64_t{1} << 29;
+using ops_internal::kMaxCudaSortLine;
 
 // The indices of the first k (all when k is empty) elements of x sorted along `axis`; a
 // scalar sorts as one element.
@@ -33,9 +31,9 @@ Tensor SortedIndices(absl::string_view op, const Tensor& x, int axis, bool desce
   if (count < 0 || count > x.shape()[a]) {
     ThrowOpError(op, "k = ", count, " is out of range for axis ", a, " of ", Describe(x));
   }
-  if (device == Device::kCUDA && x.shape()[a] > kMaxCudaLine) {
+  if (device == Device::kCUDA && x.shape()[a] > kMaxCudaSortLine) {
     ThrowOpError(op, "sorting lines of ", x.shape()[a], " elements (axis ", a, " of ", Describe(x),
-                 ") on CUDA is not built yet (at most ", kMaxCudaLine, ")");
+                 ") on CUDA is not built yet (at most ", kMaxCudaSortLine, ")");
   }
   Shape::Dims dims = x.shape().dims();
   dims[a] = count;

@@ -18,6 +18,12 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int axis = -1, bool descending =
 // the earlier position first among equals; 0 <= k <= the axis's extent.
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int axis = -1, bool largest = true);
 
+namespace ops_internal {
+// The longest line CUDA sorts: its sort kernels count positions within a line (padded to a
+// power of two, doubled while merging) in 32-bit ints.
+constexpr int64_t kMaxCudaSortLine = int64_t{1} << 29;
+}  // namespace ops_internal
+
 }  // namespace tessel
 
 #endif  // TESSEL_OPS_SORT_H_

@@ -125,8 +125,17 @@ TEST(IndexingTest, BadOperandsAreErrorsWhenRecorded) {
   ExpectError([&] { one_hot(Ids({0}, {1}), 0); }, {"one_hot", "classes must be positive"});
   ExpectError([&] { one_hot(Ids({}, {0})); }, {"one_hot", "empty ids", "i64[0]"});
   ExpectError([&] { one_hot(Ids({-3}, {1})).to_vector<float>(); },
-              {"one_hot", "index -3 is out of range"});
-  // Recorded on CUDA (no GPU needed to record).
+              {"one_hot: id -3 is out of range for classes = 1"});
+  // Recorded on CUDA (no GPU needed to record). An index line longer than CUDA sorts is
+  // scatter_add's error, not that of the argsort it records inside.
+  const int64_t long_line = int64_t{1} << 31;
+  ExpectError(
+      [&] {
+        scatter_add(zeros({10}, DType::kF32, Device::kCUDA), 0,
+                    zeros({long_line}, DType::kI64, Device::kCUDA),
+                    zeros({long_line}, DType::kF32, Device::kCUDA));
+      },
+      {"tessel::scatter_add: index lines of 2147483648 elements", "i64[2147483648]"});
   Tensor g = zeros({3, 4}, DType::kF32, Device::kCUDA);
   Tensor gi = zeros({1, 2}, DType::kI64, Device::kCUDA);
   EXPECT_EQ(scatter_add(g, 0, gi, g).node().inputs().size(), 4u);
@@ -158,7 +167,7 @@ TEST(IndexingTest, AnIndexOutOfRangeIsAnErrorAtRealize) {
       },
       {"scatter_add", "index 9", "size 5"});
   ExpectError([&] { one_hot(Ids({4}, {1}), 3).to_vector<float>(); },
-              {"one_hot", "index 4 is out of range", "size 3"});
+              {"one_hot: id 4 is out of range for classes = 3"});
 }
 
 }  // namespace

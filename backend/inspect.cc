@@ -27,9 +27,11 @@ struct Inspected {
   std::string rows;
 };
 
-Inspected Generate(const std::vector<const Node*>& roots) {
-  Inspected in{codegen::PlanAndGenerate(roots, runtime::DeviceTarget()), ""};
+// `op`: the caller, which errors name.
+Inspected Generate(const std::vector<const Node*>& roots, absl::string_view op) {
   Program program = CollectProgram(roots);
+  RefuseUndoneReads(program, op);
+  Inspected in{codegen::PlanAndGenerate(roots, runtime::DeviceTarget()), ""};
   if (!roots.empty()) program.device_index = roots[0]->device_index();
   std::optional<backend::DynamicChoice> choice = backend::PeekDynamicRows(program);
   if (!choice.has_value()) return in;
@@ -54,7 +56,7 @@ std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& nu
 
 std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
   const auto lock = LockGraphForReading();
-  const codegen::GeneratedPlan g = Generate(Nodes(outputs, "inspect")).generated;
+  const codegen::GeneratedPlan g = Generate(Nodes(outputs, "inspect"), "inspect").generated;
   std::vector<KernelInfo> infos;
   for (size_t i = 0; i < g.kernels.size(); ++i) {
     KernelInfo info{g.kernels[i].name, g.kernels[i].kind, {}, g.kernels[i].source};
@@ -67,7 +69,7 @@ std::vector<KernelInfo> inspect(const std::vector<Tensor>& outputs) {
 std::string explain(const std::vector<Tensor>& outputs) {
   const std::vector<const Node*> roots = Nodes(outputs, "explain");
   const auto lock = LockGraphForReading();
-  const Inspected inspected = Generate(roots);
+  const Inspected inspected = Generate(roots, "explain");
   const codegen::GeneratedPlan& g = inspected.generated;
   absl::flat_hash_map<const Node*, int> number;
   for (const Node* n : TopologicalOrder(roots, /*include_realized=*/true)) {

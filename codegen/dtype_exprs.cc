@@ -65,6 +65,9 @@ std::string ConvertExpr(const std::string& e, DType from, DType to) {
     if (f == DType::kF32 && t == DType::kI32) return absl::StrCat("tessel_float_to_int(", e, ")");
     return absl::StrCat("tessel_saturate<", CudaComputeType(to), ">(", e, ")");
   }
+  if (from == DType::kF64 && to != t) {  // to f16 or bf16: rounded once, as the CPU does
+    return RoundTo(to, absl::StrCat("tessel_double_to_float_odd(", e, ")"));
+  }
   return RoundTo(to, absl::StrCat("(", CudaComputeType(to), ")", e));
 }
 

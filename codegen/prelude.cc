@@ -56,6 +56,13 @@ __device__ __forceinline__ f16_t tessel_float_to_f16(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
+// d rounded toward zero to float, its last bit set where that was inexact: rounded again to
+// 16 bits it gives d's one rounding (core/element.h: DoubleToFloatOdd).
+__device__ __forceinline__ float tessel_double_to_float_odd(double d) {
+  float r;
+  asm("cvt.rz.f32.f64 %0, %1;" : "=f"(r) : "d"(d));
+  return (double)r == d || d != d ? r : __int_as_float(__float_as_int(r) | 1);
+}
 __device__ __forceinline__ float tessel_round_bf16(float f) {
   return tessel_bf16_to_float(tessel_float_to_bf16(f));
 }

@@ -4,10 +4,12 @@
 #define TESSEL_CORE_ELEMENT_H_
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
+#include "absl/base/casts.h"
 #include "core/dtype.h"
 
 namespace tessel {
@@ -71,14 +73,27 @@ T ConvertElement(S s) {
   }
 }
 
+// d in float rounded to odd: toward zero, the last bit set where that was inexact. Rounding
+// this float again to a format of at most 22 significand bits (f16, bf16) gives what rounding
+// d itself would: the one rounding of d, not two (as the GPU does: tessel_double_to_float_odd).
+inline float DoubleToFloatOdd(double d) {
+  float r = static_cast<float>(d);
+  if (static_cast<double>(r) == d || d != d) return r;
+  if (std::fabs(static_cast<double>(r)) > std::fabs(d)) r = std::nextafter(r, 0.0f);
+  return absl::bit_cast<float>(absl::bit_cast<uint32_t>(r) | 1u);
+}
+
 // ConvertElement into storage type T, whatever it is: uint8_t is bool (nonzero is true), the
-// 16-bit floats round from float.
+// 16-bit floats round from float (from double once: DoubleToFloatOdd; from integers through
+// float, as PyTorch converts).
 template <typename T, typename S>
 T ToStorage(S s) {
   if constexpr (std::is_same_v<T, uint8_t>) {
     return ConvertElement<bool>(s);
   } else if constexpr (std::is_arithmetic_v<T>) {
     return ConvertElement<T>(s);
+  } else if constexpr (std::is_same_v<S, double>) {
+    return T(DoubleToFloatOdd(s));
   } else {
     return T(ConvertElement<float>(s));
   }

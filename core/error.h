@@ -25,10 +25,30 @@ class InternalError : public Error {
   explicit InternalError(const std::string& message) : Error(message) {}
 };
 
+// An op the user called that records through others (std through var, pad through full,
+// linear through matmul and add): while its scope lives on this thread, the errors those
+// raise name it, the op the user wrote. The outermost scope wins. `op` must outlive the scope
+// (the ops pass literals).
+class OpErrorScope {
+ public:
+  explicit OpErrorScope(absl::string_view op);
+  ~OpErrorScope();
+  OpErrorScope(const OpErrorScope&) = delete;
+  OpErrorScope& operator=(const OpErrorScope&) = delete;
+
+ private:
+  bool outermost_;
+};
+
+namespace internal {
+// `op`, or the outermost OpErrorScope's op where one lives on this thread.
+absl::string_view ErrorOpName(absl::string_view op);
+}  // namespace internal
+
 // Throws Error("tessel::<op>: <pieces...>"): the form of every user-facing message.
 template <typename... Pieces>
 [[noreturn]] void ThrowOpError(absl::string_view op, const Pieces&... pieces) {
-  throw Error(absl::StrCat("tessel::", op, ": ", pieces...));
+  throw Error(absl::StrCat("tessel::", internal::ErrorOpName(op), ": ", pieces...));
 }
 
 // Throws Error with the status message when `status` is not OK.

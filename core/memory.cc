@@ -1,6 +1,7 @@
 #include "core/memory.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -37,19 +38,25 @@ std::string DescribeMemory(const MemoryStats& s) {
                       ")");
 }
 
-void AcquireHostMemory(int64_t bytes) {
+void* AllocateHostMemory(int64_t bytes) {
+  constexpr size_t kAlign = 64;
   HostMemory& h = Host();
   std::lock_guard<std::mutex> lock(h.mu);
   if (h.limit > 0 && h.stats.in_use + bytes > h.limit) {
     ThrowOpError("allocate", "allocating ", bytes, " bytes of host memory would pass the limit of ",
                  h.limit, " bytes ", DescribeMemory(h.stats));
   }
+  const size_t rounded = (static_cast<size_t>(bytes) + kAlign - 1) / kAlign * kAlign;
+  void* data = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
+  if (data == nullptr) ThrowOpError("allocate", "out of host memory allocating ", bytes, " bytes");
   h.stats.in_use += bytes;
   h.stats.reserved = h.stats.in_use;
   h.stats.peak_in_use = std::max(h.stats.peak_in_use, h.stats.in_use);
+  return data;
 }
 
-void ReleaseHostMemory(int64_t bytes) {
+void FreeHostMemory(void* data, int64_t bytes) {
+  std::free(data);
   HostMemory& h = Host();
   std::lock_guard<std::mutex> lock(h.mu);
   h.stats.in_use -= bytes;

@@ -23,9 +23,10 @@ void empty_cache();
 // stats (cached memory is released first); nothing earlier is lost. 0: no limit.
 void set_memory_limit(int64_t bytes);
 
-// For the CPU backend: accounting of host buffers against the limit. Throws Error past it.
-void AcquireHostMemory(int64_t bytes);
-void ReleaseHostMemory(int64_t bytes);
+// For the CPU backend: host buffers counted against the limit. Allocate throws Error past
+// the limit or when the system has no memory to give, counting nothing then (nor its peak).
+void* AllocateHostMemory(int64_t bytes);  // 64-byte aligned
+void FreeHostMemory(void* data, int64_t bytes);
 MemoryStats HostMemoryStats();
 void SetHostMemoryLimit(int64_t bytes);
 

@@ -108,14 +108,18 @@ void KeepAssigns(const Program& program) {
   }
 }
 
-void RefuseUndoneReads(const Program& program) {
+}  // namespace
+
+void RefuseUndoneReads(const Program& program, absl::string_view op) {
   for (const Node* node : program.nodes) {
     if (!node->ReadsUndoneValue()) continue;
-    ThrowOpError("realize", "a ", OpName(node->op()), " ", node->shape().ToString(),
+    ThrowOpError(op, "a ", OpName(node->op()), " ", node->shape().ToString(),
                  " was recorded from a value that assign() gave, which a failed realize undid "
                  "(the assigned tensor holds its previous value again): record it again");
   }
 }
+
+namespace {
 
 void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);
@@ -124,7 +128,7 @@ void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& o
   ThrowIfError(backend.status());
   std::vector<BufferPtr> buffers;
   try {
-    RefuseUndoneReads(program);
+    RefuseUndoneReads(program, "realize");
     buffers = Run(**backend, program, device, index);
   } catch (...) {
     UndoAssigns(program);

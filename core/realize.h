@@ -7,6 +7,7 @@
 #include <shared_mutex>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "core/backend.h"
 #include "core/tensor.h"
 #include "core/topo_order.h"
@@ -18,6 +19,11 @@ void realize(const std::vector<Tensor>& outputs);
 // The program realize() would hand to the backend: every unrealized node the outputs need,
 // producers first, and the distinct unrealized outputs.
 Program CollectProgram(const std::vector<const Node*>& outputs);
+
+// Error (named `op`) where the program reads a value that a failed realize undid ([ Note --
+// undone assigns ] in core/node.h): realize refuses to run such a program, inspect and
+// explain to show one.
+void RefuseUndoneReads(const Program& program, absl::string_view op);
 
 // assign(): `value` (the new value's node) is to end up in the buffer of `target` (the
 // tensor's value before it): where target is realized, its buffer; where target is itself an

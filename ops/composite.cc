@@ -12,6 +12,7 @@ namespace tessel {
 namespace {
 
 using ops_internal::CheckedAxis;
+using ops_internal::CheckedLineAxis;
 using ops_internal::CommonDevice;
 using ops_internal::Describe;
 
@@ -48,6 +49,7 @@ void CheckNormInput(absl::string_view op, const Tensor& x) {
 }  // namespace
 
 Tensor gelu(const Tensor& x) {
+  OpErrorScope scope("gelu");
   CheckedFloating("gelu", x);
   const Tensor v = ToCompute(x);
   // 0.5 v (1 + tanh(u)) with u = sqrt(2 / pi) (v + 0.044715 v^3), written as the identical
@@ -58,20 +60,26 @@ Tensor gelu(const Tensor& x) {
 }
 
 Tensor gelu_erf(const Tensor& x) {
+  OpErrorScope scope("gelu_erf");
   CheckedFloating("gelu_erf", x);
   const Tensor v = ToCompute(x);
   return ToOutput(0.5 * v * (1.0 + erf(v * M_SQRT1_2)), x.dtype());
 }
 
 Tensor silu(const Tensor& x) {
+  OpErrorScope scope("silu");
   CheckedFloating("silu", x);
   const Tensor v = ToCompute(x);
   return ToOutput(v * sigmoid(v), x.dtype());
 }
 
 Tensor softmax(const Tensor& x, int axis) {
+  OpErrorScope scope("softmax");
   CheckedFloating("softmax", x);
-  if (x.rank() == 0) return reshape(softmax(reshape(x, {1}), axis), {});  // axis 0 or -1
+  if (x.rank() == 0) {  // a line of one
+    CheckedLineAxis("softmax", x, axis);
+    return reshape(softmax(reshape(x, {1}), 0), {});
+  }  // axis 0 or -1
   const int a = CheckedAxis("softmax", x, axis);
   if (x.shape()[a] == 0) return x;  // no elements (attention over no keys): nothing to normalize
   const Tensor v = ToCompute(x);
@@ -80,8 +88,12 @@ Tensor softmax(const Tensor& x, int axis) {
 }
 
 Tensor log_softmax(const Tensor& x, int axis) {
+  OpErrorScope scope("log_softmax");
   CheckedFloating("log_softmax", x);
-  if (x.rank() == 0) return reshape(log_softmax(reshape(x, {1}), axis), {});
+  if (x.rank() == 0) {  // a line of one
+    CheckedLineAxis("log_softmax", x, axis);
+    return reshape(log_softmax(reshape(x, {1}), 0), {});
+  }
   const int a = CheckedAxis("log_softmax", x, axis);
   if (x.shape()[a] == 0) return x;  // no elements (attention over no keys): nothing to normalize
   const Tensor v = ToCompute(x);
@@ -90,6 +102,7 @@ Tensor log_softmax(const Tensor& x, int axis) {
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+  OpErrorScope scope("layer_norm");
   CheckNormInput("layer_norm", x);
   CheckLastAxisParam("layer_norm", "weight", x, weight);
   CheckLastAxisParam("layer_norm", "bias", x, bias);
@@ -102,6 +115,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
 }
 
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
+  OpErrorScope scope("rms_norm");
   CheckNormInput("rms_norm", x);
   CheckLastAxisParam("rms_norm", "weight", x, weight);
   const Tensor v = ToCompute(x);
@@ -111,7 +125,12 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  OpErrorScope scope("linear");
   Tensor y = matmul(x, w);
+  if (b.defined() && !BroadcastShapes(y.shape(), b.shape()).ok()) {
+    ThrowOpError("linear", "bias ", Describe(b), " does not broadcast to the product ", Describe(y),
+                 " of ", Describe(x), " x ", Describe(w));
+  }
   return b.defined() ? y + b : y;
 }
 

@@ -94,6 +94,10 @@ Tensor ones(Shape shape, DType dtype, Device device) { return full(shape, 1, dty
 
 Tensor arange(int64_t n, DType dtype, Device device) {
   if (n < 0) ThrowOpError("arange", "n must not be negative, got ", n);
+  if (dtype == DType::kBool) {
+    ThrowOpError("arange", "does not make bool positions (0, 1, 2, ... are no truth values); ",
+                 "compare them instead, e.g. arange(n) < k");
+  }
   return Record(OpKind::kArange, dtype, device, Shape{n}, {});
 }
 

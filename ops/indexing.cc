@@ -15,6 +15,7 @@ namespace tessel {
 namespace {
 
 using ops_internal::CheckedAxis;
+using ops_internal::CheckedLineAxis;
 using ops_internal::CommonDevice;
 using ops_internal::Describe;
 using ops_internal::Gather;
@@ -31,6 +32,7 @@ void CheckIndexDType(absl::string_view op, const Tensor& index) {
 // x's entries along `axis` at the positions of the 1-D `index`: a broadcast gather.
 Tensor Select(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
   const absl::string_view op = IndexCallerName(caller);
+  OpErrorScope scope(op);
   CommonDevice(op, {&x, &index});
   CheckIndexDType(op, index);
   if (index.rank() > 1) ThrowOpError(op, "the index must be 1-D, got ", Describe(index));
@@ -60,10 +62,11 @@ absl::string_view ops_internal::IndexCallerName(IndexCaller caller) {
 // kGather for `caller` (which names it in out-of-range errors: IndexCaller).
 Tensor ops_internal::Gather(IndexCaller caller, const Tensor& x, int axis, const Tensor& index) {
   const absl::string_view op = IndexCallerName(caller);
+  OpErrorScope scope(op);
   const Device device = CommonDevice(op, {&x, &index});
   CheckIndexDType(op, index);
   if (x.rank() == 0 && index.rank() == 0) {  // a scalar is one entry along axis 0
-    CheckedAxis(op, reshape(x, {1}), axis);
+    CheckedLineAxis(op, x, axis);
     return reshape(Gather(caller, reshape(x, {1}), 0, reshape(index, {1})), {});
   }
   const int a = CheckedAxis(op, x, axis);
@@ -104,6 +107,7 @@ Tensor index_select(const Tensor& x, int axis, const Tensor& index) {
 }
 
 Tensor embedding(const Tensor& table, const Tensor& ids) {
+  OpErrorScope scope("embedding");
   CommonDevice("embedding", {&table, &ids});
   if (table.rank() != 2) {
     ThrowOpError("embedding", "the table must be [rows, width], got ", Describe(table));
@@ -115,14 +119,14 @@ Tensor embedding(const Tensor& table, const Tensor& ids) {
 }
 
 Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src) {
+  OpErrorScope scope("scatter_add");
   const Device device = CommonDevice("scatter_add", {&x, &index, &src});
   CheckIndexDType("scatter_add", index);
   if (src.dtype() != x.dtype()) {
     ThrowOpError("scatter_add", "src ", Describe(src), " must have the dtype of ", Describe(x));
   }
   if (x.dtype() == DType::kBool) ThrowOpError("scatter_add", "does not add bool ", Describe(x));
-  const int a = x.rank() == 0 ? CheckedAxis("scatter_add", reshape(x, {1}), axis)
-                              : CheckedAxis("scatter_add", x, axis);
+  const int a = CheckedLineAxis("scatter_add", x, axis);
   bool fits = index.rank() == x.rank() && src.rank() == x.rank();
   for (int d = 0; fits && d < x.rank(); ++d) {
     fits = index.shape()[d] <= src.shape()[d] && (d == a || index.shape()[d] <= x.shape()[d]);
@@ -153,6 +157,7 @@ Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor&
 }
 
 Tensor one_hot(const Tensor& ids, int64_t classes) {
+  OpErrorScope scope("one_hot");
   const Device device = CommonDevice("one_hot", {&ids});
   CheckIndexDType("one_hot", ids);
   if (classes == -1) {

@@ -58,6 +58,7 @@ Tensor from_blob(void* data, Shape shape, DType dtype, Device device,
 const void* data_ptr(const Tensor& t) { return RealizedBuffer(t, "data_ptr").data(); }
 
 Tensor to(const Tensor& t, Device device) {
+  OpErrorScope scope("to");
   CheckedNode(t, "to");
   const Buffer& buffer = RealizedBuffer(t, "to");
   if (t.device() == device) return t;

@@ -16,12 +16,8 @@ using ops_internal::CommonDevice;
 using ops_internal::Describe;
 using ops_internal::Record;
 
+// a and b of rank 2 or more whose inner sizes agree (matmul checks them).
 Tensor MatmulOfMatrices(const Tensor& a, const Tensor& b) {
-  const int64_t k = a.shape()[a.rank() - 1];
-  if (b.shape()[b.rank() - 2] != k) {
-    ThrowOpError("matmul", "inner sizes differ: ", Describe(a), " x ", Describe(b), " (", k, " vs ",
-                 b.shape()[b.rank() - 2], ")");
-  }
   const Shape batch_a(absl::MakeConstSpan(a.shape().dims()).subspan(0, a.rank() - 2));
   const Shape batch_b(absl::MakeConstSpan(b.shape().dims()).subspan(0, b.rank() - 2));
   absl::StatusOr<Shape> batch = BroadcastShapes(batch_a, batch_b);
@@ -48,6 +44,7 @@ void set_matmul_precision(MatmulPrecision precision) { g_precision = precision; 
 MatmulPrecision matmul_precision() { return g_precision; }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  OpErrorScope scope("matmul");
   CommonDevice("matmul", {&a, &b});
   if (!IsFloating(a.dtype()) || !IsFloating(b.dtype())) {
     ThrowOpError("matmul", "takes floating operands, got ", Describe(a), " x ", Describe(b));
@@ -56,6 +53,12 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     ThrowOpError("matmul", "does not take scalars: ", Describe(a), " x ", Describe(b));
   }
   // NumPy: a vector on the left is a row, on the right a column; the added axis is dropped.
+  // Its inner size is checked here, so that the error names the operands as given.
+  const int64_t k = a.shape()[a.rank() - 1], b_k = b.shape()[b.rank() == 1 ? 0 : b.rank() - 2];
+  if (k != b_k) {
+    ThrowOpError("matmul", "inner sizes differ: ", Describe(a), " x ", Describe(b), " (", k, " vs ",
+                 b_k, ")");
+  }
   if (a.rank() == 1 && b.rank() == 1) {
     return reshape(MatmulOfMatrices(reshape(a, {1, a.numel()}), reshape(b, {b.numel(), 1})), {});
   }

@@ -86,6 +86,9 @@ Format ParseDescr(const std::string& path, absl::string_view value, bool* swap) 
   if (descr.size() < 3) Malformed(path, absl::StrCat("unknown dtype '", descr, "'"));
   const char order = descr[0];
   const absl::string_view kind = descr.substr(1);
+  if (!absl::StrContains("<>|=", order)) {
+    Malformed(path, absl::StrCat("dtype '", descr, "' has no byte order ('<', '>', '|' or '=')"));
+  }
   *swap = order == '>';
   if (kind == "f4") return {DType::kF32, 4};
   if (kind == "f2") return {DType::kF16, 2};
@@ -104,9 +107,17 @@ Shape ParseShape(const std::string& path, absl::string_view value) {
     Malformed(path, "'shape' is not a tuple");
   }
   std::vector<int64_t> dims;
-  for (absl::string_view piece : absl::StrSplit(value.substr(1, close - 1), ',')) {
+  const absl::string_view inner = absl::StripAsciiWhitespace(value.substr(1, close - 1));
+  if (inner.empty()) return Shape(dims);  // "()": a scalar
+  std::vector<absl::string_view> pieces = absl::StrSplit(inner, ',');
+  // A Python tuple: "(3,)" holds one extent, "(3)" is no tuple, a trailing comma is allowed.
+  if (absl::StripAsciiWhitespace(pieces.back()).empty()) {
+    pieces.pop_back();
+  } else if (pieces.size() == 1) {
+    Malformed(path, absl::StrCat("'shape' (", inner, ") is not a tuple"));
+  }
+  for (absl::string_view piece : pieces) {
     piece = absl::StripAsciiWhitespace(piece);
-    if (piece.empty()) continue;
     int64_t d;
     if (!absl::SimpleAtoi(piece, &d) || d < 0) {
       Malformed(path, absl::StrCat("'shape' has a bad extent '", piece, "'"));

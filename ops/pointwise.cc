@@ -173,7 +173,10 @@ TESSEL_COMPARISON_OPS(TESSEL_DEFINE_SCALAR_WITH)
 #undef TESSEL_DEFINE_WITH_SCALAR
 #undef TESSEL_DEFINE_SCALAR_WITH
 
-Tensor clamp(const Tensor& x, double lo, double hi) { return minimum(maximum(x, lo), hi); }
+Tensor clamp(const Tensor& x, double lo, double hi) {
+  OpErrorScope scope("clamp");
+  return minimum(maximum(x, lo), hi);
+}
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Device device = CommonDevice("where", {&cond, &a, &b});
@@ -201,6 +204,7 @@ Tensor where(const Tensor& cond, const Tensor& a, double b) {
 }
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
+  OpErrorScope scope("masked_fill");
   CommonDevice("masked_fill", {&t, &mask});
   if (mask.dtype() != DType::kBool) {
     ThrowOpError("masked_fill", "the mask must be bool, got ", Describe(mask));

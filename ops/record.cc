@@ -33,12 +33,22 @@ Device CommonDevice(absl::string_view op, std::initializer_list<const Tensor*> o
   return first->device();
 }
 
-int CheckedAxis(absl::string_view op, const Tensor& t, int64_t axis) {
+namespace {
+int AxisOfRank(absl::string_view op, const Tensor& t, int64_t axis, int rank) {
   int normalized;
-  if (!NormalizeAxis(axis, t.rank(), &normalized)) {
+  if (!NormalizeAxis(axis, rank, &normalized)) {
     ThrowOpError(op, "axis ", axis, " is out of range for ", Describe(t), " (rank ", t.rank(), ")");
   }
   return normalized;
+}
+}  // namespace
+
+int CheckedAxis(absl::string_view op, const Tensor& t, int64_t axis) {
+  return AxisOfRank(op, t, axis, t.rank());
+}
+
+int CheckedLineAxis(absl::string_view op, const Tensor& t, int64_t axis) {
+  return AxisOfRank(op, t, axis, std::max(1, t.rank()));
 }
 
 std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,

@@ -22,6 +22,9 @@ Device CommonDevice(absl::string_view op, std::initializer_list<const Tensor*> o
 
 // `axis` (negative counts from the end) as an index into t's dimensions, or Error.
 int CheckedAxis(absl::string_view op, const Tensor& t, int64_t axis);
+// The same where a scalar counts as a line of one (axis 0 or -1, as in PyTorch); its error
+// names t as given (f32[], not the line it becomes).
+int CheckedLineAxis(absl::string_view op, const Tensor& t, int64_t axis);
 
 // Sorted, distinct, normalized axes; empty `axes` means every axis.
 std::vector<int64_t> CheckedAxes(absl::string_view op, const Tensor& t,

@@ -90,10 +90,14 @@ Tensor Widened(absl::string_view op, const Tensor& x) {
 // reduction on the GPU, like var and logsumexp. A NaN is the extreme (max and min propagate
 // it), and the first position wins ties.
 Tensor ArgExtreme(absl::string_view op, const Tensor& x, int axis, bool keepdim, bool largest) {
+  OpErrorScope scope(op);
   const Device device = CommonDevice(op, {&x});
-  if (x.rank() == 0) return ArgExtreme(op, reshape(x, {1}), axis == -1 ? 0 : axis, false, largest);
   if (x.dtype() == DType::kBool) {
     ThrowOpError(op, "does not take bool operands (", Describe(x), "); cast first");
+  }
+  if (x.rank() == 0) {  // a line of one
+    ops_internal::CheckedLineAxis(op, x, axis);
+    return ArgExtreme(op, reshape(x, {1}), 0, false, largest);
   }
   const int a = ops_internal::CheckedAxis(op, x, axis);
   const int64_t extent = x.shape()[a];
@@ -123,6 +127,7 @@ Tensor argmin(const Tensor& x, int axis, bool keepdim) {
 }
 
 Tensor any(const Tensor& x, std::vector<int> axes, bool keepdim) {
+  OpErrorScope scope("any");
   CommonDevice("any", {&x});
   if (ReducedCount("any", x, axes) == 0) {  // max has no identity: none is true
     return cast(sum(Truth(x), axes, keepdim), DType::kBool);
@@ -131,11 +136,14 @@ Tensor any(const Tensor& x, std::vector<int> axes, bool keepdim) {
 }
 
 Tensor all(const Tensor& x, std::vector<int> axes, bool keepdim) {
+  OpErrorScope scope("all");
   CommonDevice("all", {&x});
+  ops_internal::CheckedAxes("all", x, axes);  // named on x, not on the bool tensor it negates
   return logical_not(any(logical_not(x), axes, keepdim));
 }
 
 Tensor var(const Tensor& x, std::vector<int> axes, bool keepdim, int64_t correction) {
+  OpErrorScope scope("var");
   const Tensor w = Widened("var", x);
   const int64_t n = ReducedCount("var", x, axes);
   const Tensor deviation = w - mean(w, axes, /*keepdim=*/true);
@@ -144,11 +152,13 @@ Tensor var(const Tensor& x, std::vector<int> axes, bool keepdim, int64_t correct
 }
 
 Tensor std(const Tensor& x, std::vector<int> axes, bool keepdim, int64_t correction) {
+  OpErrorScope scope("std");
   CommonDevice("std", {&x});
   return sqrt(var(x, axes, keepdim, correction));
 }
 
 Tensor logsumexp(const Tensor& x, std::vector<int> axes, bool keepdim) {
+  OpErrorScope scope("logsumexp");
   const Tensor w = Widened("logsumexp", x);
   if (ReducedCount("logsumexp", x, axes) == 0) {  // log of an empty sum
     return cast(log(sum(w, axes, keepdim)), x.dtype());

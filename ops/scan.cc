@@ -7,14 +7,16 @@ namespace tessel {
 namespace {
 
 using ops_internal::CheckedAxis;
+using ops_internal::CheckedLineAxis;
 using ops_internal::CommonDevice;
 using ops_internal::Record;
 
 Tensor Scan(OpKind op, const Tensor& x, int axis) {
   const absl::string_view name = OpName(op);
+  OpErrorScope scope(name);
   const Device device = CommonDevice(name, {&x});
   if (x.rank() == 0) {  // a scalar is its own running sum
-    CheckedAxis(name, reshape(x, {1}), axis);
+    CheckedLineAxis(name, x, axis);
     return reshape(Scan(op, reshape(x, {1}), 0), {});
   }
   Attrs attrs;

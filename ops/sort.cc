@@ -11,6 +11,7 @@ namespace tessel {
 namespace {
 
 using ops_internal::CheckedAxis;
+using ops_internal::CheckedLineAxis;
 using ops_internal::CommonDevice;
 using ops_internal::Describe;
 using ops_internal::Record;
@@ -21,9 +22,14 @@ using ops_internal::kMaxCudaSortLine;
 // scalar sorts as one element.
 Tensor SortedIndices(absl::string_view op, const Tensor& x, int axis, bool descending,
                      std::optional<int64_t> k) {
+  OpErrorScope scope(op);
   const Device device = CommonDevice(op, {&x});
-  if (x.rank() == 0) {
-    const Tensor indices = SortedIndices(op, reshape(x, {1}), axis, descending, k);
+  if (x.rank() == 0) {  // a line of one
+    CheckedLineAxis(op, x, axis);
+    if (k && (*k < 0 || *k > 1)) {
+      ThrowOpError(op, "k = ", *k, " is out of range for ", Describe(x), " (one element)");
+    }
+    const Tensor indices = SortedIndices(op, reshape(x, {1}), 0, descending, k);
     return indices.numel() == 1 ? reshape(indices, {}) : indices;
   }
   const int a = CheckedAxis(op, x, axis);
@@ -46,6 +52,7 @@ Tensor SortedIndices(absl::string_view op, const Tensor& x, int axis, bool desce
 // {values, indices}: the indices above and x's values at them.
 std::pair<Tensor, Tensor> Sorted(absl::string_view op, const Tensor& x, int axis, bool descending,
                                  std::optional<int64_t> k) {
+  OpErrorScope scope(op);
   const Tensor indices = SortedIndices(op, x, axis, descending, k);
   if (x.rank() > 0) return {gather(x, CheckedAxis(op, x, axis), indices), indices};
   const Tensor flat = reshape(indices, {indices.numel()});

@@ -66,6 +66,7 @@ Tensor permute(const Tensor& x, std::vector<int> perm) {
 }
 
 Tensor transpose(const Tensor& x) {
+  OpErrorScope scope("transpose");
   CommonDevice("transpose", {&x});
   if (x.rank() < 2) ThrowOpError("transpose", "needs rank >= 2, got ", Describe(x));
   std::vector<int> perm(x.rank());
@@ -125,6 +126,7 @@ Tensor flip(const Tensor& x, std::vector<int> axes) {
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int axis) {
+  OpErrorScope scope("concat");
   if (xs.empty()) ThrowOpError("concat", "needs at least one tensor");
   const Tensor& first = xs[0];
   CheckedNode(first, "concat");

@@ -34,6 +34,7 @@ Shape::Dims WithAxis(const Shape& shape, int axis, int64_t extent) {
 
 // `x` where col - row of its last two axes is <= `diagonal` (lower) or >= it, else 0.
 Tensor Triangle(absl::string_view op, const Tensor& x, int64_t diagonal, bool lower) {
+  OpErrorScope scope(op);
   const Device device = CommonDevice(op, {&x});
   if (x.rank() < 2) ThrowOpError(op, "needs rank >= 2, got ", Describe(x));
   const int64_t rows = x.shape()[x.rank() - 2], cols = x.shape()[x.rank() - 1];
@@ -50,6 +51,7 @@ Tensor Triangle(absl::string_view op, const Tensor& x, int64_t diagonal, bool lo
 }  // namespace
 
 Tensor squeeze(const Tensor& x, int axis) {
+  OpErrorScope scope("squeeze");
   CommonDevice("squeeze", {&x});
   const int a = CheckedAxis("squeeze", x, axis);
   if (x.shape()[a] != 1) return x;
@@ -59,12 +61,14 @@ Tensor squeeze(const Tensor& x, int axis) {
 }
 
 Tensor unsqueeze(const Tensor& x, int axis) {
+  OpErrorScope scope("unsqueeze");
   CommonDevice("unsqueeze", {&x});
   const int a = NewAxis("unsqueeze", x, axis, x.rank() + 1);
   return reshape(x, Shape(WithAxis(x.shape(), a, 1)));
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int axis) {
+  OpErrorScope scope("stack");
   if (xs.empty()) ThrowOpError("stack", "needs at least one tensor");
   CheckedNode(xs[0], "stack");
   const int a = NewAxis("stack", xs[0], axis, xs[0].rank() + 1);
@@ -80,6 +84,7 @@ Tensor stack(const std::vector<Tensor>& xs, int axis) {
 }
 
 std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int axis) {
+  OpErrorScope scope("split");
   CommonDevice("split", {&x});
   const int a = CheckedAxis("split", x, axis);
   const int64_t extent = x.shape()[a];
@@ -106,6 +111,7 @@ std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int axis)
 }
 
 std::vector<Tensor> chunk(const Tensor& x, int n, int axis) {
+  OpErrorScope scope("chunk");
   CommonDevice("chunk", {&x});
   const int a = CheckedAxis("chunk", x, axis);
   if (n < 1) ThrowOpError("chunk", "needs at least one chunk, got ", n);
@@ -120,6 +126,7 @@ std::vector<Tensor> chunk(const Tensor& x, int n, int axis) {
 }
 
 Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> after, double value) {
+  OpErrorScope scope("pad");
   const Device device = CommonDevice("pad", {&x});
   if (static_cast<int>(before.size()) != x.rank() || static_cast<int>(after.size()) != x.rank()) {
     ThrowOpError("pad", "needs one entry per axis of ", Describe(x), ", got before [",
@@ -156,6 +163,7 @@ Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> af
 }
 
 Tensor repeat(const Tensor& x, std::vector<int64_t> times) {
+  OpErrorScope scope("repeat");
   CommonDevice("repeat", {&x});
   const int rank = static_cast<int>(times.size());
   if (rank < x.rank() || std::any_of(times.begin(), times.end(), [](int64_t t) { return t < 0; })) {

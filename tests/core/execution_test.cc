@@ -79,5 +79,15 @@ TEST_F(ExecutionTest, AllocationsPastTheLimitFailAndLoseNothing) {
   ExpectError([] { set_memory_limit(-1); }, {"tessel::set_memory_limit", "-1"});
 }
 
+// An allocation that fails (here: more than the system has) counts toward neither in_use nor
+// its peak.
+TEST_F(ExecutionTest, AFailedAllocationLeavesThePeak) {
+  const MemoryStats before = memory_stats();
+  const Tensor huge = broadcast_to(full({}, 1.0, DType::kF32, Device::kCPU), {int64_t{1} << 58});
+  ExpectError([&] { realize({huge + 1.0}); }, {"out of host memory"});
+  EXPECT_EQ(memory_stats().in_use, before.in_use);
+  EXPECT_EQ(memory_stats().peak_in_use, before.peak_in_use);
+}
+
 }  // namespace
 }  // namespace tessel

@@ -399,6 +399,23 @@ TEST_F(GpuTest, WideDTypes) {
                                pow(tb, full({}, 3, I64, d)),
                                cast(cast(tb, DType::kF32) * 1.5, I64)};
   });
+  // f64 to 16 bits rounds once on both devices: 16-bit midpoints, and values 2^-40 either
+  // side of them (which a rounding to f32 first would put on the midpoint).
+  Compare(
+      [](Device d) {
+        std::vector<double> half, brain;
+        for (int k = 1024; k < 1088; ++k) {
+          for (int side = -1; side <= 1; ++side) {
+            half.push_back(k * 0x1p-10 + 0x1p-11 + side * 0x1p-40);
+            brain.push_back((k - 896) * 0x1p-7 + 0x1p-8 + side * 0x1p-40);
+          }
+        }
+        const int64_t n = static_cast<int64_t>(half.size());
+        Tensor h = from_vector(half, {n}, F64, d), b = from_vector(brain, {n}, F64, d);
+        return std::vector<Tensor>{cast(cast(h * 1.0, DType::kF16), F64),
+                                   cast(cast(b * 1.0, DType::kBF16), F64)};
+      },
+      0, 0);
 }
 
 // assign() on the GPU: 64 parameters updated together stay in their own buffers (their

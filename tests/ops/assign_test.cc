@@ -115,6 +115,9 @@ TEST(AssignTest, ExpressionsOfAnUndoneValueAreRefused) {
   testing::ExpectError([&] { realize({p, bad}); }, {"gather", "index 2"});
   EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{1, 2, 3}));
   testing::ExpectError([&] { realize({pending}); }, {"realize", "undid", "[3]"});
+  // inspect and explain show no plan that realize would refuse.
+  testing::ExpectError([&] { inspect({pending}); }, {"tessel::inspect:", "undid"});
+  testing::ExpectError([&] { explain({pending}); }, {"tessel::explain:", "undid"});
   EXPECT_EQ((p * 4.0).to_vector<float>(), (std::vector<float>{4, 8, 12}));
   // A value that a realize which ran computed is not undone by a later failure.
   assign(p, p + 1.0);

@@ -225,7 +225,7 @@ TEST(ErrorsTest, ShapesPastTheLimits) {
   ExpectError([] { arange(int64_t{1} << 62); }, {"tessel::arange:", limit});
   ExpectError([&] { repeat(F32({4}), {huge}); }, {limit});
   ExpectError([&] { repeat(F32({1 << 20}), {int64_t{1} << 41}); }, {limit});
-  ExpectError([] { pad(F32({4}), {INT64_MAX}, {INT64_MAX}); }, {"tessel::full:", limit});
+  ExpectError([] { pad(F32({4}), {INT64_MAX}, {INT64_MAX}); }, {"tessel::pad:", limit});
   float one = 1;
   ExpectError(
       [&] {
@@ -244,6 +244,54 @@ TEST(ErrorsTest, IntegerFillOutsideTheType) {
 
 TEST(ErrorsTest, LoadingADirectory) {
   ExpectError([] { load(::testing::TempDir()); }, {"tessel::load: cannot read"});
+}
+
+// An op recorded through others names itself, and its operands as the user gave them (a
+// scalar as f32[], not the line of one it becomes inside).
+TEST(ErrorsTest, CompositeOpsNameThemselves) {
+  const Tensor x = F32({2, 3});
+  ExpectError([&] { std(x, {5}); }, {"tessel::std: axis 5 is out of range for f32[2,3]"});
+  ExpectError([&] { all(x, {5}); }, {"tessel::all: axis 5 is out of range for f32[2,3]"});
+  ExpectError(
+      [&] {
+        linear(x, F32({3, 4}), F32({5}));
+      },
+      {"tessel::linear: bias f32[5] does not broadcast to the product f32[2,4]"});
+  ExpectError([] { pad(zeros({2}, DType::kI32, Device::kCPU), {1}, {0}, 1e10); },
+              {"tessel::pad: value 1e+10 is not a value of i32"});
+  ExpectError([&] { repeat(x, {int64_t{1} << 59, 1, 1}); }, {"tessel::repeat:"});
+  ExpectError([] { one_hot(zeros({2}, DType::kI64, Device::kCPU), int64_t{1} << 62); },
+              {"tessel::one_hot:"});
+  ExpectError([] { matmul(F32({3}), F32({4})); },
+              {"tessel::matmul: inner sizes differ: f32[3] x f32[4] (3 vs 4)"});
+  ExpectError(
+      [] {
+        matmul(F32({2, 3}), F32({4}));
+      },
+      {"tessel::matmul: inner sizes differ: f32[2,3] x f32[4] (3 vs 4)"});
+}
+
+TEST(ErrorsTest, AScalarIsALineOfOneAlongAxis0) {
+  const Tensor s = F32({});
+  const Tensor i = zeros({}, DType::kI64, Device::kCPU);
+  const std::string range = "axis 1 is out of range for f32[] (rank 0)";
+  ExpectError([&] { argmax(s, 1); }, {"tessel::argmax: ", range});
+  ExpectError([&] { softmax(s, 1); }, {"tessel::softmax: ", range});
+  ExpectError([&] { log_softmax(s, 1); }, {"tessel::log_softmax: ", range});
+  ExpectError([&] { cumsum(s, 1); }, {"tessel::cumsum: ", range});
+  ExpectError([&] { gather(s, 1, i); }, {"tessel::gather: ", range});
+  ExpectError([&] { scatter_add(s, 1, i, s); }, {"tessel::scatter_add: ", range});
+  ExpectError([&] { topk(s, 2); }, {"tessel::topk: k = 2 is out of range for f32[]"});
+  ExpectError([] { argmax(zeros({}, DType::kBool, Device::kCPU), 0); },
+              {"tessel::argmax: does not take bool operands (bool[])"});
+  // Axis 0 and -1 are the line's.
+  EXPECT_EQ(argmax(s, -1).to_vector<int64_t>(), std::vector<int64_t>{0});
+  EXPECT_EQ(softmax(s, 0).to_vector<float>(), std::vector<float>{1.0f});
+  EXPECT_EQ(topk(s, 1).first.rank(), 0);
+}
+
+TEST(ErrorsTest, ArangeMakesNoBoolPositions) {
+  ExpectError([] { arange(3, DType::kBool, Device::kCPU); }, {"tessel::arange:", "bool"});
 }
 
 }  // namespace

@@ -120,6 +120,17 @@ TEST(NpyFileTest, BadFilesAreErrorsNamingThePathAndTheProblem) {
                   Header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }"),
                   "bad extent 'x'");
   ExpectLoadError("version.npy", std::string("\x93NUMPY\x09\x00\x00\x00", 10), "version 9");
+  // What NumPy refuses too: no byte order, and shapes that are no Python tuple.
+  ExpectLoadError(
+      "order.npy",
+      Header("{'descr': 'xf4', 'fortran_order': False, 'shape': (2,), }") + std::string(8, '\0'),
+      "'xf4' has no byte order");
+  ExpectLoadError("comma.npy", Header("{'descr': '<f4', 'fortran_order': False, 'shape': (,), }"),
+                  "bad extent ''");
+  ExpectLoadError(
+      "notuple.npy",
+      Header("{'descr': '<f4', 'fortran_order': False, 'shape': (2), }") + std::string(8, '\0'),
+      "'shape' (2) is not a tuple");
   EXPECT_THROW(load(Path("missing/none.npy"), Device::kCPU), Error);
   EXPECT_THROW(save(Path("missing/none.npy"), zeros({2}, DType::kF32, Device::kCPU)), Error);
 }

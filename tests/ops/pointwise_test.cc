@@ -238,6 +238,22 @@ TEST(PointwiseTest, CastsRoundAndSaturate) {
   EXPECT_EQ(cast(x, DType::kF32).node_ptr(), x.node_ptr());
 }
 
+// f64 to f16 or bf16 rounds once (not to f32 first, whose rounding could land on a 16-bit
+// midpoint): values just past a midpoint go up, a midpoint itself to even.
+TEST(PointwiseTest, CastsFromF64RoundOnce) {
+  const std::vector<double> v = {1 + 0x1p-11 + 0x1p-40,
+                                 -(1 + 0x1p-11 + 0x1p-40),
+                                 1 + 0x1p-11,
+                                 1 + 0x1p-8 + 0x1p-40,
+                                 65519.999,
+                                 65520.0};
+  const Tensor x = from_vector(v, {6}, DType::kF64, Device::kCPU);
+  EXPECT_EQ(cast(x, DType::kF16).to_vector<double>(),
+            (std::vector<double>{1 + 0x1p-10, -(1 + 0x1p-10), 1, 1 + 0x1p-8, 65504, INFINITY}));
+  EXPECT_EQ(cast(x, DType::kBF16).to_vector<double>()[3], 1 + 0x1p-7);
+  EXPECT_EQ(full({}, v[0], DType::kF16, Device::kCPU).to_vector<double>()[0], 1 + 0x1p-10);
+}
+
 TEST(PointwiseTest, SpecialValuesPropagate) {
   Tensor x = from_vector({NAN, INFINITY, -INFINITY, -100, 100}, {5}, DType::kF32, Device::kCPU);
   std::vector<float> s = sigmoid(x).to_vector<float>();

@@ -20,7 +20,7 @@ struct gemm_config {
   static __device__ int part(int&) { return 0; }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_cast_sigmoid_mul_17b4c188(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_cast_sigmoid_mul_158a1366(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int part) { return part == 0 ? &tmap1 : &tmap2; };
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 16, from the matmul's 16-bit values in pairs, mm[k / 2] (the second matmul's: mm2).

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(128) N_max_sub_exp_sum_cacfd9ce(const float* in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(128) N_max_sub_exp_sum_4250ce9c(const float* in0, float* __restrict__ out0) {
   tessel_grid_begin();
   // 96 columns of 64: 32 a block; 4 threads x 16 lanes hold a column
   __shared__ float parts[132];

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_29923ca7(const bf16_t* in0, bf16_t* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_032e46d9(const bf16_t* in0, bf16_t* __restrict__ out0) {
   tessel_grid_begin();
   // 64 rows of 128: 32 threads x 8 lanes hold a row (8-element vectors)
   __shared__ float scratch_f32[32];

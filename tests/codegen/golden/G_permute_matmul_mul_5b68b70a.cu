@@ -19,7 +19,7 @@ struct gemm_config {
   static __device__ int part(int&) { return 0; }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_permute_matmul_mul_0013f6f0(const f16_t* in0, const f16_t* in1, f16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_permute_matmul_mul_5b68b70a(const f16_t* in0, const f16_t* in1, f16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int) { return &tmap1; };
   // The epilogue warps: outputs (row, col + 8 k), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].

@@ -19,7 +19,7 @@ struct gemm_config {
   static __device__ int part(int&) { return 0; }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_ee30a66a(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_95bc1df4(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, float s0, float s1) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int) { return &tmap1; };
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].

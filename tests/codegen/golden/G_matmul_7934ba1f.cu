@@ -19,7 +19,7 @@ struct gemm_config {
   static __device__ int part(int&) { return 0; }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_f623a1b5(const bf16_t* in0, const bf16_t* in1, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_7934ba1f(const bf16_t* in0, const bf16_t* in1, bf16_t* __restrict__ out0, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int) { return &tmap1; };
   const auto out_map = [&](int) { return &tmap2; };

@@ -34,7 +34,7 @@ struct gemm_config {
   }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_b90d8dce(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_0973c200(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5) {
   const auto a_map = [&](int part) { return part == 0 ? &tmap0 : &tmap1; };
   const auto b_map = [&](int part) { return part == 0 ? &tmap2 : &tmap3; };
   const auto out_map = [&](int part) { return part == 0 ? &tmap4 : &tmap5; };

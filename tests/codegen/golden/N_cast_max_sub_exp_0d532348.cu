@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_1b54e2c2(const bf16_t* in0, const float* in1, const f16_t* in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2, float s0, float s1) {
+extern "C" __global__ void __launch_bounds__(32) N_cast_max_sub_exp_0d532348(const bf16_t* in0, const float* in1, const f16_t* in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, f16_t* __restrict__ out2, float s0, float s1) {
   tessel_grid_begin();
   // 64 rows of 96: 32 threads x 4 lanes hold a row (4-element vectors)
   __shared__ float scratch_f32[32];

@@ -25,7 +25,7 @@ struct gemm_config {
   }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_4b685cf7(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5, const __grid_constant__ tessel_tensor_map tmap6) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_31b3a769(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, const __grid_constant__ tessel_tensor_map tmap4, const __grid_constant__ tessel_tensor_map tmap5, const __grid_constant__ tessel_tensor_map tmap6) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int part) { return part == 0 ? &tmap1 : part == 1 ? &tmap2 : &tmap3; };
   const auto out_map = [&](int part) { return part == 0 ? &tmap4 : part == 1 ? &tmap5 : &tmap6; };

@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_93db8399(const float* in0, float* __restrict__ out0, float s0, float s1, float s2, float s3) {
+extern "C" __global__ void __launch_bounds__(256) E_mul_add_mul_add_bc9381cf(const float* in0, float* __restrict__ out0, float s0, float s1, float s2, float s3) {
   tessel_grid_begin();
   // [1048576]: 1048576 elements, 4 per thread per step
   const index_t n = 1048576;

@@ -25,7 +25,7 @@ struct gemm_config {
   }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_4af6e010(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, const bf16_t* in4, const bf16_t* in5, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, float s0, float s1, float s2) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_matmul_add_cast_mul_f9793eca(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, const bf16_t* in3, const bf16_t* in4, const bf16_t* in5, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, bf16_t* __restrict__ out2, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2, const __grid_constant__ tessel_tensor_map tmap3, float s0, float s1, float s2) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int part) { return part == 0 ? &tmap1 : part == 1 ? &tmap2 : &tmap3; };
   // The epilogue warps: outputs (row, col + 64 (k / 8) + k % 8), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].

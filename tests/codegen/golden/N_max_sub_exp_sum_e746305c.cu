@@ -1,7 +1,7 @@
 
 typedef int index_t;
 
-extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_733c33fa(const float* in0, float* __restrict__ out0) {
+extern "C" __global__ void __launch_bounds__(1024) __cluster_dims__(3, 1, 1) N_max_sub_exp_sum_e746305c(const float* in0, float* __restrict__ out0) {
   tessel_grid_begin();
   // 2 rows of 40000: 1024 threads x 16 lanes hold a part of 13336 (3 a row) (4-element vectors)
   __shared__ float scratch_f32[32];

@@ -23,7 +23,7 @@ struct gemm_config {
   }
 };
 
-extern "C" __global__ void __launch_bounds__(384, 1) G_permute_matmul_permute_matmul_9c9348a4(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
+extern "C" __global__ void __launch_bounds__(384, 1) G_permute_matmul_permute_matmul_907204c6(const bf16_t* in0, const bf16_t* in1, const bf16_t* in2, bf16_t* __restrict__ out0, bf16_t* __restrict__ out1, const __grid_constant__ tessel_tensor_map tmap0, const __grid_constant__ tessel_tensor_map tmap1, const __grid_constant__ tessel_tensor_map tmap2) {
   const auto a_map = [&](int) { return &tmap0; };
   const auto b_map = [&](int part) { return part == 0 ? &tmap1 : &tmap2; };
   // The epilogue warps: outputs (row, col + 8 k), k < 8, from the matmul's 16-bit values in pairs, mm[k / 2].

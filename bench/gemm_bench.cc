@@ -275,8 +275,9 @@ BENCHMARK(BM_ColdWeights)
     ->ArgsProduct({{16}, {14336}, {4096}, {0, 1}})
     ->ArgsProduct({{65, 80, 96, 112, 120, 128}, {4096}, {4096}, {0, 1}})
     // Wide weights at 65-128 rows (an FFN's and an LM head's): one swapped tile row of 128
-    // reads each B tile once.
-    ->ArgsProduct({{100, 127, 128}, {14336, 32000}, {4096}, {0, 1}})
+    // reads each B tile once; at 64 rows tiles of 64 x 128 (14336) or 64 x 256 (32000) in
+    // one round.
+    ->ArgsProduct({{64, 100, 127, 128}, {14336, 32000}, {4096}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -231,6 +231,20 @@ TEST(GemmTilesTest, DualGemmsOfManyRoundsKeepAInL2) {
   EXPECT_FALSE(codegen::ChooseGemmTile(8192, 8192, 1).keep_a);
 }
 
+// Few rows: a wider tile that still gives half the SMs a tile, where it saves a round.
+TEST(GemmTilesTest, FewRowsTakeTheWiderTileThatSavesARound) {
+  auto bn = [](int64_t m, int64_t n, bool dual) {
+    return codegen::ChooseGemmTile({codegen::GemmExtent{m, n}}, 1, false, 1, dual).bn;
+  };
+  EXPECT_EQ(bn(64, 11008, true), 128);   // SwiGLU: 86 dual tiles, not 172 of 64
+  EXPECT_EQ(bn(64, 8448, true), 64);     // 132 of 64 are one round already
+  EXPECT_EQ(bn(64, 8704, true), 128);    // 68 against 136
+  EXPECT_EQ(bn(64, 14336, false), 128);  // 112 against 224 (256: 56, too few SMs)
+  EXPECT_EQ(bn(64, 4096, false), 64);    // 64 tiles: each SM's share is what counts (K slices)
+  EXPECT_EQ(bn(48, 11008, true), 128);
+  EXPECT_EQ(bn(128, 11008, true), 64);  // 128-row tiles keep every SM busy (DRAM is not all)
+}
+
 // Three TF32 products hold two parts of each operand a stage: at most 128 wide, and still
 // at least three stages in the 227 KB.
 TEST(GemmTilesTest, HopperSplitTf32TilesFitSharedMemory) {

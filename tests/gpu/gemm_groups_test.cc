@@ -188,6 +188,38 @@ TEST_F(GemmTest, DualGemmsNeverWriteTheirProducts) {
   }
 }
 
+// Few rows on tiles of 64 x 128 where those take one round and 64 x 64 two
+// (codegen/gemm_sm90_tiles.cc): a dual GEMM (68 tiles), a single one (112) and 8 grouped
+// experts of at most 50 rows (88), ragged rows, each against the CPU.
+TEST_F(GemmTest, FewRowsTakeTheWiderTileThatSavesARound) {
+  const DType dt = DType::kBF16;
+  auto swiglu = [&](Device d) {
+    const Tensor x = Data({48, 256}, 1, dt, d);
+    return std::vector<Tensor>{silu(matmul(x, Data({256, 8704}, 2, dt, d))) *
+                               matmul(x, Data({256, 8704}, 3, dt, d))};
+  };
+  auto single = [&](Device d) {
+    return std::vector<Tensor>{matmul(Data({64, 192}, 4, dt, d), Data({192, 14336}, 5, dt, d))};
+  };
+  auto experts = [&](Device d) {
+    std::vector<Tensor> x, w;
+    int seed = 10;
+    for (int64_t m : {1, 50, 7, 33, 12, 2, 45, 20}) {
+      x.push_back(Data({m, 128}, ++seed, dt, d));
+      w.push_back(Data({128, 1408}, ++seed, dt, d));
+    }
+    return grouped_matmul(x, w);
+  };
+  const Target t = runtime::DeviceTarget();
+  if (t.major == 9 && t.arch_specific) {
+    for (const Build& build : std::vector<Build>{swiglu, single, experts}) {
+      EXPECT_NE(explain(build(Device::kCUDA)).find("tiles of 64 x 128"), std::string::npos)
+          << explain(build(Device::kCUDA));
+    }
+  }
+  CompareAsOneKernel({swiglu, single, experts});
+}
+
 // Grouped GEMMs (independent problems in one persistent launch, fusion/gemm_groups.cc):
 // experts of 1 to 300 rows, each with its own K, N and epilogue, in one kernel; and eight
 // experts of at most 64 rows by grouped_matmul (64-row tiles, stored by TMA).

@@ -84,7 +84,7 @@ GemmTile ChooseGemmTile(const std::vector<GemmExtent>& outputs, int64_t batch, b
   // 14336 x 4096 on 112 of 64 x 128 against 224, 220 -> 235-237 TFLOP/s (90% -> 96.5-96.9%
   // of cuBLASLt); 64 x 32000 x 4096 on 125 of 64 x 256 the same as on 250 of 64 x 128; 8
   // experts of 1..50 rows x 2048 x 1408 on 88 grouped tiles of 64 x 128, 0.0179-0.0211 ->
-  // 0.0156-0.0182 ms. (TF32 tiles not measured.)
+  // 0.0133-0.0182 ms. (TF32 tiles not measured.)
   if (tile.bm == 64 && !tf32) {
     for (int bn : {256, 128}) {
       if (bn > tile.bn && fits(bn) && 2 * tiles(bn) >= kSms && narrowest > bn / 2 &&

@@ -1,7 +1,7 @@
 // Horizontal GEMM benchmarks (issue 15): sibling GEMMs that share an input (attention's q, k
-// and v projections), the gate and up GEMMs of a SwiGLU MLP, and independent GEMMs of
-// different sizes (mixture-of-experts), each next to cuBLASLt in the same binary on the same
-// bf16 data. Milliseconds per step, TFLOP/s (2mnk summed over the GEMMs), and for the small
+// and v projections), the gate and up GEMMs of a SwiGLU MLP and the whole MLP, and independent
+// GEMMs of different sizes (mixture-of-experts), each next to cuBLASLt in the same binary on the
+// same bf16 data. Milliseconds per step, TFLOP/s (2mnk summed over the GEMMs), and for the small
 // batches the share of the weight-read roofline: the weights' bytes over the device-to-device
 // copy bandwidth (bytes read + written) measured first in the same process.
 //
@@ -141,6 +141,40 @@ void BM_SwiGlu(benchmark::State& state) {
   }
 }
 
+// The whole SwiGLU MLP, (silu(x wg) * (x wu)) wd with F = 11008 (issue 15's row: its targets
+// are for this, the gate and up above are its first kernel): who 0 cuBLASLt's gate and up,
+// tessel's silu-times, cuBLASLt's down projection; 1 tessel (against 0).
+void BM_SwiGluMlp(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t m = state.range(0), who = state.range(1);
+  const Tensor x = Bf16({m, kK}, 1), wg = Bf16({kK, kFfn}, 2), wu = Bf16({kK, kFfn}, 3),
+               wd = Bf16({kFfn, kK}, 4);
+  const Tensor g = zeros({m, kFfn}, DType::kBF16, Device::kCUDA),
+               u = zeros({m, kFfn}, DType::kBF16, Device::kCUDA),
+               y = zeros({m, kK}, DType::kBF16, Device::kCUDA);
+  realize({x, wg, wu, wd, g, u, y});
+  const double flops = 6.0 * m * kFfn * kK, weights = 6.0 * kK * kFfn;
+  const std::string key = absl::StrCat("swiglu_mlp", m);
+  if (who == 0) {
+    auto up = bench::LtGemm::Create(m, kFfn, kK, bench::LtEpilogue::kNone, 0);
+    auto down = bench::LtGemm::Create(m, kK, kFfn, bench::LtEpilogue::kNone, 0);
+    if (!up.ok()) return state.SkipWithError(std::string(up.status().message()).c_str());
+    if (!down.ok()) return state.SkipWithError(std::string(down.status().message()).c_str());
+    Measure(state, flops, weights, key, true, [&] {
+      (void)up->Run(Pointer(x), Pointer(wg), Pointer(g));
+      (void)up->Run(Pointer(x), Pointer(wu), Pointer(u));
+      const Tensor h = silu(g) * u;
+      realize({h});
+      (void)down->Run(Pointer(h), Pointer(wd), Pointer(y));
+    });
+    state.SetLabel("cuBLASLt gate and up, tessel's silu(g) * u, cuBLASLt down");
+  } else {
+    auto step = [&] { return matmul(silu(matmul(x, wg)) * matmul(x, wu), wd); };
+    Measure(state, flops, weights, key, false, [&] { realize({step()}); });
+    state.SetLabel(absl::StrCat("tessel, ", inspect({step()}).size(), " kernels"));
+  }
+}
+
 // Eight independent GEMMs x_e [M_e, 2048] w_e [2048, 1408] with different row counts (the
 // experts of a mixture-of-experts layer): who 0 a cuBLASLt loop over the experts, 1 tessel's
 // eight matmuls realized together (against 0). Sizes: 0 M_e in 1..50, 1 in 512..4096, 2 in
@@ -201,6 +235,11 @@ BENCHMARK(BM_Qkv)
     ->MinTime(0.3);
 BENCHMARK(BM_SwiGlu)
     ->ArgsProduct({{64, 1024, 8192, 16, 100}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+BENCHMARK(BM_SwiGluMlp)
+    ->ArgsProduct({{64, 1024, 8192}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -76,10 +76,10 @@ Tensor silu(const Tensor& x) {
 Tensor softmax(const Tensor& x, int axis) {
   OpErrorScope scope("softmax");
   CheckedFloating("softmax", x);
-  if (x.rank() == 0) {  // a line of one
+  if (x.rank() == 0) {  // a line of one: axis 0 or -1
     CheckedLineAxis("softmax", x, axis);
     return reshape(softmax(reshape(x, {1}), 0), {});
-  }  // axis 0 or -1
+  }
   const int a = CheckedAxis("softmax", x, axis);
   if (x.shape()[a] == 0) return x;  // no elements (attention over no keys): nothing to normalize
   const Tensor v = ToCompute(x);

@@ -232,7 +232,9 @@ TEST(PlannerTest, ConcatsOfManyTensorsAreWrittenInParts) {
   EXPECT_LE(p.plan.kernels.size(), 8u) << p.text;  // shared launches of inline cost <= 256
   for (const FusedKernel& k : p.plan.kernels) {
     for (const Node* n : k.nodes) {
-      if (n->op() == OpKind::kConcat) EXPECT_LE(n->inputs().size(), 16u);
+      if (n->op() == OpKind::kConcat) {
+        EXPECT_LE(n->inputs().size(), 16u);
+      }
     }
     EXPECT_LE(k.inputs.size(), 256u) << p.text;
   }

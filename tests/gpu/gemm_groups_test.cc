@@ -188,6 +188,17 @@ TEST_F(GemmTest, DualGemmsNeverWriteTheirProducts) {
   }
 }
 
+// grouped_matmul of experts of `rows` each, x [rows, k] by w [k, n], data from `seed` on.
+std::vector<Tensor> Experts(std::initializer_list<int64_t> rows, int64_t k, int64_t n, DType dt,
+                            Device d, int seed) {
+  std::vector<Tensor> x, w;
+  for (int64_t m : rows) {
+    x.push_back(Data({m, k}, ++seed, dt, d));
+    w.push_back(Data({k, n}, ++seed, dt, d));
+  }
+  return grouped_matmul(x, w);
+}
+
 // Few rows on tiles of 64 x 128 where those take one round and 64 x 64 two
 // (codegen/gemm_sm90_tiles.cc): a dual GEMM (68 tiles), a single one (112) and 8 grouped
 // experts of at most 50 rows (88), ragged rows, each against the CPU.
@@ -202,13 +213,7 @@ TEST_F(GemmTest, FewRowsTakeTheWiderTileThatSavesARound) {
     return std::vector<Tensor>{matmul(Data({64, 192}, 4, dt, d), Data({192, 14336}, 5, dt, d))};
   };
   auto experts = [&](Device d) {
-    std::vector<Tensor> x, w;
-    int seed = 10;
-    for (int64_t m : {1, 50, 7, 33, 12, 2, 45, 20}) {
-      x.push_back(Data({m, 128}, ++seed, dt, d));
-      w.push_back(Data({128, 1408}, ++seed, dt, d));
-    }
-    return grouped_matmul(x, w);
+    return Experts({1, 50, 7, 33, 12, 2, 45, 20}, 128, 1408, dt, d, 10);
   };
   const Target t = runtime::DeviceTarget();
   if (t.major == 9 && t.arch_specific) {
@@ -235,13 +240,7 @@ TEST_F(GemmTest, GroupedExpertsOneLaunch) {
           matmul(Data({129, 8}, 9, dt, d), Data({8, 16}, 10, dt, d))};
     };
     auto experts = [&](Device d) {
-      std::vector<Tensor> x, w;
-      int seed = 20;
-      for (int64_t m : {1, 50, 7, 33, 12, 2, 45, 64}) {
-        x.push_back(Data({m, 256}, ++seed, dt, d));
-        w.push_back(Data({256, 200}, ++seed, dt, d));
-      }
-      return grouped_matmul(x, w);
+      return Experts({1, 50, 7, 33, 12, 2, 45, 64}, 256, 200, dt, d, 20);
     };
     CompareAsOneKernel({mixed, experts});
   }

@@ -13,7 +13,6 @@
 #include "core/realize.h"
 #include "core/shape.h"
 #include "core/tensor.h"
-#include "core/tensor_format.h"
 #include "ops/assign.h"
 #include "ops/composite.h"
 #include "ops/creation.h"
@@ -27,5 +26,6 @@
 #include "ops/sort.h"
 #include "ops/structure.h"
 #include "ops/structure_composite.h"
+#include "ops/tensor_format.h"
 
 #endif  // TESSEL_TESSEL_H_

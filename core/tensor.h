@@ -44,9 +44,6 @@ class Tensor {
 // else a copy downloaded into `storage`.
 const void* HostData(const Tensor& t, std::vector<uint8_t>* storage);
 
-// The values, as to_string (core/tensor_format.h) writes them; realizes if needed.
-std::ostream& operator<<(std::ostream& os, const Tensor& t);
-
 // The handle's node, or Error naming `op` when the handle is empty.
 const NodePtr& CheckedNode(const Tensor& t, absl::string_view op);
 

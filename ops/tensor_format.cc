@@ -1,12 +1,14 @@
-#include "core/tensor_format.h"
+#include "ops/tensor_format.h"
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ops/structure.h"
 
 namespace tessel {
 namespace {
@@ -67,28 +69,49 @@ Notation ChooseNotation(DType dtype, const std::vector<double>& shown) {
   return n;
 }
 
-// The entries of an axis of `extent` that print: all, or the edges around -1 ("...").
-std::vector<int64_t> ShownEntries(int64_t extent, bool summarize) {
-  std::vector<int64_t> entries;
-  if (!summarize || extent <= 2 * kEdge) {
-    for (int64_t i = 0; i < extent; ++i) entries.push_back(i);
-    return entries;
+// Whether an axis of `extent` prints summarized: its first and last kEdge entries only.
+bool Summarized(int64_t extent, bool summarize) { return summarize && extent > 2 * kEdge; }
+
+// The entries of each axis of a tensor of `shape` that print, -1 for "...": of the tensor
+// itself, or (`edges`) of Edges(tensor), whose summarized axes hold their 2 * kEdge edges.
+std::vector<std::vector<int64_t>> ShownEntries(const Shape& shape, bool summarize, bool edges) {
+  std::vector<std::vector<int64_t>> shown(shape.rank());
+  for (int a = 0; a < shape.rank(); ++a) {
+    const int64_t n = shape[a];
+    std::vector<int64_t>& entries = shown[a];
+    if (!Summarized(n, summarize)) {
+      for (int64_t i = 0; i < n; ++i) entries.push_back(i);
+      continue;
+    }
+    const int64_t last = edges ? kEdge : n - kEdge;
+    for (int64_t i = 0; i < kEdge; ++i) entries.push_back(i);
+    entries.push_back(-1);
+    for (int64_t i = last; i < last + kEdge; ++i) entries.push_back(i);
   }
-  for (int64_t i = 0; i < kEdge; ++i) entries.push_back(i);
-  entries.push_back(-1);
-  for (int64_t i = extent - kEdge; i < extent; ++i) entries.push_back(i);
-  return entries;
+  return shown;
+}
+
+// t's entries that a summary shows, each summarized axis cut to its edges.
+Tensor Edges(Tensor t) {
+  for (int a = 0; a < t.rank(); ++a) {
+    const int64_t n = t.shape()[a];
+    if (!Summarized(n, true)) continue;
+    t = concat({slice(t, a, 0, kEdge), slice(t, a, n - kEdge, n)}, a);
+  }
+  return t;
 }
 
 class Printer {
  public:
+  // `values` of a tensor of `shape`, `entries` the ones that print (ShownEntries);
   // `integers`: the same values exactly, for integer dtypes (i64 past 2^53); else empty.
   Printer(const Shape& shape, const std::vector<double>& values,
-          const std::vector<int64_t>& integers, bool summarize, size_t indent)
+          const std::vector<int64_t>& integers, std::vector<std::vector<int64_t>> entries,
+          size_t indent)
       : shape_(shape),
         values_(values),
         integers_(integers),
-        summarize_(summarize),
+        entries_(std::move(entries)),
         indent_(indent) {}
 
   // Sets the notation, and the column width from the elements that print.
@@ -112,7 +135,7 @@ class Printer {
       f(offset);
       return;
     }
-    for (int64_t i : ShownEntries(shape_[axis], summarize_)) {
+    for (int64_t i : entries_[axis]) {
       if (i >= 0) Visit(axis + 1, offset * shape_[axis] + i, f);
     }
   }
@@ -129,7 +152,7 @@ class Printer {
              : absl::StrCat(",", std::string(shape_.rank() - axis - 1, '\n'),
                             std::string(indent_ + axis + 1, ' '));
     std::vector<std::string> parts;
-    for (int64_t i : ShownEntries(shape_[axis], summarize_)) {
+    for (int64_t i : entries_[axis]) {
       if (i < 0) {
         parts.push_back(last ? " ..." : "...");  // PyTorch's spacing
       } else {
@@ -143,7 +166,7 @@ class Printer {
   const Shape& shape_;
   const std::vector<double>& values_;
   const std::vector<int64_t>& integers_;
-  bool summarize_;
+  std::vector<std::vector<int64_t>> entries_;
   size_t indent_;
   Notation notation_{Notation::kFixed};
 };
@@ -163,12 +186,19 @@ std::string to_string(const Tensor& t, int max_elements) {
   if (shape.numel() == 0) {
     return absl::StrCat("tensor([], shape=", shape.ToString(), Suffix(t), ")");
   }
-  const std::vector<double> values = t.to_vector<double>();
-  const bool integral = !IsFloating(t.dtype()) && t.dtype() != DType::kBool;
-  const std::vector<int64_t> integers = integral ? t.to_vector<int64_t>() : std::vector<int64_t>{};
   const bool summarize = shape.numel() > max_elements;
+  // A summary of a tensor not yet realized computes only the entries it shows (a huge lazy
+  // expression is never computed whole to print 6 of its rows); a realized one reads them
+  // from its values.
+  const bool edges = summarize && !t.realized();
+  const Tensor printed = edges ? Edges(t) : t;
+  const std::vector<double> values = printed.to_vector<double>();
+  const bool integral = !IsFloating(t.dtype()) && t.dtype() != DType::kBool;
+  const std::vector<int64_t> integers =
+      integral ? printed.to_vector<int64_t>() : std::vector<int64_t>{};
   constexpr absl::string_view kOpen = "tensor(";
-  Printer printer(shape, values, integers, summarize, kOpen.size());
+  Printer printer(printed.shape(), values, integers, ShownEntries(shape, summarize, edges),
+                  kOpen.size());
   std::vector<double> shown;
   printer.Visit(0, 0, [&](int64_t i) { shown.push_back(values[i]); });
   printer.set_notation(ChooseNotation(t.dtype(), shown));

@@ -1,5 +1,5 @@
 // to_string and operator<<: PyTorch's layout, checked against hand-written expected text.
-#include "core/tensor_format.h"
+#include "ops/tensor_format.h"
 
 #include <cmath>
 #include <limits>
@@ -66,6 +66,22 @@ TEST(TensorFormatTest, SummarizesPastMaxElements) {
             "        [1980., 1981., 1982.,  ..., 1997., 1998., 1999.]])");
   EXPECT_EQ(to_string(Cpu({1, 2, 3, 4, 5, 6, 7, 8}, {8}), 4),
             "tensor([1., 2., 3.,  ..., 6., 7., 8.])");
+}
+
+// A summary of a tensor not yet realized computes only its edges (slices of the expression),
+// and reads as the realized tensor's does: every rank, short and long axes, integers.
+TEST(TensorFormatTest, SummariesOfLazyTensorsComputeOnlyTheEdges) {
+  std::vector<float> v(2 * 100 * 20);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 997) - 300;
+  for (const Shape& shape : {Shape{4000}, Shape{200, 20}, Shape{2, 100, 20}, Shape{20, 2, 100}}) {
+    const Tensor x = Cpu(v, shape);
+    for (DType dtype : {DType::kF32, DType::kI64}) {
+      const Tensor lazy = cast(x * 0.5, dtype), same = cast(x / 2.0, dtype);  // apart nodes
+      realize({same});
+      EXPECT_EQ(to_string(lazy, 1000), to_string(same, 1000)) << shape;
+      EXPECT_FALSE(lazy.realized());
+    }
+  }
 }
 
 TEST(TensorFormatTest, StreamRealizesAndPrintsValues) {

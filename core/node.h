@@ -92,6 +92,7 @@ class Node : public std::enable_shared_from_this<Node> {
   void SetAssignTarget(std::unique_ptr<AssignTarget> target) { assign_ = std::move(target); }
   std::unique_ptr<AssignTarget> TakeAssignTarget() { return std::move(assign_); }
   AssignTarget* assign_target() { return assign_.get(); }
+  bool assigned() const { return assign_ != nullptr; }
   void ReplaceBuffer(BufferPtr buffer) { buffer_ = std::move(buffer); }
 
   // [ Note -- undone assigns ]

@@ -24,6 +24,14 @@ Program CollectProgram(const std::vector<const Node*>& outputs) {
                             : absl::c_find(program.outputs, out) == program.outputs.end();
     if (first) program.outputs.push_back(out);
   }
+  // An assign's value that the program computes anyway is an output too, realized and moved
+  // into its tensor by this realize: a loop that assigns its parameters and realizes only its
+  // loss would otherwise carry every step's update as an expression, each realize computing
+  // them all again (a graph and a time per step that grow without bound).
+  for (const Node* n : program.nodes) {
+    if (!n->assigned()) continue;
+    if (absl::c_find(program.outputs, n) == program.outputs.end()) program.outputs.push_back(n);
+  }
   return program;
 }
 

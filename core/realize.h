@@ -17,7 +17,8 @@ namespace tessel {
 void realize(const std::vector<Tensor>& outputs);
 
 // The program realize() would hand to the backend: every unrealized node the outputs need,
-// producers first, and the distinct unrealized outputs.
+// producers first, and the distinct unrealized outputs, with every assign()ed value among the
+// nodes (realize commits each that it computes).
 Program CollectProgram(const std::vector<const Node*>& outputs);
 
 // Error (named `op`) where the program reads a value that a failed realize undid ([ Note --

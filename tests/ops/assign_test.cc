@@ -122,10 +122,37 @@ TEST(AssignTest, ExpressionsOfAnUndoneValueAreRefused) {
   // A value that a realize which ran computed is not undone by a later failure.
   assign(p, p + 1.0);
   const Tensor early = p * 3.0;
-  realize({early});  // computes the assigned value but does not commit it
+  realize({early});  // computes the assigned value, and so commits it
   testing::ExpectError([&] { realize({p, bad}); }, {"gather", "index 2"});
   EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{2, 3, 4}));
   EXPECT_EQ(early.to_vector<float>(), (std::vector<float>{6, 9, 12}));
+}
+
+// A loop that assigns its parameters and realizes only its loss: each realize that computes
+// an assigned value commits it, so the parameters stay realized buffers (no expression of
+// every step so far, recomputed by each realize) and take the values of a loop that
+// realizes them too.
+TEST(AssignTest, ARealizeCommitsTheAssignsItComputes) {
+  auto run = [](bool realize_parameters) {
+    Tensor w = Values({0.5, -1, 2}), v = Values({0, 0, 0});
+    realize({w, v});
+    const void* w_buffer = data_ptr(w);
+    std::vector<float> losses;
+    for (int step = 0; step < 50; ++step) {
+      const Tensor x = Values({static_cast<float>(1 + step), 2, -1});
+      // Realizes the loss, and with it the update of w and v that the last step assigned.
+      losses.push_back(sum(w * x * w * x).to_vector<float>()[0]);
+      EXPECT_TRUE(w.realized() && v.realized()) << step;
+      assign(v, v * 0.9 + 2.0 * w * x * x);
+      assign(w, w - v * 0.001);
+      if (realize_parameters) realize({w, v});
+    }
+    realize({w, v});
+    EXPECT_EQ(data_ptr(w), w_buffer);
+    losses.push_back(w.to_vector<float>()[0]);
+    return losses;
+  };
+  EXPECT_EQ(run(false), run(true));
 }
 
 // Assigns whose values a failed realize would have computed go back too: to a value never

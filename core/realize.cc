@@ -35,6 +35,15 @@ Program CollectProgram(const std::vector<const Node*>& outputs) {
   return program;
 }
 
+void RefuseUndoneReads(const Program& program, absl::string_view op) {
+  for (const Node* node : program.nodes) {
+    if (!node->ReadsUndoneValue()) continue;
+    ThrowOpError(op, "a ", OpName(node->op()), " ", node->shape().ToString(),
+                 " was recorded from a value that assign() gave, which a failed realize undid "
+                 "(the assigned tensor holds its previous value again): record it again");
+  }
+}
+
 namespace {
 
 std::shared_mutex& GraphMutex() {
@@ -115,19 +124,6 @@ void KeepAssigns(const Program& program) {
     if (AssignTarget* target = const_cast<Node*>(n)->assign_target()) target->previous.reset();
   }
 }
-
-}  // namespace
-
-void RefuseUndoneReads(const Program& program, absl::string_view op) {
-  for (const Node* node : program.nodes) {
-    if (!node->ReadsUndoneValue()) continue;
-    ThrowOpError(op, "a ", OpName(node->op()), " ", node->shape().ToString(),
-                 " was recorded from a value that assign() gave, which a failed realize undid "
-                 "(the assigned tensor holds its previous value again): record it again");
-  }
-}
-
-namespace {
 
 void RealizeOnDevice(Device device, int index, const std::vector<const Node*>& outputs) {
   Program program = CollectProgram(outputs);

@@ -219,7 +219,10 @@ void Shapes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> ep
                         // tiles of 128 x 256 with a last round of 60 (the second: their K
                         // in slices) and 56 (the third: whole, a cut measured no faster)
                         {1536, 4096, 4096},
-                        {2560, 4096, 4096}};
+                        {2560, 4096, 4096},
+                        // the down projection of an MLP of F = 11008 (gemm_group_bench's
+                        // BM_SwiGluMlp): 128 tiles of 128 x 256 for 132 SMs
+                        {1024, 4096, 11008}};
   for (const auto& [m, n, k] : shapes) {
     for (int64_t e : epilogues) b->Args({m, n, k, e});
   }
@@ -278,6 +281,8 @@ BENCHMARK(BM_ColdWeights)
     // reads each B tile once; at 64 rows tiles of 64 x 128 (14336) or 64 x 256 (32000) in
     // one round.
     ->ArgsProduct({{64, 100, 127, 128}, {14336, 32000}, {4096}, {0, 1}})
+    // An MLP's down projection at 64 rows (F = 11008): 64 tiles of 64 x 64, K in two slices.
+    ->ArgsProduct({{64}, {4096}, {11008}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

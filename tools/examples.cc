@@ -49,6 +49,13 @@ std::vector<Example> Examples(Device d) {
                {matmul(x64, In({4096, 4096}, DType::kBF16, d))}});
   e.push_back({"swiglu_decode", "silu(x wg) * (x wu) for 64 rows, F = 11008 bf16: one dual GEMM",
                swiglu(x64)});
+  // The whole MLP: the dual GEMM, then the down projection of 64 x 4096 x 11008 (64 tiles,
+  // each K in two slices).
+  Tensor wd = In({11008, 4096}, DType::kBF16, d);
+  e.push_back({"swiglu_mlp_decode",
+               "(silu(x wg) * (x wu)) wd for 64 rows, F = 11008 bf16: a dual GEMM, then the down "
+               "projection",
+               {matmul(swiglu(x64)[0], wd)}});
   Tensor x1024 = In({1024, 4096}, DType::kBF16, d);
   e.push_back({"qkv_1024",
                "q, k and v projections of 1024 rows (4096 x 4096, 1024, 1024 bf16): one GEMM of "

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch on bench/gemm_group_bench.cc's shapes (issue 15's baselines, measured in the same
 run on the GPU machine, whose image has PyTorch): the q/k/v projections as three GEMMs and as
-one on concatenated weights, the SwiGLU gate and up under torch.compile, and the experts by
-torch._grouped_mm.
+one on concatenated weights, the SwiGLU gate and up and the whole SwiGLU MLP under
+torch.compile, and the experts by torch._grouped_mm. Arguments name the cases to run (qkv,
+swiglu, swiglu_mlp, experts; all by default).
 
 Prints one line a case: its arguments as gemm_group_bench names them, milliseconds and
 TFLOP/s. A case PyTorch refuses prints its error and the script goes on.
@@ -45,6 +46,13 @@ def swiglu(m):
     report(f"BM_SwiGlu/{m}", "torch.compile", 4.0 * m * FFN * K, lambda: step(x, wg, wu))
 
 
+def swiglu_mlp(m):
+    x, wg, wu, wd = bf16(m, K), bf16(K, FFN), bf16(K, FFN), bf16(FFN, K)
+    step = torch.compile(lambda x, wg, wu, wd: (F.silu(x @ wg) * (x @ wu)) @ wd)
+    report(f"BM_SwiGluMlp/{m}", "torch.compile", 6.0 * m * FFN * K,
+           lambda: step(x, wg, wu, wd))
+
+
 def experts(sizes):
     rows, k, n = EXPERT_ROWS[sizes], 2048, 1408
     a = bf16(sum(rows), k)
@@ -59,10 +67,18 @@ def experts(sizes):
 
 
 if __name__ == "__main__":
+    import sys
+    cases = sys.argv[1:] or ["qkv", "swiglu", "swiglu_mlp", "experts"]  # which to run
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
     for m in (16, 64, 100, 1024, 8192):
-        qkv(m)
+        if "qkv" in cases:
+            qkv(m)
     for m in (16, 64, 100, 1024, 8192):
-        swiglu(m)
+        if "swiglu" in cases:
+            swiglu(m)
+    for m in (64, 1024, 8192):
+        if "swiglu_mlp" in cases:
+            swiglu_mlp(m)
     for sizes in (0, 1, 2):
-        experts(sizes)
+        if "experts" in cases:
+            experts(sizes)

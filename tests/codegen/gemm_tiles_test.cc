@@ -195,6 +195,9 @@ TEST(GemmTilesTest, TilesNarrowToWholeWaves) {
   EXPECT_EQ(bn({{8192, 11008}}), 256);  // 2752: 20.8
   EXPECT_EQ(bn({{8192, 6144}}), 256);   // 1536: 11.6, where 128 wide would take 24 rounds
   EXPECT_EQ(bn({{1024, 6144}}), 128);   // 192: 1.45 rounds; 384 of 128: 2.9
+  EXPECT_EQ(bn({{1024, 4096}}), 256);   // 128: one round, 4 SMs idle; 256 of 128: two
+  EXPECT_EQ(bn({{512, 7936}}), 256);    // 124: one round, 8 idle
+  EXPECT_EQ(bn({{512, 7680}}), 128);    // 120: 12 idle; 240 of 128
   EXPECT_EQ(bn({{1536, 4096}}), 128);   // 192; 384 of 128
   EXPECT_EQ(bn({{2560, 4096}}), 128);   // 320: 2.4; 640 of 128: 4.8
   EXPECT_EQ(bn({{1024, 4096}, {1024, 1024}, {1024, 1024}}), 128);  // q/k/v: 192; 384

@@ -15,7 +15,6 @@
 #include <optional>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "backend/dynamic_extents.h"
 #include "backend/environment.h"
@@ -23,6 +22,8 @@
 #include "backend/program_key.h"
 #include "backend/ready_plan.h"
 #include "core/backend.h"
+#include "core/environment.h"
+#include "core/error.h"
 #include "core/execution.h"
 #include "core/stats.h"
 #include "core/status_macros.h"
@@ -39,12 +40,9 @@ namespace {
 constexpr size_t kPlanCacheEntries = 512;
 constexpr size_t kModuleCacheEntries = 512;
 
-// TESSEL_VIRTUAL_DEVICES=N: each GPU appears as N devices (1 when unset or invalid).
+// TESSEL_VIRTUAL_DEVICES=N: each GPU appears as N devices (1 to 64; 1 when unset).
 int VirtualDevicesPerGpu() {
-  int n = 1;
-  const char* v = std::getenv("TESSEL_VIRTUAL_DEVICES");
-  if (v == nullptr || !absl::SimpleAtoi(v, &n) || n < 1) return 1;
-  return n;
+  return static_cast<int>(EnvInteger("TESSEL_VIRTUAL_DEVICES", 1, 64).value_or(1));
 }
 
 // A plan-cache entry: a plan and the rows it runs with. A family's plan is entered under the
@@ -90,6 +88,7 @@ class CudaBackend : public Backend {
   int DeviceCount() override { return Available().ok() ? static_cast<int>(slots_.size()) : 0; }
 
   absl::StatusOr<std::vector<BufferPtr>> Run(const Program& program) override {
+    ReadSettings();
     TESSEL_ASSIGN_OR_RETURN(DeviceSlot * slot, Open(program.device_index));
     runtime::DeviceContext& device = *slot->context;
     TESSEL_ASSIGN_OR_RETURN(const CUstream stream, StreamOf(device, program.stream));
@@ -259,7 +258,11 @@ class CudaBackend : public Backend {
     TESSEL_RETURN_IF_ERROR(runtime::CheckCu(driver_->cuDeviceGetCount(&gpus), "cuDeviceGetCount"));
     if (gpus == 0) return absl::UnavailableError("no CUDA device");
     TESSEL_RETURN_IF_ERROR(runtime::NvrtcVersion().status());
-    per_gpu_ = VirtualDevicesPerGpu();
+    try {
+      per_gpu_ = VirtualDevicesPerGpu();
+    } catch (const Error& e) {  // the backend is unavailable, and says why
+      return absl::InvalidArgumentError(e.what());
+    }
     for (int i = 0; i < gpus * per_gpu_; ++i) slots_.push_back(std::make_unique<DeviceSlot>());
     return OpenSlot(0).status();  // a GPU that cannot be used makes the backend unavailable
   }

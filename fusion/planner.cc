@@ -1,10 +1,10 @@
 #include "fusion/planner.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <optional>
+#include <string>
 
-#include "absl/strings/numbers.h"
+#include "core/environment.h"
 #include "fusion/planner_state.h"
 
 namespace tessel {
@@ -20,8 +20,7 @@ FusionPlan PlanFusion(const Program& program, const FusionOptions& options) {
 
 FusionOptions DefaultFusionOptions() {
   FusionOptions options;
-  const char* env = std::getenv("TESSEL_FUSION");
-  options.fuse = env == nullptr || std::strcmp(env, "0") != 0;
+  options.fuse = EnvSwitch("TESSEL_FUSION", true);
   return options;
 }
 
@@ -30,35 +29,26 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   // 8: the largest cluster every sm_90 part launches (portable); a row of 8 x 16384 elements.
   // Long columns take up to 16 (non-portable: the H100's and H200's GPCs run them).
   // TESSEL_CLUSTERS=N caps both (0 or 1: none, longer rows stream; 8: portable ones only).
-  int most = 16;
-  const char* env = std::getenv("TESSEL_CLUSTERS");
-  if (env != nullptr && (!absl::SimpleAtoi(env, &most) || most < 0 || most > 16)) most = 16;
+  const int most = static_cast<int>(EnvInteger("TESSEL_CLUSTERS", 0, 16).value_or(16));
   options.cluster_blocks = target.major >= 9 ? std::clamp(most, 1, 8) : 1;
   options.column_cluster_blocks = target.major >= 9 ? std::max(most, 1) : 1;
   if (target.major == 9) {
-    const char* small = std::getenv("TESSEL_SMALL_TILES");
-    const bool everywhere = small != nullptr && std::strcmp(small, "0") != 0;
+    const bool everywhere = EnvSwitch("TESSEL_SMALL_TILES", false);
     options.column_tile_columns = everywhere ? 1 : 64 * 2 * 132;
     options.column_tile_length = everywhere ? 1 : 241;
   }
   options.attention = target.major >= 8;
-  const char* groups = std::getenv("TESSEL_GEMM_GROUPS");
-  options.gemm_groups = target.major == 9 && target.arch_specific &&
-                        (groups == nullptr || std::strcmp(groups, "0") != 0);
-  const char* tickets = std::getenv("TESSEL_TICKETS");
-  options.work_tickets = tickets == nullptr || std::strcmp(tickets, "0") != 0;
-  const char* merge = std::getenv("TESSEL_SPLIT_MERGE");
-  if (merge != nullptr && std::strcmp(merge, "last") == 0) options.split_merge = SplitMerge::kLast;
-  if (merge != nullptr && std::strcmp(merge, "launch") == 0) {
-    options.split_merge = SplitMerge::kLaunch;
-  }
+  options.gemm_groups =
+      target.major == 9 && target.arch_specific && EnvSwitch("TESSEL_GEMM_GROUPS", true);
+  options.work_tickets = EnvSwitch("TESSEL_TICKETS", true);
+  const std::optional<std::string> merge = EnvChoice("TESSEL_SPLIT_MERGE", {"last", "launch"});
+  if (merge == "last") options.split_merge = SplitMerge::kLast;
+  if (merge == "launch") options.split_merge = SplitMerge::kLaunch;
   // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
   // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
   // Read here, where plans are built, not in DefaultFusionOptions(), which every realize calls.
-  int64_t staged = 0;
-  const char* staged_env = std::getenv("TESSEL_STAGED_ROW");
-  if (staged_env != nullptr && absl::SimpleAtoi(staged_env, &staged) && staged >= 1) {
-    options.max_staged_row = std::min(staged, options.max_staged_row);
+  if (std::optional<int64_t> staged = EnvInteger("TESSEL_STAGED_ROW", 1, int64_t{1} << 40)) {
+    options.max_staged_row = std::min(*staged, options.max_staged_row);
   }
   return options;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/error.h"
 #include "core/status_macros.h"
 #include "runtime/nvrtc_compiler.h"
 
@@ -41,7 +42,11 @@ absl::StatusOr<std::unique_ptr<DeviceContext>> DeviceContext::Open(const Driver*
                                    "cuDevicePrimaryCtxRetain"));
   }
   driver->cuDeviceGetAttribute(&d->sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-  d->target_ = TargetOfDevice(ordinal);
+  try {
+    d->target_ = TargetOfDevice(ordinal);
+  } catch (const Error& e) {  // TESSEL_ARCH unreadable: the device says why it is unavailable
+    return absl::InvalidArgumentError(e.what());
+  }
   ScopedContext scope(driver, d->context_);
   CUstream stream;
   TESSEL_RETURN_IF_ERROR(

@@ -1,9 +1,10 @@
 #include "runtime/files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <cerrno>
 
 namespace tessel::runtime {
 
@@ -13,13 +14,23 @@ void MakeDirectories(const std::string& path) {
   }
 }
 
-bool ReadFile(const std::string& path, std::string* data) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *data = s.str();
-  return true;
+bool ReadRegularFile(const std::string& path, int64_t max_bytes, std::string* data) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= max_bytes;
+  if (ok) {
+    data->resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (ok && done < data->size()) {
+      const ssize_t n = read(fd, data->data() + done, data->size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;
+      if (ok) done += static_cast<size_t>(n);
+    }
+  }
+  close(fd);
+  return ok;
 }
 
 }  // namespace tessel::runtime

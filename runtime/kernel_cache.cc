@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/environment.h"
 #include "core/stable_hash.h"
 #include "runtime/files.h"
 
@@ -24,6 +27,12 @@ namespace tessel::runtime {
 namespace {
 
 constexpr absl::string_view kMagic = "TESSEL-KERNEL-CACHE-1\n";
+constexpr absl::string_view kTemporary = ".tmp.";
+// No entry is near this (the largest kernels' cubins are a few MB).
+constexpr int64_t kMaxEntryBytes = int64_t{256} << 20;
+// Other processes write to the directory too: it is counted again every this many writes, so
+// that the limit holds for all of them together.
+constexpr int64_t kWritesBetweenScans = 16;
 
 // Everything that decides the compiled binary, in one string.
 std::string KeyMaterial(const CompileUnit& unit, const Target& target,
@@ -68,15 +77,31 @@ bool Deserialize(absl::string_view data, absl::string_view key, CompileOutput* o
   return rest.empty() && !out->cubin.empty();
 }
 
-// Write-then-rename: readers see the old entry or the whole new one, never a part.
+// Write-then-rename: readers see the old entry or the whole new one, never a part. The
+// temporary's name holds the writer's pid (TrimDirectory removes a dead writer's) and a count,
+// so that two threads writing one key never share it. A failed write leaves nothing behind.
 void WriteAtomically(const std::string& dir, const std::string& path, absl::string_view data) {
+  static std::atomic<int64_t> writes{0};
   MakeDirectories(dir);
-  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
+  const std::string temp = absl::StrCat(path, kTemporary, getpid(), ".", writes++);
+  bool written = false;
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out.write(data.data(), data.size())) return;
+    written = static_cast<bool>(out.write(data.data(), data.size()));
+    out.close();
+    written = written && !out.fail();
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) std::remove(temp.c_str());
+  if (!written || std::rename(temp.c_str(), path.c_str()) != 0) std::remove(temp.c_str());
+}
+
+// A temporary whose writer has ended (killed while writing, say): nothing will rename it.
+bool AbandonedTemporary(absl::string_view name) {
+  const size_t at = name.find(kTemporary);
+  if (at == absl::string_view::npos) return false;
+  absl::string_view rest = name.substr(at + kTemporary.size());
+  int pid = 0;
+  if (!absl::SimpleAtoi(rest.substr(0, rest.find('.')), &pid) || pid <= 0) return true;
+  return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace
@@ -95,11 +120,13 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
   }
   const std::string file =
       absl::StrFormat("%016x-%016x.cubin", StableHash(key), StableHash(key, 0x84222325cbf29ce4ull));
-  const std::string path = directory_.empty() ? "" : absl::StrCat(directory_, "/", file);
+  const bool disk = !directory_.empty() && options_.disk_bytes > 0;
+  const std::string path = disk ? absl::StrCat(directory_, "/", file) : "";
   auto out = std::make_shared<CompileOutput>();
   std::string data;
-  bool from_disk = false;
-  if (!path.empty() && ReadFile(path, &data)) {
+  bool present = false, from_disk = false;
+  if (!path.empty() && ReadRegularFile(path, kMaxEntryBytes, &data)) {
+    present = true;
     from_disk = Deserialize(data, key, out.get());
     if (!from_disk) *out = CompileOutput();
   }
@@ -120,11 +147,15 @@ absl::StatusOr<std::shared_ptr<const CompileOutput>> KernelCache::GetOrCompile(
     ++stats_.disk_hits;
   } else {
     ++stats_.compiles;
-    if (!data.empty()) ++stats_.disk_rejects;
+    if (present) ++stats_.disk_rejects;
   }
   if (!entry.empty()) {
+    ++writes_;
     if (disk_bytes_ >= 0) disk_bytes_ += static_cast<int64_t>(entry.size());
-    if (disk_bytes_ < 0 || disk_bytes_ > options_.disk_bytes) TrimDirectory();
+    if (disk_bytes_ < 0 || disk_bytes_ > options_.disk_bytes ||
+        writes_ % kWritesBetweenScans == 0) {
+      TrimDirectory();
+    }
   }
   const int64_t evicted = memory_.counters().evictions;
   memory_.Put(key, out);
@@ -143,9 +174,10 @@ void KernelCache::TrimDirectory() {
   if (DIR* dir = opendir(directory_.c_str())) {
     while (const dirent* e = readdir(dir)) {
       const std::string name = e->d_name;
-      if (!absl::EndsWith(name, ".cubin")) continue;  // temporaries belong to their writers
-      struct stat st;
       const std::string path = absl::StrCat(directory_, "/", name);
+      if (AbandonedTemporary(name)) std::remove(path.c_str());
+      if (!absl::EndsWith(name, ".cubin")) continue;  // a live writer's temporary is its own
+      struct stat st;
       if (stat(path.c_str(), &st) != 0) continue;
       entries.push_back({path, static_cast<int64_t>(st.st_size), st.st_mtim});
       total += st.st_size;
@@ -170,11 +202,8 @@ void KernelCache::TrimDirectory() {
 
 KernelCacheOptions DefaultKernelCacheOptions() {
   KernelCacheOptions options;
-  int64_t mb = 0;
-  if (const char* v = std::getenv("TESSEL_CACHE_MAX_MB");
-      v != nullptr && absl::SimpleAtoi(v, &mb)) {
-    options.disk_bytes = std::max<int64_t>(mb, 0) << 20;
-  }
+  // 0: nothing on disk; 2^40 MB (an exabyte): no limit in practice, and no overflow in bytes.
+  options.disk_bytes = EnvInteger("TESSEL_CACHE_MAX_MB", 0, int64_t{1} << 40).value_or(2048) << 20;
   return options;
 }
 
@@ -185,7 +214,8 @@ CacheStats KernelCache::stats() const {
 
 std::string DefaultCacheDirectory() {
   if (const char* dir = std::getenv("TESSEL_CACHE_DIR"); dir != nullptr && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) {
+  // (A relative XDG_CACHE_HOME is invalid, the XDG specification says: ignored.)
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
     return absl::StrCat(xdg, "/tessel");
   }
   if (const char* home = std::getenv("HOME"); home != nullptr && *home) {

@@ -9,8 +9,9 @@
 //
 // Both tiers are bounded. Memory holds the most recently used entries (the CUDA backend keeps
 // its loaded modules in front of it, so this tier serves only reloads). The directory is
-// trimmed to TESSEL_CACHE_MAX_MB (default 2048) after each write, oldest use first: a disk
-// hit renews the entry's modification time.
+// trimmed to TESSEL_CACHE_MAX_MB (default 2048; 0: no disk tier) after a write that passes
+// it, oldest use first (a disk hit renews the entry's modification time), and counted again
+// every few writes, since other processes write there too.
 #ifndef TESSEL_RUNTIME_KERNEL_CACHE_H_
 #define TESSEL_RUNTIME_KERNEL_CACHE_H_
 
@@ -43,7 +44,8 @@ struct KernelCacheOptions {
   int64_t disk_bytes = int64_t{2048} << 20;
 };
 
-// TESSEL_CACHE_MAX_MB, if set, as the disk limit.
+// TESSEL_CACHE_MAX_MB, if set, as the disk limit (an Error where it is no integer in
+// [0, 2^40]).
 KernelCacheOptions DefaultKernelCacheOptions();
 
 class KernelCache {
@@ -68,9 +70,11 @@ class KernelCache {
   LruCache<std::string, std::shared_ptr<const CompileOutput>> memory_;
   CacheStats stats_;
   int64_t disk_bytes_ = -1;  // what this process believes the directory holds; -1: unknown
+  int64_t writes_ = 0;       // entries this process wrote
 };
 
-// TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else $HOME/.cache/tessel ("" if none).
+// TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel (an absolute one), else $HOME/.cache/tessel
+// ("" if none).
 std::string DefaultCacheDirectory();
 
 // The process-wide cache in DefaultCacheDirectory().

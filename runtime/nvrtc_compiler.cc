@@ -3,11 +3,15 @@
 #include <nvrtc.h>
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "core/error.h"
 #include "core/status_macros.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/dynamic_library.h"
@@ -50,25 +54,37 @@ absl::StatusOr<const Nvrtc*> GetNvrtc() {
   return &**nvrtc;
 }
 
+// TESSEL_ARCH's value, spaces around it stripped; nullopt when unset or empty.
+std::optional<std::string> ArchOverride() {
+  const char* v = std::getenv("TESSEL_ARCH");
+  if (v == nullptr) return std::nullopt;
+  std::string arch(absl::StripAsciiWhitespace(v));
+  if (arch.empty()) return std::nullopt;
+  return arch;
+}
+
 }  // namespace
 
 Target TargetOfDevice(int ordinal) {
   Target t;
   // TESSEL_ARCH=sm_90 (say) overrides the device's own, e.g. to run the portable kernels.
-  if (const char* arch = std::getenv("TESSEL_ARCH"); arch != nullptr) {
-    int number = 0;
-    absl::string_view a(arch);
+  if (const std::optional<std::string> arch = ArchOverride()) {
+    absl::string_view a(*arch);
     // The number's digits (two or three: sm_90a, sm_100a), then a suffix ("a": the
-    // architecture-specific features).
+    // architecture-specific features). Anything else is refused: a setting half read would
+    // compile for another target than the one asked for.
     const bool prefixed = absl::ConsumePrefix(&a, "sm_");
-    size_t digits = 0;
-    while (digits < a.size() && absl::ascii_isdigit(a[digits])) ++digits;
-    if (prefixed && digits >= 2 && absl::SimpleAtoi(a.substr(0, digits), &number)) {
-      t.major = number / 10;
-      t.minor = number % 10;
-      t.arch_specific = a.substr(digits) == "a";
-      return t;
+    const bool specific = absl::ConsumeSuffix(&a, "a");
+    int number = 0;
+    if (!prefixed || a.size() < 2 || a.size() > 3 || !absl::c_all_of(a, absl::ascii_isdigit) ||
+        !absl::SimpleAtoi(a, &number) || a[0] == '0') {
+      ThrowOpError("environment", "TESSEL_ARCH='", *arch,
+                   "' is not an architecture of the form sm_90, sm_90a or sm_100a");
     }
+    t.major = number / 10;
+    t.minor = number % 10;
+    t.arch_specific = specific;
+    return t;
   }
   auto driver = GetDriver();
   CUdevice device;

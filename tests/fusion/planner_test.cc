@@ -128,9 +128,12 @@ TEST(PlannerTest, ClustersHoldLongRows) {
   EXPECT_EQ(kernels(softmax(Input({4, 129}), 1), DefaultFusionOptions(ampere)), 2u);  // streamed
   setenv("TESSEL_STAGED_ROW", "100000", 1);
   EXPECT_EQ(DefaultFusionOptions(ampere).max_staged_row, FusionOptions{}.max_staged_row);
-  setenv("TESSEL_STAGED_ROW", "x", 1);
-  EXPECT_EQ(DefaultFusionOptions(ampere).max_staged_row, FusionOptions{}.max_staged_row);
+  setenv("TESSEL_STAGED_ROW", "x", 1);  // a setting that reads as no row length is refused
+  EXPECT_THROW(DefaultFusionOptions(ampere), Error);
   unsetenv("TESSEL_STAGED_ROW");
+  setenv("TESSEL_CLUSTERS", "32", 1);
+  EXPECT_THROW(DefaultFusionOptions(Target{9, 0, true}), Error);
+  unsetenv("TESSEL_CLUSTERS");
 }
 
 TEST(PlannerTest, SiblingReductionsShareOnePass) {

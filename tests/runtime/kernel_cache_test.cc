@@ -2,6 +2,8 @@
 #include "runtime/kernel_cache.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -126,6 +128,78 @@ TEST_F(KernelCacheTest, DirectoryStaysUnderItsLimitDroppingTheLeastRecentlyUsed)
   EXPECT_EQ(fresh.stats().disk_hits, 2);
   ASSERT_TRUE(fresh.GetOrCompile(Unit(Variant(1), "k"), kSm90a).ok());
   EXPECT_EQ(fresh.stats().compiles, 1);
+}
+
+TEST_F(KernelCacheTest, EmptyEntriesAndOnesThatAreNoFileAreMisses) {
+  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(Unit(kSource, "k"), kSm90a).ok()); }
+  const std::string path = EntryPath();
+  ASSERT_EQ(truncate(path.c_str(), 0), 0);
+  {
+    KernelCache cache(dir_);
+    ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());
+    EXPECT_EQ(cache.stats().disk_rejects, 1);
+  }
+  // A pipe in the entry's place would block a reader that opened it to read.
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  ASSERT_EQ(mkfifo(path.c_str(), 0644), 0);
+  KernelCache cache(dir_);
+  ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());
+  EXPECT_EQ(cache.stats().compiles, 1);
+}
+
+TEST_F(KernelCacheTest, ALimitOfZeroKeepsNothingOnDisk) {
+  KernelCacheOptions options;
+  options.disk_bytes = 0;
+  KernelCache cache(dir_, options);
+  ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());
+  EXPECT_EQ(opendir(dir_.c_str()), nullptr);  // not even created
+}
+
+// A temporary whose writer has ended is removed when the directory is counted; a live
+// writer's is left to it.
+TEST_F(KernelCacheTest, AbandonedTemporariesAreRemoved) {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);
+  mkdir(dir_.c_str(), 0755);
+  const std::string dead = absl::StrCat(dir_, "/x.cubin.tmp.", child, ".0"),
+                    live = absl::StrCat(dir_, "/y.cubin.tmp.", getpid(), ".0");
+  std::ofstream(dead) << "partial";
+  std::ofstream(live) << "partial";
+  KernelCache cache(dir_);
+  ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());  // a first write counts
+  EXPECT_NE(access(dead.c_str(), F_OK), 0);
+  EXPECT_EQ(access(live.c_str(), F_OK), 0);
+}
+
+// Another process's entries count against the limit too: the directory is counted again
+// every 16 writes, not only when this process's own writes pass the limit.
+TEST_F(KernelCacheTest, TheLimitHoldsWithOtherWriters) {
+  { ASSERT_TRUE(KernelCache(dir_).GetOrCompile(Unit(Variant(0), "k"), kSm90a).ok()); }
+  std::ifstream first(EntryPath(), std::ios::binary | std::ios::ate);
+  const int64_t entry = first.tellg();
+  KernelCacheOptions options;
+  options.disk_bytes = entry * 30;
+  KernelCache cache(dir_, options);
+  ASSERT_TRUE(cache.GetOrCompile(Unit(Variant(1), "k"), kSm90a).ok());  // counted: 2 entries
+  for (int i = 0; i < 45; ++i) {  // another process's writes meanwhile
+    std::ofstream(absl::StrCat(dir_, "/other", i, ".cubin")) << std::string(entry, 'x');
+  }
+  for (int i = 2; i < 17; ++i) {
+    ASSERT_TRUE(cache.GetOrCompile(Unit(Variant(i), "k"), kSm90a).ok());
+  }
+  int64_t total = 0;
+  DIR* d = opendir(dir_.c_str());
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    struct stat st;
+    if (stat(absl::StrCat(dir_, "/", e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      total += st.st_size;
+    }
+  }
+  if (d) closedir(d);
+  EXPECT_LE(total, options.disk_bytes);
+  EXPECT_GT(cache.stats().disk_evictions, 0);
 }
 
 TEST_F(KernelCacheTest, CompileErrorsCarryTheLog) {

@@ -3,6 +3,8 @@
 // by a crash-hunting helper).
 #include <cstdlib>
 
+#include "core/error.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
 
@@ -31,6 +33,20 @@ TEST(TargetTest, ArchitecturesOfTwoAndThreeDigits) {
     EXPECT_EQ(t.minor, c.minor);
     EXPECT_EQ(t.arch_specific, c.arch_specific);
   }
+}
+
+// A setting that reads as no architecture is refused, naming it, never half read (sm_90junk
+// was sm_90) or ignored (SM_90 compiled for the device's own).
+TEST(TargetTest, SettingsThatAreNoArchitectureAreRefused) {
+  for (const char* arch : {"sm_90junk", "SM_90", "sm_9", "compute_90", "sm_100f", "sm_1000",
+                           "sm_09", "sm_99999999999999999999"}) {
+    SCOPED_TRACE(arch);
+    setenv("TESSEL_ARCH", arch, 1);
+    EXPECT_THAT([] { TargetOfDevice(0); },
+                ::testing::ThrowsMessage<Error>(::testing::HasSubstr("TESSEL_ARCH='")));
+    unsetenv("TESSEL_ARCH");
+  }
+  EXPECT_EQ(TargetFor(" sm_90a ").Name(), "sm_90a");
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "core/environment.h"
+#include "core/target.h"
+#include "fusion/planner.h"
 #include "runtime/kernel_cache.h"
 
 namespace tessel::backend {
@@ -46,10 +48,11 @@ inline int64_t PersistentBlocksCap() {
   return cap;
 }
 
-// Each setting above and the kernel cache's read where a bad one is refused before anything
-// runs (the backend's Run calls this first): each is otherwise first read midway through a
-// plan. (Those read at every use are read again there.)
+// Each setting above, the planner's and the kernel cache's read where a bad one is refused
+// before anything runs or is learnt (the backend's Run calls this first): each is otherwise
+// first read midway through a plan. (Those read at every use are read again there.)
 inline void ReadSettings() {
+  DefaultFusionOptions(Target{9, 0, true});  // (sm_90a: every planner setting is read)
   LogEnabled();
   SyncEnabled();
   PersistentBlocksCap();

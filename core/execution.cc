@@ -26,6 +26,8 @@ Backend& BackendOf(Device device, const char* op) {
 
 int device_count() {
   absl::StatusOr<Backend*> cuda = GetBackend(Device::kCUDA);
+  // A GPU that a setting makes unusable is an error here too (default_device), not zero GPUs.
+  if (absl::IsInvalidArgument(cuda.status())) ThrowOpError("device_count", cuda.status().message());
   return cuda.ok() ? (*cuda)->DeviceCount() : 0;
 }
 

@@ -30,6 +30,11 @@ absl::StatusOr<std::unique_ptr<DeviceContext>> DeviceContext::Open(const Driver*
   d->index_ = index;
   CUdevice device;
   TESSEL_RETURN_IF_ERROR(CheckCu(driver->cuDeviceGet(&device, ordinal), "cuDeviceGet"));
+  try {
+    d->target_ = TargetOfDevice(ordinal);
+  } catch (const Error& e) {  // TESSEL_ARCH unreadable (read before a context is made)
+    return absl::InvalidArgumentError(e.what());
+  }
   if (own_context) {
     if (driver->cuCtxCreateV2 == nullptr) {
       return absl::UnimplementedError("this driver cannot create a context of its own");
@@ -42,11 +47,6 @@ absl::StatusOr<std::unique_ptr<DeviceContext>> DeviceContext::Open(const Driver*
                                    "cuDevicePrimaryCtxRetain"));
   }
   driver->cuDeviceGetAttribute(&d->sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-  try {
-    d->target_ = TargetOfDevice(ordinal);
-  } catch (const Error& e) {  // TESSEL_ARCH unreadable: the device says why it is unavailable
-    return absl::InvalidArgumentError(e.what());
-  }
   ScopedContext scope(driver, d->context_);
   CUstream stream;
   TESSEL_RETURN_IF_ERROR(

@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,10 +9,13 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
+#include <random>
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -28,6 +30,7 @@ namespace {
 
 constexpr absl::string_view kMagic = "TESSEL-KERNEL-CACHE-1\n";
 constexpr absl::string_view kTemporary = ".tmp.";
+constexpr int64_t kAbandonedAfterSeconds = 3600;
 // No entry is near this (the largest kernels' cubins are a few MB).
 constexpr int64_t kMaxEntryBytes = int64_t{256} << 20;
 // Other processes write to the directory too: it is counted again every this many writes, so
@@ -78,12 +81,15 @@ bool Deserialize(absl::string_view data, absl::string_view key, CompileOutput* o
 }
 
 // Write-then-rename: readers see the old entry or the whole new one, never a part. The
-// temporary's name holds the writer's pid (TrimDirectory removes a dead writer's) and a count,
-// so that two threads writing one key never share it. A failed write leaves nothing behind.
+// temporary's name is unique to this write: the pid, a number drawn once a process (pids
+// repeat across the machines or containers sharing a directory) and a count of the writes
+// (threads). A failed write leaves nothing behind.
 void WriteAtomically(const std::string& dir, const std::string& path, absl::string_view data) {
+  static const uint64_t nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   static std::atomic<int64_t> writes{0};
   MakeDirectories(dir);
-  const std::string temp = absl::StrCat(path, kTemporary, getpid(), ".", writes++);
+  const std::string temp =
+      absl::StrCat(path, kTemporary, getpid(), ".", absl::Hex(nonce), ".", writes++);
   bool written = false;
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
@@ -94,14 +100,18 @@ void WriteAtomically(const std::string& dir, const std::string& path, absl::stri
   if (!written || std::rename(temp.c_str(), path.c_str()) != 0) std::remove(temp.c_str());
 }
 
-// A temporary whose writer has ended (killed while writing, say): nothing will rename it.
-bool AbandonedTemporary(absl::string_view name) {
-  const size_t at = name.find(kTemporary);
-  if (at == absl::string_view::npos) return false;
-  absl::string_view rest = name.substr(at + kTemporary.size());
-  int pid = 0;
-  if (!absl::SimpleAtoi(rest.substr(0, rest.find('.')), &pid) || pid <= 0) return true;
-  return kill(pid, 0) != 0 && errno == ESRCH;
+// One of this cache's temporaries ("<entry>.cubin.tmp.<writer>") not written to for an hour:
+// its writer has ended (killed while writing, say), since a write takes milliseconds. Its
+// age, not its pid, decides: the writer may be another machine's process.
+bool AbandonedTemporary(absl::string_view name, const struct stat& st) {
+  if (!S_ISREG(st.st_mode) || name.size() < 33 || name[16] != '-' ||
+      !absl::StartsWith(name.substr(33), absl::StrCat(".cubin", kTemporary))) {
+    return false;
+  }
+  for (int i = 0; i < 33; ++i) {
+    if (i != 16 && !absl::ascii_isxdigit(name[i])) return false;
+  }
+  return time(nullptr) - st.st_mtim.tv_sec > kAbandonedAfterSeconds;
 }
 
 }  // namespace
@@ -175,10 +185,10 @@ void KernelCache::TrimDirectory() {
     while (const dirent* e = readdir(dir)) {
       const std::string name = e->d_name;
       const std::string path = absl::StrCat(directory_, "/", name);
-      if (AbandonedTemporary(name)) std::remove(path.c_str());
-      if (!absl::EndsWith(name, ".cubin")) continue;  // a live writer's temporary is its own
       struct stat st;
-      if (stat(path.c_str(), &st) != 0) continue;
+      if (lstat(path.c_str(), &st) != 0) continue;
+      if (AbandonedTemporary(name, st)) std::remove(path.c_str());
+      if (!absl::EndsWith(name, ".cubin")) continue;  // a live writer's temporary is its own
       entries.push_back({path, static_cast<int64_t>(st.st_size), st.st_mtim});
       total += st.st_size;
     }

@@ -2,8 +2,8 @@
 #include "runtime/kernel_cache.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -155,22 +155,24 @@ TEST_F(KernelCacheTest, ALimitOfZeroKeepsNothingOnDisk) {
   EXPECT_EQ(opendir(dir_.c_str()), nullptr);  // not even created
 }
 
-// A temporary whose writer has ended is removed when the directory is counted; a live
-// writer's is left to it.
+// One of the cache's temporaries not written to for an hour is removed when the directory is
+// counted (its writer ended while writing); a recent one is left to its writer, and files
+// that are not the cache's are left alone.
 TEST_F(KernelCacheTest, AbandonedTemporariesAreRemoved) {
-  const pid_t child = fork();
-  if (child == 0) _exit(0);
-  ASSERT_GT(child, 0);
-  waitpid(child, nullptr, 0);
   mkdir(dir_.c_str(), 0755);
-  const std::string dead = absl::StrCat(dir_, "/x.cubin.tmp.", child, ".0"),
-                    live = absl::StrCat(dir_, "/y.cubin.tmp.", getpid(), ".0");
-  std::ofstream(dead) << "partial";
-  std::ofstream(live) << "partial";
+  const std::string entry = "0123456789abcdef-0123456789abcdef.cubin";
+  const std::string old = absl::StrCat(dir_, "/", entry, ".tmp.1.2a.0"),
+                    recent = absl::StrCat(dir_, "/", entry, ".tmp.2.2a.0"),
+                    foreign = absl::StrCat(dir_, "/notes.tmp.bak");
+  for (const std::string& path : {old, recent, foreign}) std::ofstream(path) << "partial";
+  const struct timespec two_hours_ago[2] = {{time(nullptr) - 7200, 0}, {time(nullptr) - 7200, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, old.c_str(), two_hours_ago, 0), 0);
+  ASSERT_EQ(utimensat(AT_FDCWD, foreign.c_str(), two_hours_ago, 0), 0);
   KernelCache cache(dir_);
   ASSERT_TRUE(cache.GetOrCompile(Unit(kSource, "k"), kSm90a).ok());  // a first write counts
-  EXPECT_NE(access(dead.c_str(), F_OK), 0);
-  EXPECT_EQ(access(live.c_str(), F_OK), 0);
+  EXPECT_NE(access(old.c_str(), F_OK), 0);
+  EXPECT_EQ(access(recent.c_str(), F_OK), 0);
+  EXPECT_EQ(access(foreign.c_str(), F_OK), 0);
 }
 
 // Another process's entries count against the limit too: the directory is counted again

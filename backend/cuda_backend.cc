@@ -99,6 +99,7 @@ class CudaBackend : public Backend {
       ++GetStats().plan_cache_hits;
       return ExecutePlan(*hit->plan, ordered, program.outputs, device, stream, hit->rows);
     }
+    ReadPlannerSettings();
     if (DynamicExtentsEnabled()) {
       TESSEL_ASSIGN_OR_RETURN(CachedPlan family, PlanOfFamily(*slot, program, ordered, fuse));
       if (family.plan != nullptr) {

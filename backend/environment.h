@@ -48,11 +48,11 @@ inline int64_t PersistentBlocksCap() {
   return cap;
 }
 
-// Each setting above, the planner's and the kernel cache's read where a bad one is refused
-// before anything runs or is learnt (the backend's Run calls this first): each is otherwise
-// first read midway through a plan. (Those read at every use are read again there.)
+// Each setting above and the kernel cache's read where a bad one is refused before anything
+// runs (the backend's Run calls this first): each is otherwise first read midway through a
+// plan. (Those read at every use are read again there; the planner's are read before a plan
+// is built: ReadPlannerSettings.)
 inline void ReadSettings() {
-  DefaultFusionOptions(Target{9, 0, true});  // (sm_90a: every planner setting is read)
   LogEnabled();
   SyncEnabled();
   PersistentBlocksCap();
@@ -61,6 +61,10 @@ inline void ReadSettings() {
   ProgrammaticLaunchesEnabled();
   runtime::GlobalKernelCache();
 }
+
+// Every planner setting (those of sm_90a, which reads them all), read on a plan-cache miss
+// before the program's family learns its extents: a bad one is refused with nothing learnt.
+inline void ReadPlannerSettings() { DefaultFusionOptions(Target{9, 0, true}); }
 
 inline double MillisecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();

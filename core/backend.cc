@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 
@@ -68,8 +69,8 @@ absl::StatusOr<Backend*> GetBackend(Device device) {
 
 Device default_device() {
   const char* env = std::getenv("TESSEL_DEVICE");
-  if (env != nullptr && *env != '\0') {
-    const std::string value = env;
+  const std::string value(absl::StripAsciiWhitespace(env != nullptr ? env : ""));
+  if (!value.empty()) {
     if (value == "cpu") return Device::kCPU;
     if (value == "cuda") {
       auto backend = GetBackend(Device::kCUDA);

@@ -2,8 +2,9 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
-#include "absl/strings/numbers.h"
+#include "core/environment.h"
 #include "tests/test_util.h"
 
 namespace tessel::testing {
@@ -15,11 +16,10 @@ class PlacementEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     if (!GetBackend(Device::kCUDA).ok()) return;
-    int device = 0;
-    if (const char* d = std::getenv("TESSEL_TEST_DEVICE"); d && absl::SimpleAtoi(d, &device)) {
-      set_device(device);
+    if (std::optional<int64_t> device = EnvInteger("TESSEL_TEST_DEVICE", 0, 1023)) {
+      set_device(static_cast<int>(*device));
     }
-    if (const char* s = std::getenv("TESSEL_TEST_STREAM"); s && std::string(s) == "1") {
+    if (EnvSwitch("TESSEL_TEST_STREAM", false)) {
       guard_ = std::make_unique<StreamGuard>(Stream::create());
     }
   }

@@ -190,6 +190,8 @@ TEST(ErrorsTest, UnavailableDevice) {
               {"tessel::from_vector: the cuda device is unavailable: "});
   setenv("TESSEL_DEVICE", "gpu", 1);
   ExpectError([] { default_device(); }, {"TESSEL_DEVICE must be cpu or cuda, not 'gpu'"});
+  setenv("TESSEL_DEVICE", " cpu ", 1);  // spaces around, as every setting takes them
+  EXPECT_EQ(default_device(), Device::kCPU);
   unsetenv("TESSEL_DEVICE");
 }
 

@@ -1,5 +1,7 @@
 #include "backend/dump.h"
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -11,9 +13,17 @@
 
 namespace tessel::backend {
 
-std::string DumpDirectory() {
-  const char* dir = std::getenv("TESSEL_DUMP");
-  return dir != nullptr ? dir : "";
+absl::StatusOr<std::string> DumpDirectory() {
+  const char* env = std::getenv("TESSEL_DUMP");
+  const std::string dir = env != nullptr ? env : "";
+  if (dir.empty()) return dir;
+  runtime::MakeDirectories(dir);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {  // a file there, say: no dumps
+    return absl::InvalidArgumentError(absl::StrCat("tessel::environment: TESSEL_DUMP='", dir,
+                                                   "' is no directory and cannot be made one"));
+  }
+  return dir;
 }
 
 std::string WriteDumpFile(const std::string& dir, const std::string& file,

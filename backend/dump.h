@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "codegen/kernel_source.h"
 #include "fusion/plan.h"
 
 namespace tessel::backend {
 
-// The dump directory, or "" when TESSEL_DUMP is unset.
-std::string DumpDirectory();
+// The dump directory (made if missing), or "" when TESSEL_DUMP is unset; an error where it
+// is no directory and cannot be made one (a file of that name).
+absl::StatusOr<std::string> DumpDirectory();
 
 // Writes `text` to DIR/file (creating DIR); returns the path, or "" on failure.
 std::string WriteDumpFile(const std::string& dir, const std::string& file, const std::string& text);

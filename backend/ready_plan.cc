@@ -137,7 +137,7 @@ absl::StatusOr<ReadyPlan> Load(const Program& program, const FusionPlan& plan,
                                const std::vector<codegen::KernelSource>& sources,
                                const absl::flat_hash_map<const Node*, int>& position,
                                runtime::DeviceContext& device, ModuleCache& modules) {
-  const std::string dump = DumpDirectory();
+  TESSEL_ASSIGN_OR_RETURN(const std::string dump, DumpDirectory());
   if (!dump.empty()) DumpPlan(dump, plan, program.outputs);
   absl::flat_hash_map<int, size_t> last_read;
   for (size_t k = 0; k < plan.kernels.size(); ++k) {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -35,6 +36,24 @@ TEST(DumpTest, WritesThePlanAndAGraphColouredByKernel) {
   EXPECT_NE(dot.find("%0 input f32[8,16]\\ninput"), std::string::npos) << dot;
   EXPECT_NE(dot.find("kernel 1"), std::string::npos) << dot;  // softmax and the column sum
   EXPECT_NE(dot.find(" -> "), std::string::npos);
+}
+
+// The directory is made where missing; a file of that name is refused, not silently no dumps.
+TEST(DumpTest, TheDirectoryIsMadeOrRefused) {
+  const std::string dir = absl::StrCat(::testing::TempDir(), "/dump-dir-", getpid(), "/a/b");
+  setenv("TESSEL_DUMP", dir.c_str(), 1);
+  absl::StatusOr<std::string> made = backend::DumpDirectory();
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(*made, dir);
+  EXPECT_EQ(access(dir.c_str(), W_OK), 0);
+  const std::string file = absl::StrCat(::testing::TempDir(), "/dump-file-", getpid());
+  std::ofstream(file) << "x";
+  setenv("TESSEL_DUMP", file.c_str(), 1);
+  absl::StatusOr<std::string> refused = backend::DumpDirectory();
+  unsetenv("TESSEL_DUMP");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("TESSEL_DUMP='"), std::string::npos);
+  EXPECT_EQ(backend::DumpDirectory().value_or("?"), "");
 }
 
 }  // namespace

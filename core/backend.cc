@@ -3,9 +3,11 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
+#include <string>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/environment.h"
 #include "core/error.h"
 
 namespace tessel {
@@ -68,9 +70,8 @@ absl::StatusOr<Backend*> GetBackend(Device device) {
 }
 
 Device default_device() {
-  const char* env = std::getenv("TESSEL_DEVICE");
-  const std::string value(absl::StripAsciiWhitespace(env != nullptr ? env : ""));
-  if (!value.empty()) {
+  if (const std::optional<std::string> env = EnvString("TESSEL_DEVICE")) {
+    const std::string& value = *env;
     if (value == "cpu") return Device::kCPU;
     if (value == "cuda") {
       auto backend = GetBackend(Device::kCUDA);

@@ -8,10 +8,8 @@
 #include "core/error.h"
 
 namespace tessel {
-namespace {
 
-// The variable's value without the spaces around it; nullopt when unset or empty.
-std::optional<std::string> Value(const char* name) {
+std::optional<std::string> EnvString(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;
   std::string value(absl::StripAsciiWhitespace(v));
@@ -19,10 +17,8 @@ std::optional<std::string> Value(const char* name) {
   return value;
 }
 
-}  // namespace
-
 bool EnvSwitch(const char* name, bool otherwise) {
-  const std::optional<std::string> value = Value(name);
+  const std::optional<std::string> value = EnvString(name);
   if (!value) return otherwise;
   const std::string v = absl::AsciiStrToLower(*value);
   if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
@@ -32,7 +28,7 @@ bool EnvSwitch(const char* name, bool otherwise) {
 }
 
 std::optional<int64_t> EnvInteger(const char* name, int64_t lo, int64_t hi) {
-  const std::optional<std::string> value = Value(name);
+  const std::optional<std::string> value = EnvString(name);
   if (!value) return std::nullopt;
   int64_t n = 0;
   if (!absl::SimpleAtoi(*value, &n) || n < lo || n > hi) {
@@ -42,7 +38,7 @@ std::optional<int64_t> EnvInteger(const char* name, int64_t lo, int64_t hi) {
 }
 
 std::optional<std::string> EnvChoice(const char* name, const std::vector<std::string>& choices) {
-  const std::optional<std::string> value = Value(name);
+  const std::optional<std::string> value = EnvString(name);
   if (!value) return std::nullopt;
   for (const std::string& c : choices) {
     if (*value == c) return value;

@@ -9,6 +9,9 @@
 
 namespace tessel {
 
+// The value without the spaces around it; nullopt when unset or empty.
+std::optional<std::string> EnvString(const char* name);
+
 // A switch: 0 / 1, false / true, off / on, no / yes (any case; spaces around are ignored).
 // Unset or empty: `otherwise`. Anything else is an Error naming the variable: a setting that
 // reads as something it is not would silently change what runs.

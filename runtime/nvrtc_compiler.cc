@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "core/environment.h"
 #include "core/error.h"
 #include "core/status_macros.h"
 #include "runtime/cuda_driver.h"
@@ -54,21 +55,12 @@ absl::StatusOr<const Nvrtc*> GetNvrtc() {
   return &**nvrtc;
 }
 
-// TESSEL_ARCH's value, spaces around it stripped; nullopt when unset or empty.
-std::optional<std::string> ArchOverride() {
-  const char* v = std::getenv("TESSEL_ARCH");
-  if (v == nullptr) return std::nullopt;
-  std::string arch(absl::StripAsciiWhitespace(v));
-  if (arch.empty()) return std::nullopt;
-  return arch;
-}
-
 }  // namespace
 
 Target TargetOfDevice(int ordinal) {
   Target t;
   // TESSEL_ARCH=sm_90 (say) overrides the device's own, e.g. to run the portable kernels.
-  if (const std::optional<std::string> arch = ArchOverride()) {
+  if (const std::optional<std::string> arch = EnvString("TESSEL_ARCH")) {
     absl::string_view a(*arch);
     // The number's digits (two or three: sm_90a, sm_100a), then a suffix ("a": the
     // architecture-specific features). Anything else is refused: a setting half read would

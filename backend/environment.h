@@ -48,15 +48,15 @@ inline int64_t PersistentBlocksCap() {
   return cap;
 }
 
-// Each setting above and the kernel cache's read where a bad one is refused before anything
-// runs (the backend's Run calls this first): each is otherwise first read midway through a
-// plan. (Those read at every use are read again there; the planner's are read before a plan
-// is built: ReadPlannerSettings.)
+// The settings read while a plan runs, and the kernel cache's, read where a bad one is
+// refused before anything runs (the backend's Run calls this first): each is otherwise first
+// read midway through a plan, or a graph capture. (Those read at every use are read again
+// there; the planner's and TESSEL_DYNAMIC, read before a plan is built, are not needed here:
+// ReadPlannerSettings.)
 inline void ReadSettings() {
   LogEnabled();
   SyncEnabled();
   PersistentBlocksCap();
-  DynamicExtentsEnabled();
   CudaGraphsEnabled();
   ProgrammaticLaunchesEnabled();
   runtime::GlobalKernelCache();

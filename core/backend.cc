@@ -82,14 +82,14 @@ Device default_device() {
     }
     ThrowOpError("default_device", "TESSEL_DEVICE must be cpu or cuda, not '", value, "'");
   }
+  return UsableCudaBackend("default_device") != nullptr ? Device::kCUDA : Device::kCPU;
+}
+
+Backend* UsableCudaBackend(absl::string_view op) {
   const absl::StatusOr<Backend*> cuda = GetBackend(Device::kCUDA);
-  if (cuda.ok()) return Device::kCUDA;
-  // A GPU that a setting makes unusable (TESSEL_ARCH, TESSEL_VIRTUAL_DEVICES) is the user's to
-  // fix: running on the CPU instead would hide it.
-  if (absl::IsInvalidArgument(cuda.status())) {
-    ThrowOpError("default_device", cuda.status().message());
-  }
-  return Device::kCPU;
+  if (cuda.ok()) return *cuda;
+  if (absl::IsInvalidArgument(cuda.status())) ThrowOpError(op, cuda.status().message());
+  return nullptr;
 }
 
 }  // namespace tessel

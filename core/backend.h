@@ -71,6 +71,11 @@ void RegisterBackend(std::unique_ptr<Backend> backend);
 // The registered, available backend for `device`, or an error that says why there is none.
 absl::StatusOr<Backend*> GetBackend(Device device);
 
+// The CUDA backend, or nullptr where there is no usable GPU; an Error (named `op`) where a
+// setting makes the GPU unusable (TESSEL_ARCH, TESSEL_VIRTUAL_DEVICES): running on the CPU
+// instead, or counting no GPUs, would hide it.
+Backend* UsableCudaBackend(absl::string_view op);
+
 // kCUDA when a CUDA backend is registered and available, else kCPU; TESSEL_DEVICE=cpu|cuda
 // overrides it (an unknown value, or cuda without a usable GPU, throws Error).
 Device default_device();

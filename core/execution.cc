@@ -25,10 +25,8 @@ Backend& BackendOf(Device device, const char* op) {
 }  // namespace
 
 int device_count() {
-  absl::StatusOr<Backend*> cuda = GetBackend(Device::kCUDA);
-  // A GPU that a setting makes unusable is an error here too (default_device), not zero GPUs.
-  if (absl::IsInvalidArgument(cuda.status())) ThrowOpError("device_count", cuda.status().message());
-  return cuda.ok() ? (*cuda)->DeviceCount() : 0;
+  Backend* cuda = UsableCudaBackend("device_count");
+  return cuda != nullptr ? cuda->DeviceCount() : 0;
 }
 
 void set_device(int index) {

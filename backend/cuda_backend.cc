@@ -235,12 +235,12 @@ class CudaBackend : public Backend {
       ++GetStats().plan_cache_hits;
       return CachedPlan{hit->plan, choice->rows};
     }
-    absl::StatusOr<std::optional<ReadyPlan>> ready =
+    absl::StatusOr<ReadyPlan> ready =
         PrepareDynamicPlan(program, ordered.position, *slot.context, slot.modules, choice->dynamic);
-    if (!ready.ok() || !ready->has_value()) {
-      // A kernel that cannot take rows, or whose rows version fails (to compile, say): the
-      // exact plan serves this bucket from now on.
-      if (!ready.ok() && LogEnabled()) {
+    if (!ready.ok()) {
+      // A kernel whose rows version fails (to compile, say): the exact plan serves this bucket
+      // from now on.
+      if (LogEnabled()) {
         std::fprintf(stderr, "tessel: specializing instead of dynamic rows: %s\n",
                      std::string(ready.status().message()).c_str());
       }
@@ -248,8 +248,11 @@ class CudaBackend : public Backend {
       return CachedPlan{};
     }
     ++GetStats().plans_built;
-    auto plan = std::make_shared<const ReadyPlan>(**std::move(ready));
-    slot.plans.Put(std::move(key), CachedPlan{plan, 0});
+    auto plan = std::make_shared<const ReadyPlan>(*std::move(ready));
+    // A plan with kernels made for this batch size serves it alone: the caller keeps it under
+    // the program's exact key; the next batch size of the bucket plans again and finds the
+    // kernels that take the batch loaded (ModuleCache, by source).
+    if (!plan->one_batch) slot.plans.Put(std::move(key), CachedPlan{plan, 0});
     return CachedPlan{std::move(plan), choice->rows};
   }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
+
 namespace tessel::backend {
 
 ProgramExtents ExtentsAndBounds(const OrderedProgram& program) {
@@ -109,10 +111,12 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
   DynamicChoice choice;
   choice.rows = symbols->symbols[0].value;
   choice.bucket = symbols->symbols[0].bucket;
+  absl::flat_hash_set<const Node*>& fixed = choice.dynamic.fixed;
   for (size_t i = 0; i < extents.values.size(); ++i) {
     if (symbols->symbol_of[i] < 0) continue;
-    if (extents.positions[i].dim != 0) return std::nullopt;  // only leading extents
-    choice.dynamic.nodes.insert(extents.positions[i].node);
+    const ProgramExtents::Position& p = extents.positions[i];
+    if (IsBound(p)) return std::nullopt;  // (bounds are in the family key: never reached)
+    (p.dim == 0 ? choice.dynamic.nodes : fixed).insert(p.node);
   }
   for (const Node* n : program.order) {
     // Reversing the batch axis reads at (B - 1 - row), and a gather along it checks its
@@ -122,8 +126,10 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
                        std::find(axes.begin(), axes.end(), 0) != axes.end();
     const bool gathers = n->op() == OpKind::kGather && !n->realized() && axes[0] == 0 &&
                          choice.dynamic.Has(n->inputs()[0].get());
-    if (flips || gathers) return std::nullopt;
+    if (flips || gathers) fixed.insert(n);
   }
+  for (const Node* n : fixed) choice.dynamic.nodes.erase(n);
+  if (choice.dynamic.nodes.empty()) return std::nullopt;  // nothing takes the batch
   for (size_t i = 0; i < extents.values.size(); ++i) {
     if (symbols->symbol_of[i] < 0 && !IsBound(extents.positions[i]) &&
         extents.values[i] == choice.rows) {

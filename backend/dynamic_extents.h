@@ -6,10 +6,15 @@
 // dynamic shapes do, tessel learns what varies: programs of one *family* (the same structure
 // up to extents) are compared with the first of the family seen, and the extents that differ
 // are dynamic from then on. The policy:
-// - only leading extents (dim 0 of a value) may be dynamic, and every dynamic extent of a
-//   program must be one value B (a batch). Kernels then take B as their `rows` argument
-//   (codegen::DynamicRows): pointwise kernels over [B, ...], staged reductions and
-//   normalizations over other axes, and GEMMs with B rows;
+// - every dynamic extent of a program must be one value B (a batch). Kernels take B as their
+//   `rows` argument (codegen::DynamicRows) where it is only values' leading extent (dim 0):
+//   pointwise kernels over [B, ...], staged reductions and normalizations over other axes,
+//   and GEMMs with B rows. A kernel that holds B elsewhere (a transposed view, a flip or a
+//   gather along the batch), or that its generator cannot give the argument (a reduction
+//   over the batch, a GEMM whose K is the batch), is specialized to the program's extents,
+//   and its plan then serves that B alone (ReadyPlan::one_batch): a training step's backward
+//   pass, whose weight gradients reduce over the batch, plans per batch size but compiles
+//   only those kernels per batch size, the others once a bucket;
 // - B = 1, and a B equal to a static extent of the program, are specialized (broadcasting and
 //   the planner's shape comparisons could tell such a B apart);
 // - a plan serves one power-of-two bucket of B, [2^k, 2^(k+1) - 1], its decisions (index
@@ -25,10 +30,9 @@
 // bounds stay in the family key (StructureKey) until kernels take symbols: within a family
 // they do not vary yet (docs/plans/dynamic_sequence_lengths.md).
 // Marks never clear: a family whose other extents have varied once specializes from then on.
-// Anything else (a dynamic extent that is not leading, two of them with different values, a
-// flip of the batch axis, whose index is B - 1 - row, a gather along it, which checks its
-// indices against B, a kernel that cannot take rows) is
-// specialized to the program's exact extents, as before.
+// Anything else (two dynamic extents with different values, a batch of one, a batch equal to
+// a static extent, a program where no value has the batch only at dim 0) is specialized to
+// the program's exact extents.
 #ifndef TESSEL_BACKEND_DYNAMIC_EXTENTS_H_
 #define TESSEL_BACKEND_DYNAMIC_EXTENTS_H_
 

@@ -35,15 +35,27 @@ Inspected Generate(const std::vector<const Node*>& roots, absl::string_view op) 
   if (!roots.empty()) program.device_index = roots[0]->device_index();
   std::optional<backend::DynamicChoice> choice = backend::PeekDynamicRows(program);
   if (!choice.has_value()) return in;
-  std::optional<codegen::GeneratedPlan> with_rows =
+  in.generated =
       codegen::PlanAndGenerateWithRows(program, runtime::DeviceTarget(), choice->dynamic);
-  if (!with_rows.has_value()) return in;  // realize would specialize the program
-  in.generated = *std::move(with_rows);
-  in.rows =
-      absl::StrCat("the batch (dim 0 of ", choice->dynamic.nodes.size(), " values, now ",
-                   choice->rows, ") is the kernels' rows argument; these kernels serve batches ",
-                   choice->dynamic.max / 2 + 1, " to ", choice->dynamic.max);
+  in.rows = absl::StrCat("the batch (dim 0 of ", choice->dynamic.nodes.size(), " values, now ",
+                         choice->rows, ") is the kernels' rows argument; ");
+  if (in.generated.specialized.empty()) {
+    absl::StrAppend(&in.rows, "these kernels serve batches ", choice->dynamic.max / 2 + 1, " to ",
+                    choice->dynamic.max);
+  } else {
+    absl::StrAppend(&in.rows, "kernels that take it serve batches ", choice->dynamic.max / 2 + 1,
+                    " to ", choice->dynamic.max, ", the others (\"rows:\") this batch alone");
+  }
   return in;
+}
+
+// Why a kernel of a plan made with rows is specialized to the batch all the same.
+std::string SpecializedWhy(const codegen::SpecializedKernel& s) {
+  return s.fixed ? "made for this batch alone: it holds the batch at another axis than a value's "
+                   "first, or reverses or gathers along it"
+                 : "made for this batch alone: its generator cannot take the batch as an "
+                   "argument yet (as for reductions over the batch, GEMMs whose K or N it is, "
+                   "scans, sorts and attention)";
 }
 
 std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& number) {
@@ -93,6 +105,10 @@ std::string explain(const std::vector<Tensor>& outputs) {
                     "  inputs:  ", ins.empty() ? "none" : absl::StrJoin(ins, ", "), "\n",
                     "  outputs: ", absl::StrJoin(outs, ", "), "\n");
     if (!ks.schedule.empty()) absl::StrAppend(&text, "  schedule: ", ks.schedule, "\n");
+    for (const codegen::SpecializedKernel& s : g.specialized) {
+      if (s.kernel == static_cast<int>(i))
+        absl::StrAppend(&text, "  rows:    ", SpecializedWhy(s), "\n");
+    }
     for (const codegen::Launch& l : ks.launches) {
       absl::StrAppend(
           &text, "  launch:  ", l.entry, " grid (", l.grid[0], ", ", l.grid[1], ", ", l.grid[2],

@@ -184,15 +184,15 @@ absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
   return Load(program, plan, sources, position, device, modules);
 }
 
-absl::StatusOr<std::optional<ReadyPlan>> PrepareDynamicPlan(
-    const Program& program, const absl::flat_hash_map<const Node*, int>& position,
-    runtime::DeviceContext& device, ModuleCache& modules, const codegen::DynamicRows& rows) {
-  std::optional<codegen::GeneratedPlan> g =
-      codegen::PlanAndGenerateWithRows(program, device.target(), rows);
-  if (!g.has_value()) return std::nullopt;
+absl::StatusOr<ReadyPlan> PrepareDynamicPlan(const Program& program,
+                                             const absl::flat_hash_map<const Node*, int>& position,
+                                             runtime::DeviceContext& device, ModuleCache& modules,
+                                             const codegen::DynamicRows& rows) {
+  const codegen::GeneratedPlan g = codegen::PlanAndGenerateWithRows(program, device.target(), rows);
   TESSEL_ASSIGN_OR_RETURN(ReadyPlan ready,
-                          Load(program, g->plan, g->kernels, position, device, modules));
-  return std::optional<ReadyPlan>(std::move(ready));
+                          Load(program, g.plan, g.kernels, position, device, modules));
+  ready.one_batch = !g.specialized.empty();
+  return ready;
 }
 
 }  // namespace tessel::backend

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +64,9 @@ struct ReadyKernel {
 struct ReadyPlan {
   std::vector<ReadyKernel> kernels;
   int64_t nodes = 0;  // graph nodes computed, for Stats
+  // Made with dynamic rows, but some kernels for the program's extents alone: the plan serves
+  // its batch size alone (backend/dynamic_extents.h).
+  bool one_batch = false;
   // Its launches captured as a CUDA graph (plan_graph.h); after `kernels`, so that it goes
   // before the modules its graph launches from.
   std::unique_ptr<PlanGraph> graph = std::make_unique<PlanGraph>();
@@ -80,11 +82,12 @@ absl::StatusOr<std::array<int64_t, 3>> LaunchGrid(const ReadyKernel& k, const Re
 absl::StatusOr<ReadyPlan> PreparePlan(const Program& program,
                                       const absl::flat_hash_map<const Node*, int>& position,
                                       runtime::DeviceContext& device, ModuleCache& modules);
-// The same with `rows` as the kernels' argument; nullopt where a kernel cannot take them
-// (the program must then be specialized to its extents).
-absl::StatusOr<std::optional<ReadyPlan>> PrepareDynamicPlan(
-    const Program& program, const absl::flat_hash_map<const Node*, int>& position,
-    runtime::DeviceContext& device, ModuleCache& modules, const codegen::DynamicRows& rows);
+// The same with `rows` as the argument of the kernels that take them (the others specialized:
+// ReadyPlan::one_batch).
+absl::StatusOr<ReadyPlan> PrepareDynamicPlan(const Program& program,
+                                             const absl::flat_hash_map<const Node*, int>& position,
+                                             runtime::DeviceContext& device, ModuleCache& modules,
+                                             const codegen::DynamicRows& rows);
 
 }  // namespace tessel::backend
 

@@ -107,6 +107,38 @@ void BM_BatchSizes(benchmark::State& state) {
 }
 BENCHMARK(BM_BatchSizes)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
+// A training step written by hand (the MLP block's forward pass, the loss's gradient, the
+// backward pass and SGD updates, bf16) at each batch size 33..40 in turn, one pass, from an
+// empty kernel cache when TESSEL_CACHE_DIR names a fresh directory: what a loop whose batch
+// changes every step spends compiling. Counters: plans built, modules loaded, seconds.
+void BM_TrainingBatchSizes(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  Mlp m = RandomMlp(1024, 4096, 1);
+  auto step = [&](int64_t b) {
+    const Tensor x = randn({b, 1024}, 100 + b, DType::kBF16),
+                 t = randn({b, 1024}, 200 + b, DType::kBF16);
+    const Tensor a = matmul(x, m.w1) + m.b1, h = gelu(a), y = matmul(h, m.w2) + m.b2;
+    const Tensor dy = (y - t) * (2.0 / static_cast<double>(b * 1024));
+    const Tensor s = sigmoid(a * 1.702), dh = matmul(dy, transpose(m.w2));
+    const Tensor da = dh * (s + a * 1.702 * s * (1.0 - s));
+    return std::vector<Tensor>{mean((y - t) * (y - t)), m.w1 - 0.01 * matmul(transpose(x), da),
+                               m.b1 - 0.01 * sum(da, {0}), m.w2 - 0.01 * matmul(transpose(h), dy),
+                               m.b2 - 0.01 * sum(dy, {0})};
+  };
+  const int64_t plans = GetStats().plans_built, modules = GetStats().modules_loaded;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t b = 33; b <= 40; ++b) realize(step(b));
+    synchronize();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  state.counters["plans_built"] = static_cast<double>(GetStats().plans_built - plans);
+  state.counters["modules_loaded"] = static_cast<double>(GetStats().modules_loaded - modules);
+  state.counters["s_per_pass"] = seconds / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_TrainingBatchSizes)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
 // The block at batch B (arg 0) with kernels that take the batch as an argument (arg 1 = 1:
 // its family has run at another batch first) or specialized to B (0: TESSEL_DYNAMIC=0), GPU
 // time per block.

@@ -6,6 +6,8 @@
 // to fill the GPU, blocks split that extent too (stage 1 to a workspace, stage 2 combines
 // the splits). Every combination runs in a fixed order: the same input gives the same bits.
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_common.h"
@@ -32,24 +34,25 @@ bool PairsColumns(const FusedKernel& k, const RowLayout& l) {
   });
 }
 
-// Splits of the reduced extent over blocks: enough blocks to fill the GPU, each thread still
-// with a good run of elements.
-int64_t SplitsOf(const RowLayout& l, int columns) {
+// Splits of a reduced extent of `length` over blocks: enough blocks to fill the GPU, each
+// thread still with a good run of elements.
+int64_t SplitsOf(const RowLayout& l, int64_t length, int columns) {
   if (l.rows == 0) return 1;
   const int64_t tiles = (l.rows + columns - 1) / columns;
-  const int64_t most = std::max<int64_t>(1, l.length / (kRowThreads * kMinPerThread));
+  const int64_t most = std::max<int64_t>(1, length / (kRowThreads * kMinPerThread));
   return std::clamp<int64_t>((kWanted + tiles - 1) / tiles, 1, std::min<int64_t>(most, 1024));
 }
 
 // The reductions' values finished and the reduced space's outputs stored, by the threads of
 // row slot 0 (`acc<i>` holds each row's combined accumulator).
 void EmitResults(CodeWriter& w, const KernelSource& ks, const RowLayout& l,
-                 const std::vector<Accumulator>& accs, const std::string& writer) {
+                 const std::vector<Accumulator>& accs,
+                 const std::optional<std::string>& variable_length, const std::string& writer) {
   ExprEmitter e(&w, 1, ks);
   for (const Accumulator& a : accs) {
     const Node* r = a.reduction;
     const Value v = e.Define(std::string(OpName(r->op())), CudaComputeType(r->dtype()), false,
-                             Finish(a, a.name, l.length));
+                             Finish(a, a.name, l.length, variable_length));
     e.Bind(r, ReducedIndex(l, r->shape(), "row"), v);
   }
   StoreReduced(w, e, ks, l, "row", writer);
@@ -66,11 +69,33 @@ bool UsesColumns(const FusedKernel& k, const RowLayout& l) {
   return !Accumulators(k).empty();
 }
 
-KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
+bool ColumnsTakeRows(const FusedKernel& k, const RowLayout& l, const DynamicRows& rows) {
+  if (k.reduced_axes.empty() || k.reduced_axes[0] != 0 || !UsesColumns(k, l)) return false;
+  for (const Node* n : k.nodes) {
+    const OpCategory c = GetOpInfo(n->op()).category;
+    if (c == OpCategory::kReduce && (!rows.Has(&n->input(0)) || n->input(0).shape() != l.space)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks,
+                     const DynamicRows* rows) {
   const std::vector<Accumulator> accs = Accumulators(k);
   const bool pairs = PairsColumns(k, l);
   const int columns = pairs ? 2 * kWarp : kWarp, lanes = pairs ? 2 * kLanes : kLanes;
-  const int64_t splits = SplitsOf(l, columns), step = kRowThreads * splits;
+  // With rows (ColumnsTakeRows) the reduced extent is `rows` times the other reduced axes':
+  // the splits are chosen for the most rows the kernel serves (fewer leave splits idle).
+  const int64_t per_row = l.length / std::max<int64_t>(l.space[0], 1);
+  const std::optional<std::string> variable_length =
+      rows != nullptr ? std::optional<std::string>("length") : std::nullopt;
+  const std::string length = variable_length.value_or(absl::StrCat(l.length));
+  const int64_t splits = SplitsOf(l, rows != nullptr ? per_row * rows->max : l.length, columns);
+  const int64_t step = kRowThreads * splits;
+  const std::string length_of_rows =
+      per_row == 1 ? "(index_t)rows" : absl::StrCat("(index_t)rows * ", per_row);
+  ks.takes_rows = rows != nullptr;
   const bool wide_slots =
       std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
   ks.schedule = absl::StrCat(
@@ -90,10 +115,11 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
   const std::string stage1 =
       splits > 1 ? absl::StrCat(kNamePlaceholder, "_columns") : kNamePlaceholder;
   CodeWriter w;
-  BeginSource(w, k);
+  BeginSource(w, k, rows);
   {
     auto body = KernelBlock(w, absl::StrCat(kWarp * kRowThreads), stage1, ks);
-    w.Line("// ", l.rows, " columns of ", l.length, ": ", columns, " a block, ",
+    w.Line("// ", l.rows, " columns of ",
+           rows != nullptr ? absl::StrCat("rows x ", per_row) : length, ": ", columns, " a block, ",
            pairs ? "two" : "one", " a lane; ", kRowThreads, " threads share a column",
            splits > 1 ? absl::StrCat(", in ", splits, " splits") : "");
     // One buffer of the widest accumulator, the accumulators combined through it in turn
@@ -101,6 +127,7 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
     w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[", kRowThreads, " * ",
            columns + 1, "];");
     w.Line("const int lane = threadIdx.x % ", kWarp, ", part = threadIdx.x / ", kWarp, ";");
+    if (rows != nullptr) w.Line("const index_t length = ", length_of_rows, ";");
     const std::string first = pairs ? "pair" : "row";  // the lane's first column
     w.Line("const index_t ", first, " = (index_t)blockIdx.x * ", columns, " + ",
            pairs ? "2 * lane" : "lane", ";");
@@ -125,12 +152,12 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
         }
       };
       {
-        auto loop = w.Block("for (; c + ", (kLanes - 1) * step, " < ", l.length,
+        auto loop = w.Block("for (; c + ", (kLanes - 1) * step, " < ", length,
                             "; c += ", kLanes * step, ")");
         accumulate("");
       }
-      auto tail = w.Block("if (c < ", l.length, ")");
-      accumulate(absl::StrCat("col(k) < ", l.length));
+      auto tail = w.Block("if (c < ", length, ")");
+      accumulate(absl::StrCat("col(k) < ", length));
     }
     // Each column's parts combined in part order by one thread (part 0, or parts 0 and 1 for
     // a pair's two columns), which then holds the column.
@@ -153,7 +180,7 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
     if (pairs) w.Line("const index_t row = pair + part;  // the column this thread holds");
     auto combine = w.Block("if (part < ", pairs ? 2 : 1, " && row < ", l.rows, ")");
     if (splits == 1) {
-      EmitResults(w, ks, l, accs, "");
+      EmitResults(w, ks, l, accs, variable_length, "");
     } else {
       for (size_t i = 0; i < accs.size(); ++i) {
         w.Line(slot(i, "blockIdx.y"), " = ", accs[i].name, ";");
@@ -166,13 +193,14 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks) 
     w.Line("// each column's ", splits, " splits combined in order");
     w.Line("const index_t row = (index_t)blockIdx.x * 256 + threadIdx.x;");
     w.Line("if (row >= ", l.rows, ") return;");
+    if (rows != nullptr) w.Line("const index_t length = ", length_of_rows, ";");
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
       w.Line(a.type(), " ", a.name, " = ", slot(i, "0"), ";");
       w.Line("for (int s = 1; s < ", splits, "; ++s) ", a.name, " = ",
              a.Combine(a.name, slot(i, "s")), ";");
     }
-    EmitResults(w, ks, l, accs, "");
+    EmitResults(w, ks, l, accs, variable_length, "");
   }
   Launch first_stage;
   first_stage.entry = stage1;

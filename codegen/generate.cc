@@ -44,10 +44,10 @@ KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target) {
 
 namespace {
 
-bool HoldsDynamicValues(const FusedKernel& kernel, const DynamicRows& rows) {
+bool HoldsAny(const FusedKernel& kernel, const absl::flat_hash_set<const Node*>& values) {
   for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {
     for (const Node* n : *list) {
-      if (rows.Has(n)) return true;
+      if (values.contains(n)) return true;
     }
   }
   return false;
@@ -57,7 +57,8 @@ bool HoldsDynamicValues(const FusedKernel& kernel, const DynamicRows& rows) {
 
 std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
                                              const DynamicRows& rows) {
-  if (!HoldsDynamicValues(kernel, rows)) return GenerateKernel(kernel, target);
+  if (HoldsAny(kernel, rows.fixed)) return std::nullopt;
+  if (!HoldsAny(kernel, rows.nodes)) return GenerateKernel(kernel, target);
   switch (kernel.kind) {
     case KernelKind::kPointwise:
       if (PointwiseTakesRows(kernel, rows)) return GeneratePointwise(kernel, &rows);
@@ -91,33 +92,36 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
   return std::nullopt;
 }
 
-std::optional<std::vector<KernelSource>> GeneratePlanWithRows(const FusionPlan& plan,
-                                                              const Target& target,
-                                                              const DynamicRows& rows) {
+std::vector<KernelSource> GeneratePlanWithRows(const FusionPlan& plan, const Target& target,
+                                               const DynamicRows& rows,
+                                               std::vector<SpecializedKernel>* specialized) {
   std::vector<KernelSource> sources;
-  for (const FusedKernel& kernel : plan.kernels) {
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const FusedKernel& kernel = plan.kernels[i];
     std::optional<KernelSource> ks = GenerateWithRows(kernel, target, rows);
-    if (!ks.has_value()) return std::nullopt;
+    if (!ks.has_value()) {
+      specialized->push_back({static_cast<int>(i), HoldsAny(kernel, rows.fixed)});
+      ks = GenerateKernel(kernel, target);
+    }
     sources.push_back(*std::move(ks));
   }
   return sources;
 }
 
-std::optional<GeneratedPlan> PlanAndGenerateWithRows(const Program& program, const Target& target,
-                                                     const DynamicRows& rows) {
+GeneratedPlan PlanAndGenerateWithRows(const Program& program, const Target& target,
+                                      const DynamicRows& rows) {
   FusionOptions options = DefaultFusionOptions(target);
-  auto plan = [&]() -> std::optional<GeneratedPlan> {
+  auto plan = [&] {
     GeneratedPlan g;
     g.plan = PlanFusion(program, options);
-    std::optional<std::vector<KernelSource>> sources = GeneratePlanWithRows(g.plan, target, rows);
-    if (!sources.has_value()) return std::nullopt;
-    g.kernels = *std::move(sources);
+    g.kernels = GeneratePlanWithRows(g.plan, target, rows, &g.specialized);
     return g;
   };
-  std::optional<GeneratedPlan> g = plan();
-  if (!g.has_value() && options.gemm_groups) {
+  GeneratedPlan g = plan();
+  if (!g.specialized.empty() && options.gemm_groups) {
     options.gemm_groups = false;
-    g = plan();
+    GeneratedPlan ungrouped = plan();
+    if (ungrouped.specialized.size() < g.specialized.size()) g = std::move(ungrouped);
   }
   return g;
 }

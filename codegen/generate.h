@@ -17,27 +17,39 @@ namespace tessel::codegen {
 // do not.
 KernelSource GenerateKernel(const FusedKernel& kernel, const Target& target = Target{});
 
-// The kernel with `rows` as its argument where it holds dynamic values; nullopt where its
-// generator cannot take them (then the plan must be specialized to the extent). A kernel that
-// holds none is the static kernel, valid for every extent.
+// The kernel with `rows` as its argument where it holds dynamic values; nullopt where it
+// holds a value of `rows.fixed` or its generator cannot take them (then it must be
+// specialized to the program's extents). A kernel that holds none is the static kernel,
+// valid for every extent.
 std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
                                              const DynamicRows& rows);
-// Every kernel of `plan` with `rows`; nullopt where one cannot take them.
-std::optional<std::vector<KernelSource>> GeneratePlanWithRows(const FusionPlan& plan,
-                                                              const Target& target,
-                                                              const DynamicRows& rows);
+// A kernel of a plan made with rows that is specialized to the program's extents all the
+// same: `fixed` where it holds a value of `rows.fixed`, else its generator takes no rows.
+struct SpecializedKernel {
+  int kernel = 0;
+  bool fixed = false;
+};
+// Every kernel of `plan` with `rows` where it takes them, the others specialized (and
+// appended to `specialized`).
+std::vector<KernelSource> GeneratePlanWithRows(const FusionPlan& plan, const Target& target,
+                                               const DynamicRows& rows,
+                                               std::vector<SpecializedKernel>* specialized);
 
 // The plan realize() would run for `outputs` and the source of each of its kernels.
 struct GeneratedPlan {
   FusionPlan plan;
   std::vector<KernelSource> kernels;
+  // With rows: the kernels made for this program's extents alone, which the plan then
+  // serves alone (backend/dynamic_extents.h).
+  std::vector<SpecializedKernel> specialized;
 };
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target);
-// ... with `rows` the kernels' rows argument, or nullopt where a kernel cannot take them. A
-// plan whose grouped GEMMs cannot (their extents are in the source) is planned again without
-// GEMM groups: taking the batch, which saves a compile per batch size, comes first.
-std::optional<GeneratedPlan> PlanAndGenerateWithRows(const Program& program, const Target& target,
-                                                     const DynamicRows& rows);
+// ... with `rows` the kernels' rows argument where they take it. Where a kernel cannot, the
+// plan is made again without GEMM groups (grouped GEMMs keep their extents in the source) and
+// that one kept if fewer kernels are specialized: taking the batch, which saves a compile
+// per batch size, comes first.
+GeneratedPlan PlanAndGenerateWithRows(const Program& program, const Target& target,
+                                      const DynamicRows& rows);
 
 // `rows`: null, or dynamic rows the kernel takes (PointwiseTakesRows, GemmTakesRows).
 KernelSource GeneratePointwise(const FusedKernel& kernel, const DynamicRows* rows = nullptr);

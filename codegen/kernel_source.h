@@ -24,6 +24,10 @@ struct DynamicRows {
   // for them: a bucket's smallest batch, often a power of two, is where tiles laid out for
   // its largest waste the most (docs in codegen/gemm_sm90_tiles.cc, ChooseWalk).
   int64_t min = 0;
+  // Values whose other extents vary with the batch too (a transposed view of a batch puts it
+  // at dim 1), or whose index math holds it (a flip or a gather along it): a kernel that holds
+  // one is made for this program's extents alone.
+  absl::flat_hash_set<const Node*> fixed;
   bool Has(const Node* n) const { return nodes.contains(n); }
 };
 

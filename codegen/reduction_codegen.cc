@@ -134,6 +134,10 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
 }  // namespace
 
 bool ReductionTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
+  if (kernel.kind == KernelKind::kReduction && kernel.row_space.rank() > 0 &&
+      ColumnsTakeRows(kernel, LayoutOf(kernel), rows)) {
+    return true;  // the batch reduced, along columns
+  }
   if (!kernel.staged || kernel.row_space.rank() == 0 || kernel.reduced_axes.empty() ||
       kernel.reduced_axes[0] == 0) {
     return false;  // streaming sizes its workspace by the rows; axis 0 reduced: rows static
@@ -150,10 +154,10 @@ bool ReductionTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
 KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* rows) {
   KernelSource ks = NewKernelSource(kernel);
   const RowLayout layout = LayoutOf(kernel);
-  // Columns size their grid and splits by the rows: a plan that takes the rows as an argument
-  // (a batch that varies) keeps a block per row.
-  if (rows == nullptr && UsesColumns(kernel, layout)) {
-    return Columns(kernel, layout, std::move(ks));
+  // Columns size their grid by the rows they keep: a plan that takes kept rows as an argument
+  // (a batch that varies) keeps a block per row. A batch that columns reduce is their length.
+  if (UsesColumns(kernel, layout) && (rows == nullptr || ColumnsTakeRows(kernel, layout, *rows))) {
+    return Columns(kernel, layout, std::move(ks), rows);
   }
   if (rows == nullptr && UsesColumnStaging(kernel, layout)) {
     return ColumnStaged(kernel, layout, std::move(ks));

@@ -87,12 +87,15 @@ Accumulator AccumulatorOf(const Node* r) {
   return Accumulator{r, "", acc, combine};
 }
 
-std::string Finish(const Accumulator& a, const std::string& acc, int64_t length) {
+std::string Finish(const Accumulator& a, const std::string& acc, int64_t length,
+                   const std::optional<std::string>& variable_length) {
   const Node* r = a.reduction;
   std::string v = acc;
   if (r->op() == OpKind::kMean) {
-    v = a.wide() ? absl::StrCat("(", acc, " / (double)", length, ")")
-                 : absl::StrCat("(", acc, " / ", length, ".0f)");
+    const std::string n = variable_length.value_or(absl::StrCat(length));
+    v = a.wide()                      ? absl::StrCat("(", acc, " / (double)", n, ")")
+        : variable_length.has_value() ? absl::StrCat("(", acc, " / (float)", n, ")")
+                                      : absl::StrCat("(", acc, " / ", n, ".0f)");
   }
   if (r->dtype() == DType::kBool) return absl::StrCat("(", v, " != 0)");
   if (r->dtype() == DType::kBF16) return absl::StrCat("tessel_round_bf16(", v, ")");

@@ -5,6 +5,7 @@
 #define TESSEL_CODEGEN_ROW_COMMON_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,7 +93,10 @@ struct Accumulator {
 
 Accumulator AccumulatorOf(const Node* r);
 // Converts a finished accumulator to the reduction's value (mean divides; halves round).
-std::string Finish(const Accumulator& a, const std::string& acc, int64_t length);
+// `variable_length`: where the kernel takes the reduced extent from its rows argument, the
+// index_t expression a mean divides by instead of `length`.
+std::string Finish(const Accumulator& a, const std::string& acc, int64_t length,
+                   const std::optional<std::string>& variable_length = std::nullopt);
 // The kernel's accumulators (acc0, acc1, ...), one per reduction it accumulates.
 std::vector<Accumulator> Accumulators(const FusedKernel& k);
 // Whether any value the kernel computes is 8 bytes wide (f64, i64): it then holds half as many
@@ -136,7 +140,11 @@ void StoreReduced(CodeWriter& w, ExprEmitter& e, const KernelSource& ks, const R
 // Reductions over leading or middle axes, the innermost axis kept: threads along it
 // (coalesced), the reduced extent split over threads and blocks (column_reduction.cc).
 bool UsesColumns(const FusedKernel& k, const RowLayout& l);
-KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks);
+// Whether such a kernel takes its reduced extent's leading axis as the rows argument: axis 0
+// is reduced and dynamic in every reduction (sum(dh, {0}), a bias's gradient over a batch).
+bool ColumnsTakeRows(const FusedKernel& k, const RowLayout& l, const DynamicRows& rows);
+KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks,
+                     const DynamicRows* rows = nullptr);
 
 // Normalizations over leading or middle axes, the innermost axis kept, whose reduced extent
 // fits in registers: threads along the kept axis, each holding part of a column

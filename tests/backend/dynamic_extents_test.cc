@@ -76,16 +76,29 @@ TEST(DynamicExtentsTest, ExtentsThatAreNotOneLeadingBatchAreSpecialized) {
   EXPECT_FALSE(Choose(program(1, 16), leading).has_value());  // a batch of one
 }
 
-// Reversing the batch axis reads at B - 1 - row, a literal in the kernel: specialized.
-// Reversing another axis, or striding along one, keeps the batch dynamic.
+// Reversing the batch axis reads at B - 1 - row, a literal in the kernel: the kernel that
+// flips is specialized, while the batch's other kernels take it. Reversing another axis, or
+// striding along one, keeps the batch dynamic.
 TEST(DynamicExtentsTest, FlippingTheBatchIsSpecialized) {
   auto program = [](int64_t b, std::vector<int> axes) {
-    return RecordOf(flip(In({b, 16}), axes) * 2.0);
+    const Tensor x = In({b, 16});
+    return RecordOf(concat({flip(x, axes) * 2.0, exp(x)}, 1));
   };
   Family batch, other;
   EXPECT_FALSE(Choose(program(8, {0}), batch).has_value());
-  EXPECT_FALSE(Choose(program(9, {0}), batch).has_value());
-  EXPECT_FALSE(Choose(program(9, {-2, 1}), batch).has_value());  // its own family: first
+  const Recorded flipped = program(9, {0});
+  const std::optional<DynamicChoice> c = Choose(flipped, batch);
+  ASSERT_TRUE(c.has_value());
+  ASSERT_EQ(c->dynamic.fixed.size(), 1u);
+  EXPECT_EQ((*c->dynamic.fixed.begin())->op(), OpKind::kFlip);
+  const codegen::GeneratedPlan g =
+      codegen::PlanAndGenerateWithRows(flipped.program, Target{}, c->dynamic);
+  ASSERT_EQ(g.specialized.size(), 1u);
+  EXPECT_TRUE(g.specialized[0].fixed);
+  EXPECT_FALSE(g.kernels[g.specialized[0].kernel].takes_rows);
+  const std::optional<DynamicChoice> both = Choose(program(9, {-2, 1}), batch);  // -2: dim 0
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(both->dynamic.fixed.size(), 1u);
   EXPECT_FALSE(Choose(program(8, {1}), other).has_value());
   EXPECT_TRUE(Choose(program(9, {1}), other).has_value());
   Family strided;
@@ -101,10 +114,11 @@ std::vector<codegen::KernelSource> DynamicKernels(Block& block, int64_t b, const
   const Recorded r = Record(block, b);
   const std::optional<DynamicChoice> choice = Choose(r, family);
   EXPECT_TRUE(choice.has_value());
-  std::optional<std::vector<codegen::KernelSource>> sources = codegen::GeneratePlanWithRows(
-      PlanFusion(r.program, DefaultFusionOptions()), target, choice->dynamic);
-  EXPECT_TRUE(sources.has_value());
-  return sources.value_or(std::vector<codegen::KernelSource>{});
+  std::vector<codegen::SpecializedKernel> specialized;
+  std::vector<codegen::KernelSource> sources = codegen::GeneratePlanWithRows(
+      PlanFusion(r.program, DefaultFusionOptions()), target, choice->dynamic, &specialized);
+  EXPECT_TRUE(specialized.empty());
+  return sources;
 }
 
 TEST(DynamicExtentsTest, OneSourcePerBucketTakingRowsAndCompiling) {
@@ -180,9 +194,10 @@ TEST(DynamicExtentsTest, NormalizationsOverRowsTakeRows) {
   EXPECT_EQ(a, kernels(60));
 }
 
-// A reduction over the batch itself keeps the batch in the source: the plan is specialized.
-TEST(DynamicExtentsTest, ReductionsOverTheBatchAreSpecialized) {
-  auto record = [](int64_t rows) { return RecordOf(sum(In({rows, 96}, DType::kF32), {0})); };
+// A reduction of the whole batch to one value keeps the batch in the source: its kernel is
+// specialized.
+TEST(DynamicExtentsTest, ReductionsOfTheWholeBatchAreSpecialized) {
+  auto record = [](int64_t rows) { return RecordOf(sum(In({rows, 96}, DType::kF32))); };
   Family family;
   Choose(record(2), family);
   const Recorded r = record(50);
@@ -193,15 +208,106 @@ TEST(DynamicExtentsTest, ReductionsOverTheBatchAreSpecialized) {
   EXPECT_FALSE(codegen::GenerateWithRows(plan.kernels[0], Target{}, choice->dynamic).has_value());
 }
 
-// A gather along a batch axis checks its indices against the batch: specialized. A gather
-// realized earlier (a leaf now, its inputs dropped) is only an input (fuzz seed 8018216: its
-// first input was read).
+// A training step's backward pass holds the batch where kernels cannot take it yet (the
+// weight gradients' GEMMs, K = B, read a transposed view of the batch; the bias gradients
+// and the loss reduce over it): those kernels are made per batch size, and every other kernel
+// takes the batch, one source for the bucket.
+TEST(DynamicExtentsTest, ATrainingStepSpecializesOnlyWhatHoldsTheBatchElsewhere) {
+  const Tensor w1 = In({64, 128}, DType::kF32), b1 = In({128}, DType::kF32);
+  const Tensor w2 = In({128, 64}, DType::kF32);
+  auto step = [&](int64_t b) {
+    const Tensor x = In({b, 64}, DType::kF32), t = In({b, 64}, DType::kF32);
+    const Tensor a = matmul(x, w1) + b1, h = tanh(a), y = matmul(h, w2);
+    const Tensor dy = (y - t) * 0.5, dh = matmul(dy, transpose(w2)) * (1.0 - h * h);
+    const Tensor dw1 = matmul(transpose(x), dh), db1 = sum(dh, {0});
+    const Tensor dw2 = matmul(transpose(h), dy), loss = mean(dy * dy);
+    return RecordOf(concat({reshape(dw1, {-1}), db1, reshape(dw2, {-1}), reshape(loss, {1})}, 0));
+  };
+  Family family;
+  Choose(step(20), family);
+  std::vector<std::vector<std::string>> taking, made;
+  for (int64_t b : {40, 50}) {
+    const Recorded r = step(b);
+    const std::optional<DynamicChoice> c = Choose(r, family);
+    ASSERT_TRUE(c.has_value()) << b;
+    EXPECT_FALSE(c->dynamic.fixed.empty());  // transpose(x), transpose(h)
+    const codegen::GeneratedPlan g =
+        codegen::PlanAndGenerateWithRows(r.program, Target{9, 0, true}, c->dynamic);
+    std::vector<bool> specialized(g.kernels.size(), false);
+    for (const codegen::SpecializedKernel& s : g.specialized) specialized[s.kernel] = true;
+    taking.emplace_back();
+    made.emplace_back();
+    for (size_t i = 0; i < g.kernels.size(); ++i) {
+      if (specialized[i]) {
+        EXPECT_FALSE(g.kernels[i].takes_rows) << g.kernels[i].name;
+        made.back().push_back(g.kernels[i].source);
+      } else if (g.kernels[i].takes_rows) {
+        taking.back().push_back(g.kernels[i].source);
+      }
+    }
+  }
+  EXPECT_GE(taking[0].size(), 3u);  // the forward GEMMs, dh's GEMM, db1's column sum
+  EXPECT_EQ(made[0].size(), 3u);    // dw1 and dw2 (K = B), the loss (a mean of everything)
+  EXPECT_EQ(taking[0], taking[1]);
+  for (size_t i = 0; i < made[0].size() && i < made[1].size(); ++i) {
+    EXPECT_NE(made[0][i], made[1][i]);
+  }
+}
+
+// Reductions over the batch along columns (sum(x, {0}), a mean over the batch and the next
+// axis) take the batch as their length: one source a bucket, in one split or several (the
+// splits chosen for the bucket's largest batch), compiled for sm_90a and sm_80.
+TEST(DynamicExtentsTest, ColumnReductionsOverTheBatchTakeRows) {
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  const Tensor bias = In({64}, DType::kF32);
+  auto sources = [&](int64_t b) {
+    auto record = [&](int64_t rows) {
+      const Tensor x = In({rows, 64}, DType::kBF16), x3 = In({rows, 3, 64}, DType::kF32);
+      return RecordOf(concat({bias - 0.1 * sum(x, {0}), mean(x3, {0, 1}) * 2.0}, 0));
+    };
+    Family family;
+    Choose(record(2), family);
+    const Recorded r = record(b);
+    const std::optional<DynamicChoice> choice = Choose(r, family);
+    EXPECT_TRUE(choice.has_value());
+    std::vector<std::string> out;
+    for (const FusedKernel& k : PlanFusion(r.program, DefaultFusionOptions()).kernels) {
+      if (k.kind != KernelKind::kReduction) continue;
+      std::optional<codegen::KernelSource> ks =
+          codegen::GenerateWithRows(k, Target{9, 0, true}, choice->dynamic);
+      EXPECT_TRUE(ks.has_value());
+      if (!ks.has_value()) continue;
+      EXPECT_TRUE(ks->takes_rows);
+      EXPECT_NE(ks->schedule.find("columns"), std::string::npos) << ks->schedule;
+      for (const Target& t : {Target{9, 0, true}, Target{8, 0, false}}) {
+        absl::StatusOr<runtime::CompileOutput> compiled = Compile(*ks, t);
+        EXPECT_TRUE(compiled.ok()) << compiled.status().message() << "\n" << ks->source;
+      }
+      out.push_back(ks->schedule + ks->source);
+    }
+    return out;
+  };
+  const std::vector<std::string> small = sources(40);
+  EXPECT_EQ(small.size(), 2u);
+  EXPECT_EQ(small, sources(63));
+  const std::vector<std::string> large = sources(5000);  // 4096..8191: in splits
+  ASSERT_FALSE(large.empty());
+  EXPECT_NE(large[0].find("splits combined after"), std::string::npos) << large[0];
+  EXPECT_EQ(large, sources(8000));
+}
+
+// A gather along a batch axis checks its indices against the batch: its kernel is
+// specialized. A gather realized earlier (a leaf now, its inputs dropped) is only an input
+// (fuzz seed 8018216: its first input was read).
 TEST(DynamicExtentsTest, GathersAlongTheBatchSpecializeAndRealizedOnesAreLeaves) {
   Family family, realized_family;
   const Tensor index = from_vector(std::vector<int32_t>{1}, {1}, DType::kI32, Device::kCPU);
   for (int64_t b : {3, 6}) {
     const Tensor x = from_vector(std::vector<float>(b, 1.0f), {b}, DType::kF32, Device::kCPU);
-    EXPECT_FALSE(Choose(RecordOf(gather(x * 2.0, 0, index) + 1.0), family).has_value()) << b;
+    const Tensor gathered = gather(x * 2.0, 0, index);
+    const std::optional<DynamicChoice> g = Choose(RecordOf(gathered + 1.0), family);
+    EXPECT_EQ(g.has_value(), b == 6) << b;
+    if (g.has_value()) EXPECT_TRUE(g->dynamic.fixed.contains(&gathered.node()));
     const Tensor picked = gather(x * 2.0, 0, index);
     realize({picked});
     const Recorded r = RecordOf(x / sin(picked));  // the realized gather is in the program
@@ -253,7 +359,7 @@ TEST(DynamicExtentsTest, SequenceStepHasOneSymbolAtEveryDim) {
   EXPECT_EQ(bounds, (std::vector<int64_t>{-1, 0}));  // start t - 1, end t
   Family rows_family;
   EXPECT_FALSE(Choose(SequenceStep(9), rows_family).has_value());
-  EXPECT_FALSE(Choose(SequenceStep(10), rows_family).has_value());  // t at dim 1 too
+  EXPECT_FALSE(Choose(SequenceStep(10), rows_family).has_value());  // t in slice bounds
 }
 
 // A bound that keeps no distance to any varying extent moves on its own: no symbol for it.

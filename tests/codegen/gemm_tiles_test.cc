@@ -44,7 +44,9 @@ TEST(GemmTilesTest, UnalignedRowsAreStagedForTensorCores) {
     codegen::DynamicRows rows;
     rows.max = 1 << 12;
     rows.nodes = {&a.node(), &y.node()};
-    return codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows).has_value();
+    std::vector<codegen::SpecializedKernel> specialized;
+    codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows, &specialized);
+    return specialized.empty();
   };
   EXPECT_TRUE(takes_rows(testing::Placeholder({777, 64}), in({64, 45})));
   EXPECT_FALSE(takes_rows(testing::Placeholder({777, 33}), in({33, 48})));
@@ -71,10 +73,11 @@ TEST(GemmTilesTest, BatchBucketsTakeTilesForTheirFewestRows) {
     rows.min = least;
     rows.max = most;
     rows.nodes = {&x.node(), &y.node()};
-    std::optional<std::vector<codegen::KernelSource>> ks =
-        codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows);
-    EXPECT_TRUE(ks.has_value() && ks->size() == 1u);
-    return ks.has_value() ? (*ks)[0] : codegen::KernelSource{};
+    std::vector<codegen::SpecializedKernel> specialized;
+    std::vector<codegen::KernelSource> ks =
+        codegen::GeneratePlanWithRows(plan, Target{9, 0, true}, rows, &specialized);
+    EXPECT_TRUE(specialized.empty() && ks.size() == 1u);
+    return ks.empty() ? codegen::KernelSource{} : ks[0];
   };
   const codegen::KernelSource decode = source(64, 127);
   EXPECT_TRUE(absl::StrContains(decode.schedule, "tiles of 64 x 64")) << decode.schedule;

@@ -51,6 +51,8 @@ GemmProblem AnalyzeMatmul(const FusedKernel& kernel, const Node* matmul, const D
   p.m_expr = p.rows_argument ? "rows" : absl::StrCat(p.m);
   p.n = out[out.rank() - 1];
   p.k = p.matmul->input(0).shape()[p.matmul->input(0).shape().rank() - 1];
+  p.k_argument = rows != nullptr && !p.rows_argument && rows->Has(p.a.buffer) && p.a.transposed;
+  if (p.k_argument) p.k = rows->max;
   p.batch = BatchOf(out);
   p.split_tf32 = IsSplitTf32Matmul(*p.matmul);
   p.tf32 = IsTf32Matmul(*p.matmul) || p.split_tf32;
@@ -138,6 +140,28 @@ bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
   for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {
     for (const Node* n : *list) {
       if (rows.Has(n) && n->shape().rank() != 2) return false;
+    }
+  }
+  return true;
+}
+
+bool GemmTakesRowsAsK(const FusedKernel& kernel, const DynamicRows& rows) {
+  if (kernel.gemm_form != GemmForm::kSingle || kernel.matmul == nullptr) return false;
+  const GemmProblem p = AnalyzeGemm(kernel);
+  const Node* out = p.matmul;
+  if (out->shape().rank() != 2 || rows.Has(out) || rows.fixed.contains(out) || !p.a.transposed ||
+      p.b.transposed || !rows.Has(p.a.buffer) || !rows.Has(p.b.buffer) || p.a.staged ||
+      p.b.staged || p.tf32 || p.a.buffer->shape().rank() != 2 || p.b.buffer->shape().rank() != 2) {
+    return false;
+  }
+  // The values between the matmul and its operands' buffers, which it reads through.
+  absl::flat_hash_set<const Node*> operands = {p.a.buffer, p.b.buffer};
+  for (const Node* view : {&out->input(0), &out->input(1)}) {
+    for (; view != p.a.buffer && view != p.b.buffer; view = &view->input(0)) operands.insert(view);
+  }
+  for (const auto* list : {&kernel.nodes, &kernel.inputs, &kernel.outputs}) {
+    for (const Node* n : *list) {
+      if ((rows.Has(n) || rows.fixed.contains(n)) && !operands.contains(n)) return false;
     }
   }
   return true;

@@ -39,6 +39,9 @@ struct GemmProblem {
   std::string m_expr;
   int64_t least_m = 0;
   bool rows_argument = false;
+  // K is the rows argument instead (GemmTakesRowsAsK: a weight gradient's
+  // matmul(transpose(x), dh) over a batch that varies); `k` is then the most it serves.
+  bool k_argument = false;
   Shape batch;        // the output's batch axes
   bool tf32 = false;  // f32 operands may be read as TF32 (set_matmul_precision)
   // ... as three TF32 products of each operand's TF32 part and remainder (kHigh); tf32 too.
@@ -60,6 +63,11 @@ GemmOperand OperandOf(const FusedKernel& kernel, const Node& operand);
 // one): a 2-D output with dynamic rows, A read as stored ([rows, k]) and B static; every other
 // dynamic value of the kernel is then an epilogue value of the output's rows (2-D).
 bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
+// Whether a single GEMM can take its K as the rows argument: A read transposed from a [rows, m]
+// buffer and B as stored from a [rows, n] buffer, both 2-D with dynamic rows, the output and its
+// epilogue static; the kernel's other values that hold the batch are those buffers and the
+// views between them and the matmul (a transposed view is a `rows.fixed` value).
+bool GemmTakesRowsAsK(const FusedKernel& kernel, const DynamicRows& rows);
 
 // Sets the launch's grid for `tiles_n` x CeilDiv(m, tile_m) x batch tiles, as a function of
 // the rows argument where the kernel takes it.

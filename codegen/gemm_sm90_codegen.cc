@@ -166,7 +166,7 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   }
   // The parts the tile walk covers: a dual GEMM's two share their tiles.
   const std::vector<GemmProblem> walk(parts.begin(), dual ? parts.begin() + 1 : parts.end());
-  ks.takes_rows = p.rows_argument;
+  ks.takes_rows = p.rows_argument || p.k_argument;
   // A kernel whose outputs are the matmuls themselves stores the consumers' staging tiles by
   // TMA; any other runs the generated epilogue in the epilogue warps (TF32: the consumers).
   // Rows that are not multiples of 8 outputs take no 16-byte vectors: the epilogue warps'
@@ -210,11 +210,11 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
   }
   const size_t a_maps = grouped ? parts.size() : 1;
   for (size_t i = 0; i < a_maps; ++i) {
-    ks.tensor_maps.push_back(
-        OperandMap(ks, parts[i].a, a_mn ? 64 : a_box_rows, p.rows_argument, splits));
+    ks.tensor_maps.push_back(OperandMap(ks, parts[i].a, a_mn ? 64 : a_box_rows,
+                                        p.rows_argument || p.k_argument, splits));
   }
   for (const GemmProblem& part : parts) {
-    ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? bk : tile.bn, false, splits));
+    ks.tensor_maps.push_back(OperandMap(ks, part.b, b_mn ? bk : tile.bn, part.k_argument, splits));
   }
   if (tma_store) {
     for (const GemmProblem& part : parts) {
@@ -238,8 +238,9 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
     const std::string which = dual               ? (i == 0 ? "dual, first: " : "dual, second: ")
                               : parts.size() > 1 ? absl::StrCat("part ", i, ": ")
                                                  : "";
-    w.Line("// ", which, "[", parts[i].m_expr, " x ", parts[i].k, "] x [", parts[i].k, " x ",
-           parts[i].n, "], batch of ", p.batch.numel(), "; A ", a_mn ? "MN" : "K", "-major, B ",
+    const std::string k = parts[i].k_argument ? "rows" : absl::StrCat(parts[i].k);
+    w.Line("// ", which, "[", parts[i].m_expr, " x ", k, "] x [", k, " x ", parts[i].n,
+           "], batch of ", p.batch.numel(), "; A ", a_mn ? "MN" : "K", "-major, B ",
            b_mn ? "MN" : "K", "-major");
   }
   int64_t tiles = 0;  // grouped: every tile; else tile columns (TILES_N)
@@ -273,9 +274,14 @@ KernelSource GenerateGemmSm90(const FusedKernel& kernel, const DynamicRows* rows
       w.Line("const auto out_map = ", MapOfPart(a_maps + parts.size(), parts.size()), ";");
     }
     // m (grouped: the config's), and the K slices' workspace
-    const std::string m_arg =
+    // (K as the rows argument: its K steps.)
+    std::string m_arg =
         absl::StrCat(grouped ? "0" : p.m_expr,
                      slices > 1 ? absl::StrCat(", (unsigned char*)ws + ", fixup_offset) : "");
+    if (p.k_argument) {
+      TESSEL_CHECK(slices == 1 && !tf32, "a GEMM whose K is the rows argument has no K slices");
+      absl::StrAppend(&m_arg, ", nullptr, (int)((rows + ", bk - 1, ") / ", bk, ")");
+    }
     if (tf32) {
       EmitConsumerEpilogue(w, ks, p, tile, b_regs);
     } else if (tma_store) {

@@ -192,7 +192,7 @@ WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn
   const GemmTile for_least = tile_for(least, p.least_m);
   const bool by_least = for_least.bm != choice.tile.bm || for_least.swap != choice.tile.swap;
   if (by_least) choice.tile = for_least;
-  if (grouped || tf32) return choice;
+  if (grouped || tf32 || p.k_argument) return choice;  // (K steps known at run time: no slices)
   const int64_t rows = by_least ? p.least_m : p.m;
   int64_t tiles = 0;
   for (const GemmProblem& part : walk) tiles += CeilDiv(part.n, choice.tile.bn);

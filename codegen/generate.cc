@@ -57,6 +57,12 @@ bool HoldsAny(const FusedKernel& kernel, const absl::flat_hash_set<const Node*>&
 
 std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
                                              const DynamicRows& rows) {
+  // A weight gradient's GEMM reads the batch through transposed views (fixed values): on
+  // Hopper the batch is its K (tessel_gemm_sm90's k_steps).
+  if (kernel.kind == KernelKind::kGemm && GemmSm90Applies(kernel, target) &&
+      GemmTakesRowsAsK(kernel, rows)) {
+    return GenerateGemmSm90(kernel, &rows);
+  }
   if (HoldsAny(kernel, rows.fixed)) return std::nullopt;
   if (!HoldsAny(kernel, rows.nodes)) return GenerateKernel(kernel, target);
   switch (kernel.kind) {

@@ -207,10 +207,12 @@ __device__ __forceinline__ void tessel_gemm_sm90_mainloop(
 // of 64 columns: acc[BM / 2 j + e] at row row0 + 8 (e >> 2) + 2 (t % 4) + (e & 1), column
 // col0 + 64 j + 16 (t / 32) + (t % 32) / 4 + 8 ((e >> 1) & 1).
 // `ws`: the workspace of K slices' pieces (tessel/gemm_sm90_fixup.cuh), else unused.
+// `k_steps`: the K steps of every tile, where K is known at run time only (no K slices; C::K
+// is then the most it may be); GROUPED: unused (C::k_steps).
 template <class C, class AMaps, class BMaps, class OutMaps, class Epilogue>
-__device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, OutMaps out_maps,
-                                                 Epilogue epilogue, int m,
-                                                 unsigned char* ws = nullptr) {
+__device__ __forceinline__ void tessel_gemm_sm90(
+    AMaps a_maps, BMaps b_maps, OutMaps out_maps, Epilogue epilogue, int m,
+    unsigned char* ws = nullptr, int k_steps = tessel_gemm_sm90_layout<C>::kKSteps) {
   using L = tessel_gemm_sm90_layout<C>;
   const int tiles_m = (m + C::BM - 1) / C::BM;  // (GROUPED: unused)
   const int tiles = tessel_gemm_sm90_tiles<C>(tiles_m);
@@ -249,7 +251,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   // tiles beyond a second), the early start cost 1-2%: SwiGLU's dual GEMM at M = 1024 (5
   // rounds) 0.2735-0.2747 ms with it, 0.2664-0.2728 without; at M = 8192 2.149-2.155 against
   // 2.117; q/k/v at 8192 0.567-0.575 against 0.564 (H200, forty-eighth session).
-  const int units = tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts).units();
+  const int units = tessel_gemm_sm90_walk<C>(tiles_m, tiles, cuts, k_steps).units();
   if (units > (int)gridDim.x && units <= 2 * (int)gridDim.x) tessel_launch_dependents();
   // No global memory before this: the kernel before may still be writing or reading it.
   tessel_grid_dependency_wait();
@@ -257,12 +259,13 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   if (warpgroup == 0) {
     tessel_setmaxnreg_dec<L::kWarpgroup0Registers>();
     if (threadIdx.x == 0) {
-      tessel_gemm_sm90_producer<C>(ring, full, empty, a_maps, b_maps, m, tiles_m, tiles, cuts);
+      tessel_gemm_sm90_producer<C>(ring, full, empty, a_maps, b_maps, m, tiles_m, tiles, cuts,
+                                   k_steps);
     } else if constexpr (!L::kEpilogueWarps) {
       // No epilogue warps: the producer's warpgroup has nothing else to do.
     } else if (threadIdx.x >= 32) {
       // The block's last segment and split tiles are the consumers' own (see below).
-      tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
+      tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts, k_steps);
       int n = 0;  // tiles handed over
       for (tessel_gemm_sm90_segment s; walk.take(s) && walk.more();) {
         if (s.split()) continue;
@@ -290,7 +293,7 @@ __device__ __forceinline__ void tessel_gemm_sm90(AMaps a_maps, BMaps b_maps, Out
   float sums[(C::DUAL ? 2 : 1) * L::kAccs], part[L::kAccs], own_rest[L::kAccs];
   float(&acc)[L::kAccs] = *(float(*)[L::kAccs])sums;
   float(&rest)[L::kAccs] = C::DUAL ? *(float(*)[L::kAccs])(sums + L::kAccs) : own_rest;
-  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts, k_steps);
   int n = 0;  // tiles handed to the epilogue warps
   for (tessel_gemm_sm90_segment s; walk.take(s);) {
     const tessel_gemm_sm90_work& w = s.w;

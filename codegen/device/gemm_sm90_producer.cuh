@@ -132,13 +132,13 @@ __device__ __forceinline__ int tessel_gemm_sm90_tiles(int tiles_m) {
   }
 }
 
-// K steps of a part's tiles.
+// K steps of a part's tiles (`k_steps`: every tile's where not GROUPED).
 template <class C>
-__device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part) {
+__device__ __forceinline__ int tessel_gemm_sm90_k_steps(int part, int k_steps) {
   if constexpr (C::GROUPED) {
     return C::k_steps(part);
   } else {
-    return tessel_gemm_sm90_layout<C>::kKSteps;
+    return k_steps;
   }
 }
 
@@ -191,9 +191,11 @@ template <class C>
 struct tessel_gemm_sm90_walk {
   int tiles_m, tiles, next;
   const tessel_gemm_sm90_cuts* cuts;  // K_SLICES > 1, else unused
+  int k_steps;                        // of every tile not cut (tessel_gemm_sm90's)
   __device__ __forceinline__ tessel_gemm_sm90_walk(int tiles_m_, int tiles_,
-                                                   const tessel_gemm_sm90_cuts* cuts_)
-      : tiles_m(tiles_m_), tiles(tiles_), next(blockIdx.x), cuts(cuts_) {}
+                                                   const tessel_gemm_sm90_cuts* cuts_,
+                                                   int k_steps_)
+      : tiles_m(tiles_m_), tiles(tiles_), next(blockIdx.x), cuts(cuts_), k_steps(k_steps_) {}
   __device__ __forceinline__ int units() const {
     if constexpr (C::K_SLICES == 1) {
       return tiles;
@@ -235,7 +237,7 @@ struct tessel_gemm_sm90_walk {
       s.k1 = cuts->first[s.slice + 1];
     } else {
       s.k0 = 0;
-      s.k1 = tessel_gemm_sm90_k_steps<C>(s.w.part);
+      s.k1 = tessel_gemm_sm90_k_steps<C>(s.w.part, k_steps);
     }
     return true;
   }
@@ -324,7 +326,8 @@ __device__ __forceinline__ void tessel_gemm_sm90_load(
 template <class C, class AMaps, class BMaps>
 __device__ __forceinline__ void tessel_gemm_sm90_producer(
     unsigned char* ring, unsigned long long* full, unsigned long long* empty, AMaps& a_maps,
-    BMaps& b_maps, int m, int tiles_m, int tiles, const tessel_gemm_sm90_cuts* cuts) {
+    BMaps& b_maps, int m, int tiles_m, int tiles, const tessel_gemm_sm90_cuts* cuts,
+    int k_steps) {
   using L = tessel_gemm_sm90_layout<C>;
   int stage = 0;
   unsigned phase = 0;
@@ -333,7 +336,7 @@ __device__ __forceinline__ void tessel_gemm_sm90_producer(
     policies.a = tessel_l2_policy_evict_last();
     policies.b = tessel_l2_policy_evict_first();
   }
-  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts);
+  tessel_gemm_sm90_walk<C> walk(tiles_m, tiles, cuts, k_steps);
   for (tessel_gemm_sm90_segment s; walk.take(s);) {
     const tessel_gemm_sm90_work& w = s.w;
     const tessel_tensor_map& a_map = *a_maps(w.part);

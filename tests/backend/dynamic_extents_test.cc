@@ -209,48 +209,59 @@ TEST(DynamicExtentsTest, ReductionsOfTheWholeBatchAreSpecialized) {
 }
 
 // A training step's backward pass holds the batch where kernels cannot take it yet (the
-// weight gradients' GEMMs, K = B, read a transposed view of the batch; the bias gradients
-// and the loss reduce over it): those kernels are made per batch size, and every other kernel
-// takes the batch, one source for the bucket.
+// loss reduces all of it to one value; on Hopper with 16-bit values the weight gradients'
+// GEMMs, K = B, read it through transposed views and take it as their K; f32 ones on SIMT
+// kernels do not): those kernels are made per batch size, and every other kernel takes the
+// batch, one source for the bucket (NVRTC compiles each for sm_90a).
 TEST(DynamicExtentsTest, ATrainingStepSpecializesOnlyWhatHoldsTheBatchElsewhere) {
-  const Tensor w1 = In({64, 128}, DType::kF32), b1 = In({128}, DType::kF32);
-  const Tensor w2 = In({128, 64}, DType::kF32);
-  auto step = [&](int64_t b) {
-    const Tensor x = In({b, 64}, DType::kF32), t = In({b, 64}, DType::kF32);
-    const Tensor a = matmul(x, w1) + b1, h = tanh(a), y = matmul(h, w2);
-    const Tensor dy = (y - t) * 0.5, dh = matmul(dy, transpose(w2)) * (1.0 - h * h);
-    const Tensor dw1 = matmul(transpose(x), dh), db1 = sum(dh, {0});
-    const Tensor dw2 = matmul(transpose(h), dy), loss = mean(dy * dy);
-    return RecordOf(concat({reshape(dw1, {-1}), db1, reshape(dw2, {-1}), reshape(loss, {1})}, 0));
-  };
-  Family family;
-  Choose(step(20), family);
-  std::vector<std::vector<std::string>> taking, made;
-  for (int64_t b : {40, 50}) {
-    const Recorded r = step(b);
-    const std::optional<DynamicChoice> c = Choose(r, family);
-    ASSERT_TRUE(c.has_value()) << b;
-    EXPECT_FALSE(c->dynamic.fixed.empty());  // transpose(x), transpose(h)
-    const codegen::GeneratedPlan g =
-        codegen::PlanAndGenerateWithRows(r.program, Target{9, 0, true}, c->dynamic);
-    std::vector<bool> specialized(g.kernels.size(), false);
-    for (const codegen::SpecializedKernel& s : g.specialized) specialized[s.kernel] = true;
-    taking.emplace_back();
-    made.emplace_back();
-    for (size_t i = 0; i < g.kernels.size(); ++i) {
-      if (specialized[i]) {
-        EXPECT_FALSE(g.kernels[i].takes_rows) << g.kernels[i].name;
-        made.back().push_back(g.kernels[i].source);
-      } else if (g.kernels[i].takes_rows) {
-        taking.back().push_back(g.kernels[i].source);
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  for (DType dtype : {DType::kBF16, DType::kF32}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    const Tensor w1 = In({64, 128}, dtype), b1 = In({128}, dtype), w2 = In({128, 64}, dtype);
+    auto step = [&](int64_t b) {
+      const Tensor x = In({b, 64}, dtype), t = In({b, 64}, dtype);
+      const Tensor a = matmul(x, w1) + b1, h = tanh(a), y = matmul(h, w2);
+      const Tensor dy = (y - t) * 0.5, dh = matmul(dy, transpose(w2)) * (1.0 - h * h);
+      const Tensor dw1 = matmul(transpose(x), dh), db1 = sum(dh, {0});
+      const Tensor dw2 = matmul(transpose(h), dy), loss = mean(dy * dy);
+      return RecordOf(concat({reshape(w1 - 0.1 * dw1, {-1}), b1 - 0.1 * db1,
+                              reshape(w2 - 0.1 * dw2, {-1}), reshape(loss, {1})},
+                             0));
+    };
+    Family family;
+    Choose(step(20), family);
+    std::vector<std::vector<std::string>> taking, made;
+    for (int64_t b : {40, 50}) {
+      const Recorded r = step(b);
+      const std::optional<DynamicChoice> c = Choose(r, family);
+      ASSERT_TRUE(c.has_value()) << b;
+      EXPECT_FALSE(c->dynamic.fixed.empty());  // transpose(x), transpose(h)
+      const codegen::GeneratedPlan g =
+          codegen::PlanAndGenerateWithRows(r.program, Target{9, 0, true}, c->dynamic);
+      std::vector<bool> specialized(g.kernels.size(), false);
+      for (const codegen::SpecializedKernel& s : g.specialized) specialized[s.kernel] = true;
+      taking.emplace_back();
+      made.emplace_back();
+      for (size_t i = 0; i < g.kernels.size(); ++i) {
+        if (specialized[i]) {
+          EXPECT_FALSE(g.kernels[i].takes_rows) << g.kernels[i].name;
+          made.back().push_back(g.kernels[i].source);
+        } else if (g.kernels[i].takes_rows) {
+          taking.back().push_back(g.kernels[i].source);
+          if (b != 40 || g.kernels[i].kind != "gemm") continue;
+          absl::StatusOr<runtime::CompileOutput> out = Compile(g.kernels[i], Target{9, 0, true});
+          EXPECT_TRUE(out.ok()) << out.status().message() << "\n" << g.kernels[i].source;
+        }
       }
     }
-  }
-  EXPECT_GE(taking[0].size(), 3u);  // the forward GEMMs, dh's GEMM, db1's column sum
-  EXPECT_EQ(made[0].size(), 3u);    // dw1 and dw2 (K = B), the loss (a mean of everything)
-  EXPECT_EQ(taking[0], taking[1]);
-  for (size_t i = 0; i < made[0].size() && i < made[1].size(); ++i) {
-    EXPECT_NE(made[0][i], made[1][i]);
+    // The forward GEMMs, dh's GEMM, db1's column sum; with 16-bit values dw1's and dw2's GEMMs.
+    EXPECT_EQ(taking[0].size(), dtype == DType::kBF16 ? 6u : 4u);
+    // The loss (a mean of everything); f32: dw1's and dw2's GEMMs (K = B) too.
+    EXPECT_EQ(made[0].size(), dtype == DType::kBF16 ? 1u : 3u);
+    EXPECT_EQ(taking[0], taking[1]);
+    for (size_t i = 0; i < made[0].size() && i < made[1].size(); ++i) {
+      EXPECT_NE(made[0][i], made[1][i]);
+    }
   }
 }
 

@@ -122,11 +122,12 @@ std::optional<DynamicChoice> ChooseDynamicRows(const OrderedProgram& program,
     // Reversing the batch axis reads at (B - 1 - row), and a gather along it checks its
     // indices against B: the extent itself is in the index math.
     const std::vector<int64_t>& axes = n->attrs().ints;
+    if (n->realized()) continue;  // a leaf now: only read
     const bool flips = n->op() == OpKind::kFlip && choice.dynamic.Has(n) &&
                        std::find(axes.begin(), axes.end(), 0) != axes.end();
-    const bool gathers = n->op() == OpKind::kGather && !n->realized() && axes[0] == 0 &&
-                         choice.dynamic.Has(n->inputs()[0].get());
-    if (flips || gathers) fixed.insert(n);
+    const bool gathers =
+        n->op() == OpKind::kGather && axes[0] == 0 && choice.dynamic.Has(n->inputs()[0].get());
+    if (flips || gathers) choice.dynamic.fixed_math.insert(n);
   }
   for (const Node* n : fixed) choice.dynamic.nodes.erase(n);
   if (choice.dynamic.nodes.empty()) return std::nullopt;  // nothing takes the batch

@@ -9,12 +9,14 @@
 // - every dynamic extent of a program must be one value B (a batch). Kernels take B as their
 //   `rows` argument (codegen::DynamicRows) where it is only values' leading extent (dim 0):
 //   pointwise kernels over [B, ...], staged reductions and normalizations over other axes,
-//   and GEMMs with B rows. A kernel that holds B elsewhere (a transposed view, a flip or a
-//   gather along the batch), or that its generator cannot give the argument (a reduction
-//   over the batch, a GEMM whose K is the batch), is specialized to the program's extents,
-//   and its plan then serves that B alone (ReadyPlan::one_batch): a training step's backward
-//   pass, whose weight gradients reduce over the batch, plans per batch size but compiles
-//   only those kernels per batch size, the others once a bucket;
+//   column reductions over the batch (a bias's gradient), and GEMMs with B rows or, on
+//   Hopper with 16-bit values, with B as their K (a weight's gradient, read through
+//   transposed views of [B, ...] values). A kernel that holds B elsewhere (a transposed view
+//   it cannot read that way), computes a flip or a gather along the batch, or whose generator
+//   cannot take the argument (a reduction of the whole batch to one value, a scan) is
+//   specialized to the program's extents, and its plan then serves that B alone
+//   (ReadyPlan::one_batch): the next B of the bucket plans again, compiling only those
+//   kernels, the others loaded by source (a hand-written training step: its loss's mean);
 // - B = 1, and a B equal to a static extent of the program, are specialized (broadcasting and
 //   the planner's shape comparisons could tell such a B apart);
 // - a plan serves one power-of-two bucket of B, [2^k, 2^(k+1) - 1], its decisions (index

@@ -1,5 +1,7 @@
 #include "backend/inspect.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -37,14 +39,21 @@ Inspected Generate(const std::vector<const Node*>& roots, absl::string_view op) 
   if (!choice.has_value()) return in;
   in.generated =
       codegen::PlanAndGenerateWithRows(program, runtime::DeviceTarget(), choice->dynamic);
-  in.rows = absl::StrCat("the batch (dim 0 of ", choice->dynamic.nodes.size(), " values, now ",
-                         choice->rows, ") is the kernels' rows argument; ");
-  if (in.generated.specialized.empty()) {
-    absl::StrAppend(&in.rows, "these kernels serve batches ", choice->dynamic.max / 2 + 1, " to ",
-                    choice->dynamic.max);
+  const std::string batch = absl::StrCat("the batch (dim 0 of ", choice->dynamic.nodes.size(),
+                                         " values, now ", choice->rows, ")");
+  const std::string bucket =
+      absl::StrCat("batches ", choice->dynamic.max / 2 + 1, " to ", choice->dynamic.max);
+  const bool any = std::any_of(in.generated.kernels.begin(), in.generated.kernels.end(),
+                               [](const codegen::KernelSource& k) { return k.takes_rows; });
+  if (!any) {
+    in.rows = absl::StrCat(batch,
+                           " varies, but no kernel takes it as an argument: those that hold it "
+                           "are made for this batch alone (\"rows:\" says why)");
+  } else if (in.generated.specialized.empty()) {
+    in.rows = absl::StrCat(batch, " is the kernels' rows argument; these kernels serve ", bucket);
   } else {
-    absl::StrAppend(&in.rows, "kernels that take it serve batches ", choice->dynamic.max / 2 + 1,
-                    " to ", choice->dynamic.max, ", the others (\"rows:\") this batch alone");
+    in.rows = absl::StrCat(batch, " is the kernels' rows argument; kernels that take it serve ",
+                           bucket, ", the others (\"rows:\") this batch alone");
   }
   return in;
 }
@@ -106,8 +115,8 @@ std::string explain(const std::vector<Tensor>& outputs) {
                     "  outputs: ", absl::StrJoin(outs, ", "), "\n");
     if (!ks.schedule.empty()) absl::StrAppend(&text, "  schedule: ", ks.schedule, "\n");
     for (const codegen::SpecializedKernel& s : g.specialized) {
-      if (s.kernel == static_cast<int>(i))
-        absl::StrAppend(&text, "  rows:    ", SpecializedWhy(s), "\n");
+      if (s.kernel != static_cast<int>(i)) continue;
+      absl::StrAppend(&text, "  rows:    ", SpecializedWhy(s), "\n");
     }
     for (const codegen::Launch& l : ks.launches) {
       absl::StrAppend(

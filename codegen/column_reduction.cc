@@ -87,14 +87,13 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks,
   const int columns = pairs ? 2 * kWarp : kWarp, lanes = pairs ? 2 * kLanes : kLanes;
   // With rows (ColumnsTakeRows) the reduced extent is `rows` times the other reduced axes':
   // the splits are chosen for the most rows the kernel serves (fewer leave splits idle).
-  const int64_t per_row = l.length / std::max<int64_t>(l.space[0], 1);
+  const RowsLength of_rows = RowsLengthOf(l);
+  const int64_t per_row = of_rows.per_row;
   const std::optional<std::string> variable_length =
       rows != nullptr ? std::optional<std::string>("length") : std::nullopt;
   const std::string length = variable_length.value_or(absl::StrCat(l.length));
   const int64_t splits = SplitsOf(l, rows != nullptr ? per_row * rows->max : l.length, columns);
   const int64_t step = kRowThreads * splits;
-  const std::string length_of_rows =
-      per_row == 1 ? "(index_t)rows" : absl::StrCat("(index_t)rows * ", per_row);
   ks.takes_rows = rows != nullptr;
   const bool wide_slots =
       std::any_of(accs.begin(), accs.end(), [](const Accumulator& a) { return a.wide(); });
@@ -127,7 +126,7 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks,
     w.Line("__shared__ ", wide_slots ? "double" : "float", " parts[", kRowThreads, " * ",
            columns + 1, "];");
     w.Line("const int lane = threadIdx.x % ", kWarp, ", part = threadIdx.x / ", kWarp, ";");
-    if (rows != nullptr) w.Line("const index_t length = ", length_of_rows, ";");
+    if (rows != nullptr) w.Line("const index_t length = ", of_rows.expression, ";");
     const std::string first = pairs ? "pair" : "row";  // the lane's first column
     w.Line("const index_t ", first, " = (index_t)blockIdx.x * ", columns, " + ",
            pairs ? "2 * lane" : "lane", ";");
@@ -193,7 +192,7 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks,
     w.Line("// each column's ", splits, " splits combined in order");
     w.Line("const index_t row = (index_t)blockIdx.x * 256 + threadIdx.x;");
     w.Line("if (row >= ", l.rows, ") return;");
-    if (rows != nullptr) w.Line("const index_t length = ", length_of_rows, ";");
+    if (rows != nullptr) w.Line("const index_t length = ", of_rows.expression, ";");
     for (size_t i = 0; i < accs.size(); ++i) {
       const Accumulator& a = accs[i];
       w.Line(a.type(), " ", a.name, " = ", slot(i, "0"), ";");

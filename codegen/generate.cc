@@ -1,5 +1,7 @@
 #include "codegen/generate.h"
 
+#include <algorithm>
+
 #include "codegen/gemm_common.h"
 #include "core/error.h"
 #include "core/realize.h"
@@ -53,6 +55,15 @@ bool HoldsAny(const FusedKernel& kernel, const absl::flat_hash_set<const Node*>&
   return false;
 }
 
+// Whether the batch is in the kernel's index math or its values' other extents (rows.fixed,
+// rows.fixed_math), so that only a kernel for this program's extents serves.
+bool HoldsFixedValues(const FusedKernel& kernel, const DynamicRows& rows) {
+  for (const Node* n : kernel.nodes) {
+    if (rows.fixed_math.contains(n)) return true;
+  }
+  return HoldsAny(kernel, rows.fixed);
+}
+
 }  // namespace
 
 std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
@@ -63,7 +74,7 @@ std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Ta
       GemmTakesRowsAsK(kernel, rows)) {
     return GenerateGemmSm90(kernel, &rows);
   }
-  if (HoldsAny(kernel, rows.fixed)) return std::nullopt;
+  if (HoldsFixedValues(kernel, rows)) return std::nullopt;
   if (!HoldsAny(kernel, rows.nodes)) return GenerateKernel(kernel, target);
   switch (kernel.kind) {
     case KernelKind::kPointwise:
@@ -106,7 +117,7 @@ std::vector<KernelSource> GeneratePlanWithRows(const FusionPlan& plan, const Tar
     const FusedKernel& kernel = plan.kernels[i];
     std::optional<KernelSource> ks = GenerateWithRows(kernel, target, rows);
     if (!ks.has_value()) {
-      specialized->push_back({static_cast<int>(i), HoldsAny(kernel, rows.fixed)});
+      specialized->push_back({static_cast<int>(i), HoldsFixedValues(kernel, rows)});
       ks = GenerateKernel(kernel, target);
     }
     sources.push_back(*std::move(ks));
@@ -124,7 +135,11 @@ GeneratedPlan PlanAndGenerateWithRows(const Program& program, const Target& targ
     return g;
   };
   GeneratedPlan g = plan();
-  if (!g.specialized.empty() && options.gemm_groups) {
+  const bool grouped_specialized =
+      std::any_of(g.specialized.begin(), g.specialized.end(), [&](const SpecializedKernel& s) {
+        return g.plan.kernels[s.kernel].gemm_form != GemmForm::kSingle;
+      });
+  if (grouped_specialized && options.gemm_groups) {
     options.gemm_groups = false;
     GeneratedPlan ungrouped = plan();
     if (ungrouped.specialized.size() < g.specialized.size()) g = std::move(ungrouped);

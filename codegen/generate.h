@@ -44,9 +44,9 @@ struct GeneratedPlan {
   std::vector<SpecializedKernel> specialized;
 };
 GeneratedPlan PlanAndGenerate(const std::vector<const Node*>& outputs, const Target& target);
-// ... with `rows` the kernels' rows argument where they take it. Where a kernel cannot, the
-// plan is made again without GEMM groups (grouped GEMMs keep their extents in the source) and
-// that one kept if fewer kernels are specialized: taking the batch, which saves a compile
+// ... with `rows` the kernels' rows argument where they take it. Where a GEMM group cannot,
+// the plan is made again without GEMM groups (grouped GEMMs keep their extents in the source)
+// and that one kept if fewer kernels are specialized: taking the batch, which saves a compile
 // per batch size, comes first.
 GeneratedPlan PlanAndGenerateWithRows(const Program& program, const Target& target,
                                       const DynamicRows& rows);

@@ -25,9 +25,12 @@ struct DynamicRows {
   // its largest waste the most (docs in codegen/gemm_sm90_tiles.cc, ChooseWalk).
   int64_t min = 0;
   // Values whose other extents vary with the batch too (a transposed view of a batch puts it
-  // at dim 1), or whose index math holds it (a flip or a gather along it): a kernel that holds
-  // one is made for this program's extents alone.
+  // at dim 1): a kernel that holds one is made for this program's extents alone.
   absl::flat_hash_set<const Node*> fixed;
+  // Values whose index math holds the batch (a flip or a gather along it): the kernel that
+  // computes one is made for this program's extents alone; kernels that read one as written
+  // take it as any value.
+  absl::flat_hash_set<const Node*> fixed_math;
   bool Has(const Node* n) const { return nodes.contains(n); }
 };
 

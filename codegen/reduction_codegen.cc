@@ -134,9 +134,11 @@ KernelSource Staged(const FusedKernel& k, const RowLayout& l, KernelSource ks,
 }  // namespace
 
 bool ReductionTakesRows(const FusedKernel& kernel, const DynamicRows& rows) {
-  if (kernel.kind == KernelKind::kReduction && kernel.row_space.rank() > 0 &&
-      ColumnsTakeRows(kernel, LayoutOf(kernel), rows)) {
-    return true;  // the batch reduced, along columns
+  if (kernel.kind == KernelKind::kReduction && kernel.row_space.rank() > 0) {
+    const RowLayout layout = LayoutOf(kernel);
+    if (ColumnsTakeRows(kernel, layout, rows) || StreamingTakesRows(kernel, layout, rows)) {
+      return true;  // the batch reduced, along columns or with every axis
+    }
   }
   if (!kernel.staged || kernel.row_space.rank() == 0 || kernel.reduced_axes.empty() ||
       kernel.reduced_axes[0] == 0) {
@@ -161,6 +163,10 @@ KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* row
   }
   if (rows == nullptr && UsesColumnStaging(kernel, layout)) {
     return ColumnStaged(kernel, layout, std::move(ks));
+  }
+  // A row that holds the batch is streamed whatever its length now: its length varies.
+  if (rows != nullptr && StreamingTakesRows(kernel, layout, *rows)) {
+    return Streaming(kernel, layout, std::move(ks), rows);
   }
   return kernel.staged ? Staged(kernel, layout, std::move(ks), rows)
                        : Streaming(kernel, layout, std::move(ks));

@@ -41,7 +41,9 @@ IndexExpr RowIndex(const RowLayout& l, const std::string& row, const std::string
   }
   IndexExpr idx = FromDims(l.space, dims, lane);
   if (l.trailing) {
-    idx.linear = absl::StrCat("(", row, " * ", l.length, " + ", col, ")");
+    // (One row, of every axis: no row term, whose stride a row of the batch's length varies.)
+    idx.linear = l.rows == 1 ? absl::StrCat("(", col, ")")
+                             : absl::StrCat("(", row, " * ", l.length, " + ", col, ")");
     idx.linear_lane = true;
     idx.vector_width = vector_width;
   }
@@ -85,6 +87,13 @@ Accumulator AccumulatorOf(const Node* r) {
                     : r->dtype() == DType::kI64            ? DType::kI64
                                                            : DType::kI32;
   return Accumulator{r, "", acc, combine};
+}
+
+RowsLength RowsLengthOf(const RowLayout& l) {
+  RowsLength r;
+  r.per_row = l.length / std::max<int64_t>(l.space[0], 1);
+  r.expression = r.per_row == 1 ? "(index_t)rows" : absl::StrCat("(index_t)rows * ", r.per_row);
+  return r;
 }
 
 std::string Finish(const Accumulator& a, const std::string& acc, int64_t length,

@@ -93,6 +93,13 @@ struct Accumulator {
 
 Accumulator AccumulatorOf(const Node* r);
 // Converts a finished accumulator to the reduction's value (mean divides; halves round).
+// A reduced extent whose leading axis is a kernel's rows argument (a batch reduced): the
+// elements of the other reduced axes, and the index_t expression of the whole extent.
+struct RowsLength {
+  int64_t per_row = 1;
+  std::string expression;
+};
+RowsLength RowsLengthOf(const RowLayout& l);
 // `variable_length`: where the kernel takes the reduced extent from its rows argument, the
 // index_t expression a mean divides by instead of `length`.
 std::string Finish(const Accumulator& a, const std::string& acc, int64_t length,
@@ -154,7 +161,11 @@ KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource
 
 // Rows too long to stage: a block per row streaming it, or, for rows of many chunks, two
 // launches (chunks of rows, then the chunks in a fixed order).
-KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks);
+// Whether such a kernel takes its row's leading axis as the rows argument: a reduction of every
+// axis (the batch's among them) to one value (a loss's mean over a batch).
+bool StreamingTakesRows(const FusedKernel& k, const RowLayout& l, const DynamicRows& rows);
+KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks,
+                       const DynamicRows* rows = nullptr);
 
 }  // namespace tessel::codegen
 

@@ -147,13 +147,15 @@ void PublishChunks(CodeWriter& w, const FusedKernel& k, const std::vector<Accumu
 // The row's reductions, finished, and the values of the reduced space stored: from the
 // threads' accumulators (`chunks` null: the block read the whole row), or from the chunks in
 // the workspace (`chunks(i, part)` names accumulator i's entry of a part).
+// `variable_length`: the row's length as an expression, where the kernel takes it (rows).
 void EmitRowResults(CodeWriter& w, const KernelSource& ks, const FusedKernel& k, const RowLayout& l,
-                    const std::vector<Accumulator>& accs, int64_t parts, const ChunkSlot* chunks) {
+                    const std::vector<Accumulator>& accs, int64_t parts, const ChunkSlot* chunks,
+                    const std::optional<std::string>& variable_length) {
   ExprEmitter e(&w, 1, ks);
   auto bind = [&](const Accumulator& a, const std::string& value) {
     const Node* r = a.reduction;
     const Value v = e.Define(std::string(OpName(r->op())), CudaComputeType(r->dtype()), false,
-                             Finish(a, value, l.length));
+                             Finish(a, value, l.length, variable_length));
     e.Bind(r, ReducedIndex(l, r->shape(), "row"), v);
   };
   for (size_t i = 0; i < accs.size(); ++i) {
@@ -235,10 +237,45 @@ void EmitSteps(CodeWriter& w, const FusedKernel& k, const RowLayout& l, const Ke
 
 }  // namespace
 
-KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks) {
-  const int vec = VectorWidthFor(k, l);
-  const int64_t parts = std::clamp<int64_t>(l.length / (kThreads * vec * 16), 1, 1024);
-  const int64_t chunk = ((l.length + parts - 1) / parts + vec - 1) / vec * vec;
+bool StreamingTakesRows(const FusedKernel& k, const RowLayout& l, const DynamicRows& rows) {
+  if (k.kind != KernelKind::kReduction || k.reduced_axes.empty() || k.reduced_axes[0] != 0 ||
+      !l.trailing || !k.online_sums.empty()) {
+    return false;  // (trailing with axis 0 reduced: every axis)
+  }
+  for (const Node* out : k.outputs) {
+    if (out->shape() == l.space) return false;
+  }
+  const KernelSource probe = NewKernelSource(k);
+  for (const Accumulator& a : Accumulators(k)) {
+    const Node& in = a.reduction->input(0);
+    if (!rows.Has(&in) || in.shape() != l.space || MatchOneHotSum(a, l, probe)) return false;
+  }
+  return true;
+}
+
+KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks,
+                       const DynamicRows* rows) {
+  // With rows (StreamingTakesRows) the row is `rows` times the other axes: vectors that divide
+  // those, chunks for the most rows the kernel serves, each chunk's length at run time.
+  const RowsLength of_rows = RowsLengthOf(l);
+  const int64_t per_row = of_rows.per_row;
+  RowLayout shape = l;
+  if (rows != nullptr) shape.length = per_row;
+  const int vec = VectorWidthFor(k, shape);
+  const int64_t most = rows != nullptr ? per_row * rows->max : l.length;
+  const int64_t parts = std::clamp<int64_t>(most / (kThreads * vec * 16), 1, 1024);
+  const std::optional<std::string> variable_length =
+      rows != nullptr ? std::optional<std::string>("length") : std::nullopt;
+  const std::string length = variable_length.value_or(absl::StrCat(l.length));
+  const std::string chunk =
+      rows != nullptr ? absl::StrCat("((length + ", parts - 1, ") / ", parts, " + ", vec - 1,
+                                     ") / ", vec, " * ", vec)
+                      : absl::StrCat(((l.length + parts - 1) / parts + vec - 1) / vec * vec);
+  auto define_length = [&](CodeWriter& w) {
+    if (rows == nullptr) return;
+    w.Line("const index_t length = ", of_rows.expression, ";");
+  };
+  ks.takes_rows = rows != nullptr;
   const std::vector<Accumulator> accs = Accumulators(k);
   const int64_t slots = static_cast<int64_t>(accs.size()) * l.rows * parts;
   const bool wide_slots =
@@ -256,16 +293,20 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
         accs[i], absl::StrCat("(", i, " * ", l.rows, " + row) * ", parts, " + ", part), wide_slots);
   };
   CodeWriter w;
-  BeginSource(w, k);
+  BeginSource(w, k, rows);
   {
     auto body =
         KernelBlock(w, absl::StrCat(kThreads), absl::StrCat(kNamePlaceholder, "_stage1"), ks);
-    w.Line("// ", l.rows, " rows of ", l.length, ", each in ", parts, " chunks of ", chunk);
+    w.Line("// ", l.rows, " rows of ", rows != nullptr ? absl::StrCat("rows x ", per_row) : length,
+           ", each in ", parts, " chunks of ", rows != nullptr ? "a part" : chunk);
     DeclareScratch(w, accs);
     DeclarePairScratch(w, k);
     w.Line("const index_t row = blockIdx.x;");
-    w.Line("const index_t begin = (index_t)blockIdx.y * ", chunk, ";");
-    w.Line("const index_t end = min(begin + ", chunk, ", (index_t)", l.length, ");");
+    define_length(w);
+    if (rows != nullptr) w.Line("const index_t chunk = ", chunk, ";");
+    const std::string chunk_name = rows != nullptr ? "chunk" : chunk;
+    w.Line("const index_t begin = (index_t)blockIdx.y * ", chunk_name, ";");
+    w.Line("const index_t end = min(begin + ", chunk_name, ", (index_t)", length, ");");
     for (const Accumulator& a : accs) {
       const bool pair_max = PairOf(k, a.reduction) < 0 && FirstPairOf(k, a.reduction) >= 0;
       if (!pair_max) w.Line(a.type(), " ", a.name, " = ", a.Identity(), ";");
@@ -284,7 +325,7 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
       if (picks[i]) EmitOneHotSum(w, ks, l, accs[i], *picks[i]);
     }
     if (parts == 1) {  // the block holds whole rows: finish them here, no second launch
-      EmitRowResults(w, ks, k, l, accs, 1, nullptr);
+      EmitRowResults(w, ks, k, l, accs, 1, nullptr, variable_length);
     } else {
       PublishChunks(w, k, accs, slot);
     }
@@ -296,10 +337,11 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
     DeclareScratch(w, accs);
     DeclarePairScratch(w, k);
     w.Line("const index_t row = blockIdx.x;");
+    define_length(w);
     for (size_t p = 0; p < k.online_sums.size(); ++p) {
       DefinePairFunctions(w, ks, l, k.online_sums[p], static_cast<int>(p));
     }
-    EmitRowResults(w, ks, k, l, accs, parts, &slot);
+    EmitRowResults(w, ks, k, l, accs, parts, &slot, variable_length);
   }
   Launch stage1, stage2;
   stage1.entry = absl::StrCat(kNamePlaceholder, "_stage1");

@@ -89,16 +89,29 @@ TEST(DynamicExtentsTest, FlippingTheBatchIsSpecialized) {
   const Recorded flipped = program(9, {0});
   const std::optional<DynamicChoice> c = Choose(flipped, batch);
   ASSERT_TRUE(c.has_value());
-  ASSERT_EQ(c->dynamic.fixed.size(), 1u);
-  EXPECT_EQ((*c->dynamic.fixed.begin())->op(), OpKind::kFlip);
+  ASSERT_EQ(c->dynamic.fixed_math.size(), 1u);
+  EXPECT_EQ((*c->dynamic.fixed_math.begin())->op(), OpKind::kFlip);
   const codegen::GeneratedPlan g =
       codegen::PlanAndGenerateWithRows(flipped.program, Target{}, c->dynamic);
   ASSERT_EQ(g.specialized.size(), 1u);
   EXPECT_TRUE(g.specialized[0].fixed);
   EXPECT_FALSE(g.kernels[g.specialized[0].kernel].takes_rows);
-  const std::optional<DynamicChoice> both = Choose(program(9, {-2, 1}), batch);  // -2: dim 0
-  ASSERT_TRUE(both.has_value());
-  EXPECT_EQ(both->dynamic.fixed.size(), 1u);
+  // A flip written before (a leaf now) is read like any value of the batch.
+  Family leaf;
+  auto realized = [](int64_t b) {
+    const Tensor x =
+        from_vector(std::vector<float>(b * 16, 1.0f), {b, 16}, DType::kF32, Device::kCPU);
+    const Tensor f = flip(x * 1.5, {0});
+    realize({f});
+    return RecordOf(f * 2.0);
+  };
+  EXPECT_FALSE(Choose(realized(8), leaf).has_value());
+  const Recorded r9 = realized(9);
+  const std::optional<DynamicChoice> read = Choose(r9, leaf);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_TRUE(read->dynamic.fixed_math.empty());
+  EXPECT_TRUE(
+      codegen::PlanAndGenerateWithRows(r9.program, Target{}, read->dynamic).specialized.empty());
   EXPECT_FALSE(Choose(program(8, {1}), other).has_value());
   EXPECT_TRUE(Choose(program(9, {1}), other).has_value());
   Family strided;
@@ -194,13 +207,45 @@ TEST(DynamicExtentsTest, NormalizationsOverRowsTakeRows) {
   EXPECT_EQ(a, kernels(60));
 }
 
-// A reduction of the whole batch to one value keeps the batch in the source: its kernel is
-// specialized.
-TEST(DynamicExtentsTest, ReductionsOfTheWholeBatchAreSpecialized) {
-  auto record = [](int64_t rows) { return RecordOf(sum(In({rows, 96}, DType::kF32))); };
+// A reduction of the whole batch to one value streams it, the row's length from the rows
+// argument: one source for the bucket, in one chunk or several (a mean's divisor too); a
+// scan along the batch keeps it in the source and is specialized.
+TEST(DynamicExtentsTest, ReductionsOfTheWholeBatchStreamIt) {
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  for (int64_t per_row : {96, 4096}) {
+    auto source = [&](int64_t b) {
+      auto record = [&](int64_t rows) {
+        const Tensor x = In({rows, per_row}, DType::kBF16);
+        return RecordOf(concat({reshape(mean(x * x), {1}), reshape(max(x), {1})}, 0));
+      };
+      Family family;
+      Choose(record(2), family);
+      const Recorded r = record(b);
+      const std::optional<DynamicChoice> choice = Choose(r, family);
+      EXPECT_TRUE(choice.has_value());
+      for (const FusedKernel& k : PlanFusion(r.program, DefaultFusionOptions()).kernels) {
+        if (k.kind != KernelKind::kReduction) continue;
+        std::optional<codegen::KernelSource> ks =
+            codegen::GenerateWithRows(k, Target{9, 0, true}, choice->dynamic);
+        EXPECT_TRUE(ks.has_value());
+        if (!ks.has_value()) return std::string();
+        EXPECT_TRUE(ks->takes_rows);
+        absl::StatusOr<runtime::CompileOutput> out = Compile(*ks, Target{9, 0, true});
+        EXPECT_TRUE(out.ok()) << out.status().message() << "\n" << ks->source;
+        return ks->schedule + ks->source;
+      }
+      return std::string();
+    };
+    const std::string a = source(40);
+    EXPECT_EQ(a, source(63)) << per_row;
+    EXPECT_NE(a.find(per_row == 96 ? "a block per row, streamed" : "chunks, then combined"),
+              std::string::npos)
+        << a;
+  }
+  auto scan = [](int64_t rows) { return RecordOf(cumsum(In({rows, 96}, DType::kF32), 0)); };
   Family family;
-  Choose(record(2), family);
-  const Recorded r = record(50);
+  Choose(scan(2), family);
+  const Recorded r = scan(50);
   const std::optional<DynamicChoice> choice = Choose(r, family);
   ASSERT_TRUE(choice.has_value());
   const FusionPlan plan = PlanFusion(r.program, DefaultFusionOptions());
@@ -208,11 +253,10 @@ TEST(DynamicExtentsTest, ReductionsOfTheWholeBatchAreSpecialized) {
   EXPECT_FALSE(codegen::GenerateWithRows(plan.kernels[0], Target{}, choice->dynamic).has_value());
 }
 
-// A training step's backward pass holds the batch where kernels cannot take it yet (the
-// loss reduces all of it to one value; on Hopper with 16-bit values the weight gradients'
-// GEMMs, K = B, read it through transposed views and take it as their K; f32 ones on SIMT
-// kernels do not): those kernels are made per batch size, and every other kernel takes the
-// batch, one source for the bucket (NVRTC compiles each for sm_90a).
+// A training step's backward pass reads the batch through transposed views: on Hopper with
+// 16-bit values the weight gradients' GEMMs take it as their K, and every kernel takes the
+// batch, one source for the bucket (NVRTC compiles each GEMM for sm_90a); f32 GEMMs (SIMT)
+// cannot, and are made per batch size. The loss's mean of everything streams the batch.
 TEST(DynamicExtentsTest, ATrainingStepSpecializesOnlyWhatHoldsTheBatchElsewhere) {
   if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
   for (DType dtype : {DType::kBF16, DType::kF32}) {
@@ -254,10 +298,9 @@ TEST(DynamicExtentsTest, ATrainingStepSpecializesOnlyWhatHoldsTheBatchElsewhere)
         }
       }
     }
-    // The forward GEMMs, dh's GEMM, db1's column sum; with 16-bit values dw1's and dw2's GEMMs.
-    EXPECT_EQ(taking[0].size(), dtype == DType::kBF16 ? 6u : 4u);
-    // The loss (a mean of everything); f32: dw1's and dw2's GEMMs (K = B) too.
-    EXPECT_EQ(made[0].size(), dtype == DType::kBF16 ? 1u : 3u);
+    // The forward GEMMs, dh's GEMM, db1's column sum, the loss; 16-bit: dw1's and dw2's GEMMs.
+    EXPECT_EQ(taking[0].size(), dtype == DType::kBF16 ? 7u : 5u);
+    EXPECT_EQ(made[0].size(), dtype == DType::kBF16 ? 0u : 2u);  // f32: dw1's and dw2's GEMMs
     EXPECT_EQ(taking[0], taking[1]);
     for (size_t i = 0; i < made[0].size() && i < made[1].size(); ++i) {
       EXPECT_NE(made[0][i], made[1][i]);
@@ -318,7 +361,9 @@ TEST(DynamicExtentsTest, GathersAlongTheBatchSpecializeAndRealizedOnesAreLeaves)
     const Tensor gathered = gather(x * 2.0, 0, index);
     const std::optional<DynamicChoice> g = Choose(RecordOf(gathered + 1.0), family);
     EXPECT_EQ(g.has_value(), b == 6) << b;
-    if (g.has_value()) EXPECT_TRUE(g->dynamic.fixed.contains(&gathered.node()));
+    if (g.has_value()) {
+      EXPECT_TRUE(g->dynamic.fixed_math.contains(&gathered.node()));
+    }
     const Tensor picked = gather(x * 2.0, 0, index);
     realize({picked});
     const Recorded r = RecordOf(x / sin(picked));  // the realized gather is in the program

@@ -2,8 +2,11 @@
 // which refuses them too: grids and blocks past the device's limits, and dynamic shared
 // memory the function did not reserve. Values computed here are meaningless; only that each
 // program realizes is checked.
+#include "absl/strings/match.h"
 #include "core/backend.h"
+#include "core/stats.h"
 #include "gtest/gtest.h"
+#include "runtime/nvrtc_compiler.h"
 #include "tessel.h"
 
 namespace tessel {
@@ -65,6 +68,45 @@ TEST_F(LaunchTest, ChainsOfThousandsOfOperations) {
   EXPECT_NO_THROW(realize({chain(sum(x, {1}, true))}));
   EXPECT_NO_THROW(realize({chain(softmax(x, 1))}));
   EXPECT_NO_THROW(realize({chain(matmul(x, w))}));
+}
+
+// A training step over changing batch sizes (the backward pass reads the batch through
+// transposed views): each new size of a bucket plans once and loads only the kernels made for
+// it alone (those explain() marks "rows:"); a size seen before is a plan-cache hit.
+TEST_F(LaunchTest, PartlyDynamicPlansLoadOnlyTheirSpecializedKernels) {
+  const Tensor w1 = randn({64, 96}, 1, DType::kBF16, Device::kCUDA);
+  const Tensor w2 = randn({96, 32}, 2, DType::kBF16, Device::kCUDA);
+  realize({w1, w2});
+  auto step = [&](int64_t b) {
+    const Tensor x = randn({b, 64}, 3, DType::kBF16, Device::kCUDA);
+    const Tensor t = randn({b, 32}, 4, DType::kBF16, Device::kCUDA);
+    realize({x, t});
+    const Tensor h = tanh(matmul(x, w1)), dy = matmul(h, w2) - t;
+    const Tensor dh = matmul(dy, transpose(w2)) * (1.0 - h * h);
+    return std::vector<Tensor>{mean(dy * dy), w1 - 0.1 * matmul(transpose(x), dh), sum(dh, {0}),
+                               w2 - 0.1 * matmul(transpose(h), dy)};
+  };
+  for (int64_t b : {17, 40, 41}) realize(step(b));
+  int specialized_at_42 = -1;  // set once batch 42 has run
+  for (int64_t b : {42, 50, 42}) {
+    SCOPED_TRACE(::testing::Message() << "batch " << b);
+    const bool seen = b == 42 && specialized_at_42 >= 0;
+    const std::vector<Tensor> out = step(b);
+    const std::string text = explain(out);
+    int specialized = 0;
+    for (size_t at = text.find("\n  rows:"); at != std::string::npos;
+         at = text.find("\n  rows:", at + 1)) {
+      ++specialized;
+    }
+    // sm_80: the weight gradients' GEMMs (K = B); sm_90a: none, the bucket's plan serves it.
+    EXPECT_EQ(specialized, runtime::DeviceTarget().major == 9 ? 0 : 2) << text;
+    EXPECT_TRUE(absl::StrContains(text, "serve batches 32 to 63")) << text;
+    const int64_t plans = GetStats().plans_built, modules = GetStats().modules_loaded;
+    realize(out);
+    EXPECT_EQ(GetStats().plans_built - plans, seen || specialized == 0 ? 0 : 1);
+    EXPECT_EQ(GetStats().modules_loaded - modules, seen ? 0 : specialized);
+    if (b == 42) specialized_at_42 = specialized;
+  }
 }
 
 }  // namespace

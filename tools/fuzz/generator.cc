@@ -172,16 +172,16 @@ int Generator::RandomAxis(int rank) {
 void Generator::Step() {
   using StepFn = void (Generator::*)();
   static const std::vector<StepFn> steps = {
-      &Generator::Unary,     &Generator::Binary,    &Generator::WithScalar,
-      &Generator::Compare,   &Generator::Cast,      &Generator::Reduce,
-      &Generator::Normalize, &Generator::View,      &Generator::Concat,
-      &Generator::Matmul,    &Generator::Create,    &Generator::RealizeMid,
-      &Generator::Index,     &Generator::Scan,      &Generator::Sort,
-      &Generator::Scatter,   &Generator::Attention, &Generator::Projections,
-      &Generator::OneHotPick};
+      &Generator::Unary,      &Generator::Binary,        &Generator::WithScalar,
+      &Generator::Compare,    &Generator::Cast,          &Generator::Reduce,
+      &Generator::Normalize,  &Generator::View,          &Generator::Concat,
+      &Generator::Matmul,     &Generator::Create,        &Generator::RealizeMid,
+      &Generator::Index,      &Generator::Scan,          &Generator::Sort,
+      &Generator::Scatter,    &Generator::Attention,     &Generator::Projections,
+      &Generator::OneHotPick, &Generator::WeightGradient};
   // (A trailing weight of 0 leaves every other step's draw as it was.)
   const int which = rng_.Weighted(
-      {16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6, o_.one_hot_picks ? 3 : 0});
+      {16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6, o_.one_hot_picks ? 3 : 0, 3});
   try {
     (this->*steps[which])();
   } catch (const InternalError&) {

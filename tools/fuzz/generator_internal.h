@@ -1,7 +1,7 @@
 // The random program generator's state and steps (GenerateProgram, generator.h): shared by
 // generator.cc (values and the elementwise, reduction, view, index, scan, sort and scatter
-// steps) and generator_models.cc (the model-shaped steps: matmuls, attention, projections and
-// cross-entropy's one-hot pick).
+// steps) and generator_models.cc (the model-shaped steps: matmuls, attention, projections,
+// cross-entropy's one-hot pick and a linear layer's gradients).
 #ifndef TESSEL_TOOLS_FUZZ_GENERATOR_INTERNAL_H_
 #define TESSEL_TOOLS_FUZZ_GENERATOR_INTERNAL_H_
 
@@ -71,6 +71,7 @@ class Generator {
   void Projections();
   Tensor Operand(DType dtype, Shape::Dims batch, int64_t rows, int64_t cols, bool transposed);
   void OneHotPick();
+  void WeightGradient();
 
   Rng rng_;
   GeneratorOptions o_;

@@ -251,4 +251,29 @@ void Generator::OneHotPick() {
   Add((rng_.Chance(0.8) ? &sum : &mean)(terms, {-1}, keepdim));
 }
 
+// A linear layer's gradients over a batch, as a training step writes them: the weight's
+// matmul(transpose(x), dy), whose K is the batch (on sm_90a a GEMM that takes it as its K
+// where the batch varies), sometimes as an SGD update w - lr g; the bias's sum(dy, {0}); a
+// loss's mean of every value. The batch is the first input's leading extent where it has
+// one, which diff mode varies (OtherLeadingExtents).
+void Generator::WeightGradient() {
+  static const std::vector<int64_t> widths = {8, 16, 24, 40, 64, 72, 128, 136};
+  static const std::vector<int64_t> batches = {2, 3, 17, 33, 64, 65, 100, 200};
+  static const std::vector<DType> kinds = {DType::kBF16, DType::kF16, DType::kF32};
+  const DType t = kinds[rng_.Weighted({45, 15, 40})];
+  int64_t b = rng_.Pick(batches);
+  if (!inputs_.empty() && inputs_[0].rank() > 0 && inputs_[0].shape()[0] >= 2 &&
+      inputs_[0].shape()[0] <= 4096) {
+    b = inputs_[0].shape()[0];
+  }
+  const int64_t m = rng_.Pick(widths), n = rng_.Pick(widths);
+  if (b * m * n > o_.max_matmul_flops) return;
+  const Tensor x = NewInput(t, Shape{b, m}), dy = NewInput(t, Shape{b, n});
+  Tensor g = matmul(transpose(Use(x)), Use(dy));
+  if (rng_.Chance(0.4)) g = Use(NewInput(t, Shape{m, n})) - 0.01 * g;
+  Add(g);
+  if (rng_.Chance(0.5)) Add(sum(Use(dy), {0}));
+  if (rng_.Chance(0.3)) Add(mean(Use(dy) * Use(dy)));
+}
+
 }  // namespace tessel::fuzz::internal

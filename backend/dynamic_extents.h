@@ -13,10 +13,11 @@
 //   Hopper with 16-bit values, with B as their K (a weight's gradient, read through
 //   transposed views of [B, ...] values). A kernel that holds B elsewhere (a transposed view
 //   it cannot read that way), computes a flip or a gather along the batch, or whose generator
-//   cannot take the argument (a reduction of the whole batch to one value, a scan) is
-//   specialized to the program's extents, and its plan then serves that B alone
-//   (ReadyPlan::one_batch): the next B of the bucket plans again, compiling only those
-//   kernels, the others loaded by source (a hand-written training step: its loss's mean);
+//   cannot take the argument (a pointwise kernel of several shapes, an f32 GEMM whose K is
+//   the batch, a scan) is specialized to the program's extents, and its plan then serves that
+//   B alone (ReadyPlan::one_batch): the next B of the bucket plans again, compiling only
+//   those kernels, the others loaded by source. Reductions of the whole batch to one value
+//   (a loss's mean) stream it;
 // - B = 1, and a B equal to a static extent of the program, are specialized (broadcasting and
 //   the planner's shape comparisons could tell such a B apart);
 // - a plan serves one power-of-two bucket of B, [2^k, 2^(k+1) - 1], its decisions (index

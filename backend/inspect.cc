@@ -63,8 +63,8 @@ std::string SpecializedWhy(const codegen::SpecializedKernel& s) {
   return s.fixed ? "made for this batch alone: it holds the batch at another axis than a value's "
                    "first, or reverses or gathers along it"
                  : "made for this batch alone: its generator cannot take the batch as an "
-                   "argument yet (as for a reduction of the whole batch to one value, scans, "
-                   "sorts and attention)";
+                   "argument yet (as for pointwise kernels of several shapes, f32 GEMMs whose K "
+                   "is the batch, scans, sorts and attention)";
 }
 
 std::string Typed(const Node* n, const absl::flat_hash_map<const Node*, int>& number) {

@@ -164,6 +164,10 @@ bool GemmTakesRowsAsK(const FusedKernel& kernel, const DynamicRows& rows) {
       if ((rows.Has(n) || rows.fixed.contains(n)) && !operands.contains(n)) return false;
     }
   }
+  // An epilogue that gathers or flips along the batch holds it in its index math.
+  for (const Node* n : kernel.nodes) {
+    if (rows.fixed_math.contains(n)) return false;
+  }
   return true;
 }
 

@@ -66,7 +66,8 @@ bool GemmTakesRows(const FusedKernel& kernel, const DynamicRows& rows);
 // Whether a single GEMM can take its K as the rows argument: A read transposed from a [rows, m]
 // buffer and B as stored from a [rows, n] buffer, both 2-D with dynamic rows, the output and its
 // epilogue static; the kernel's other values that hold the batch are those buffers and the
-// views between them and the matmul (a transposed view is a `rows.fixed` value).
+// views between them and the matmul (a transposed view is a `rows.fixed` value), and none
+// computes a `rows.fixed_math` value (a gather along the batch in the epilogue).
 bool GemmTakesRowsAsK(const FusedKernel& kernel, const DynamicRows& rows);
 
 // Sets the launch's grid for `tiles_n` x CeilDiv(m, tile_m) x batch tiles, as a function of

@@ -192,7 +192,11 @@ WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn
   const GemmTile for_least = tile_for(least, p.least_m);
   const bool by_least = for_least.bm != choice.tile.bm || for_least.swap != choice.tile.swap;
   if (by_least) choice.tile = for_least;
-  if (grouped || tf32 || p.k_argument) return choice;  // (K steps known at run time: no slices)
+  // K known at run time (the batch of a weight gradient): no K slices, whose cut is planned
+  // from a K fixed in the source. A small weight over a large batch then walks few tiles
+  // (256 x 512 at 6000 rows: 16 blocks, where a specialized plan cuts each tile's K in 8);
+  // K slices from the K steps at run time would restore them (not built).
+  if (grouped || tf32 || p.k_argument) return choice;
   const int64_t rows = by_least ? p.least_m : p.m;
   int64_t tiles = 0;
   for (const GemmProblem& part : walk) tiles += CeilDiv(part.n, choice.tile.bn);

@@ -297,8 +297,11 @@ KernelSource Streaming(const FusedKernel& k, const RowLayout& l, KernelSource ks
   {
     auto body =
         KernelBlock(w, absl::StrCat(kThreads), absl::StrCat(kNamePlaceholder, "_stage1"), ks);
-    w.Line("// ", l.rows, " rows of ", rows != nullptr ? absl::StrCat("rows x ", per_row) : length,
-           ", each in ", parts, " chunks of ", rows != nullptr ? "a part" : chunk);
+    if (rows != nullptr) {
+      w.Line("// one row of rows x ", per_row, " values, in ", parts, " chunks");
+    } else {
+      w.Line("// ", l.rows, " rows of ", length, ", each in ", parts, " chunks of ", chunk);
+    }
     DeclareScratch(w, accs);
     DeclarePairScratch(w, k);
     w.Line("const index_t row = blockIdx.x;");

@@ -308,6 +308,31 @@ TEST(DynamicExtentsTest, ATrainingStepSpecializesOnlyWhatHoldsTheBatchElsewhere)
   }
 }
 
+// A GEMM that takes the batch as K refuses an epilogue that gathers along the batch (its
+// bounds check holds the extent): that kernel is specialized (a review's repro, 7159cb4).
+TEST(DynamicExtentsTest, AGatherAlongTheBatchKeepsAGemmFromTakingItAsK) {
+  const Tensor ix = In({128}, DType::kI32);
+  auto record = [&](int64_t b) {
+    const Tensor x = In({b, 128}), dy = In({b, 128});
+    return RecordOf(matmul(transpose(x * 1.0), dy * 1.0) + index_select(x * 1.0, 0, ix));
+  };
+  Family family;
+  Choose(record(20), family);
+  const Recorded r = record(40);
+  const std::optional<DynamicChoice> c = Choose(r, family);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_FALSE(c->dynamic.fixed_math.empty());
+  const codegen::GeneratedPlan g =
+      codegen::PlanAndGenerateWithRows(r.program, Target{9, 0, true}, c->dynamic);
+  int gemms = 0;
+  for (const codegen::KernelSource& k : g.kernels) {
+    if (k.kind != "gemm") continue;
+    ++gemms;
+    EXPECT_FALSE(k.takes_rows) << k.source;
+  }
+  EXPECT_EQ(gemms, 1);
+}
+
 // Reductions over the batch along columns (sum(x, {0}), a mean over the batch and the next
 // axis) take the batch as their length: one source a bucket, in one split or several (the
 // splits chosen for the bucket's largest batch), compiled for sm_90a and sm_80.

@@ -11,7 +11,8 @@
 //   pointwise kernels over [B, ...], staged reductions and normalizations over other axes,
 //   column reductions over the batch (a bias's gradient), and GEMMs with B rows or, on
 //   Hopper with 16-bit values, with B as their K (a weight's gradient, read through
-//   transposed views of [B, ...] values). A kernel that holds B elsewhere (a transposed view
+//   transposed views of [B, ...] values; not where a kernel made for the bucket's largest B
+//   would cut few tiles' K into slices). A kernel that holds B elsewhere (a transposed view
 //   it cannot read that way), computes a flip or a gather along the batch, or whose generator
 //   cannot take the argument (a pointwise kernel of several shapes, an f32 GEMM whose K is
 //   the batch, a scan) is specialized to the program's extents, and its plan then serves that

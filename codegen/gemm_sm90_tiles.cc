@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "codegen/gemm_staging.h"
+
 namespace tessel::codegen {
 // The consumers' staging tiles (one each): the tile's matmul values in 16 bits (both
 // products' for a dual GEMM). TF32 kernels have none (the consumers run the epilogue from
@@ -193,9 +195,8 @@ WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn
   const bool by_least = for_least.bm != choice.tile.bm || for_least.swap != choice.tile.swap;
   if (by_least) choice.tile = for_least;
   // K known at run time (the batch of a weight gradient): no K slices, whose cut is planned
-  // from a K fixed in the source. A small weight over a large batch then walks few tiles
-  // (256 x 512 at 6000 rows: 16 blocks, where a specialized plan cuts each tile's K in 8);
-  // K slices from the K steps at run time would restore them (not built).
+  // from a K fixed in the source (where they would pay, SlicesTheMostK, the kernel is made
+  // for each batch size instead).
   if (grouped || tf32 || p.k_argument) return choice;
   const int64_t rows = by_least ? p.least_m : p.m;
   int64_t tiles = 0;
@@ -205,6 +206,12 @@ WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn
   choice.cuts = ChooseKSlices(choice.tile, tiles, k_steps, rows);
   if (by_least) choice.cuts = SlicedAtRunTime(choice.cuts);
   return choice;
+}
+
+bool SlicesTheMostK(const GemmProblem& p) {
+  GemmProblem fixed = p;
+  fixed.k_argument = false;
+  return ChooseWalk({fixed}, false, ReadsMnMajor(p.a, true), 1, false, false).cuts.slices > 1;
 }
 
 }  // namespace tessel::codegen

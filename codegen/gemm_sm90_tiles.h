@@ -50,6 +50,10 @@ struct WalkChoice {
 // GEMM's problems); `splits`: copies of each operand a stage holds.
 WalkChoice ChooseWalk(const std::vector<GemmProblem>& walk, bool tf32, bool a_mn, int splits,
                       bool dual, bool grouped);
+// Whether a GEMM whose K is the rows argument (`p.k` the most it serves) would have its tiles'
+// K cut into slices were it made for that K: few tiles over a long K (a small weight's
+// gradient over a large batch), where a kernel for each batch size runs faster.
+bool SlicesTheMostK(const GemmProblem& p);
 
 }  // namespace tessel::codegen
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/gemm_common.h"
+#include "codegen/gemm_sm90_tiles.h"
 #include "core/error.h"
 #include "core/realize.h"
 #include "fusion/planner.h"
@@ -69,9 +70,11 @@ bool HoldsFixedValues(const FusedKernel& kernel, const DynamicRows& rows) {
 std::optional<KernelSource> GenerateWithRows(const FusedKernel& kernel, const Target& target,
                                              const DynamicRows& rows) {
   // A weight gradient's GEMM reads the batch through transposed views (fixed values): on
-  // Hopper the batch is its K (tessel_gemm_sm90's k_steps).
+  // Hopper the batch is its K (tessel_gemm_sm90's k_steps), unless a kernel for each batch
+  // size would cut its K into slices (SlicesTheMostK: then that kernel is made instead).
   if (kernel.kind == KernelKind::kGemm && GemmSm90Applies(kernel, target) &&
       GemmTakesRowsAsK(kernel, rows)) {
+    if (SlicesTheMostK(AnalyzeGemm(kernel, &rows))) return std::nullopt;
     return GenerateGemmSm90(kernel, &rows);
   }
   if (HoldsFixedValues(kernel, rows)) return std::nullopt;

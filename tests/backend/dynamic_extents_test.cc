@@ -333,6 +333,31 @@ TEST(DynamicExtentsTest, AGatherAlongTheBatchKeepsAGemmFromTakingItAsK) {
   EXPECT_EQ(gemms, 1);
 }
 
+// A small weight's gradient over a large batch (256 x 512, a K of thousands): a kernel for
+// each batch size cuts its few tiles' K into slices, which one that takes K cannot; so there
+// the GEMM is specialized, and over short batches it takes the batch as K.
+TEST(DynamicExtentsTest, LongBatchesOfFewTilesKeepTheirKSlices) {
+  auto record = [](int64_t b) {
+    return RecordOf(matmul(transpose(In({b, 256}) * 1.0), In({b, 512}) * 1.0));
+  };
+  for (int64_t b : {40, 5000}) {
+    Family family;
+    Choose(record(20), family);
+    const Recorded r = record(b);
+    const std::optional<DynamicChoice> c = Choose(r, family);
+    ASSERT_TRUE(c.has_value());
+    const codegen::GeneratedPlan g =
+        codegen::PlanAndGenerateWithRows(r.program, Target{9, 0, true}, c->dynamic);
+    for (const codegen::KernelSource& k : g.kernels) {
+      if (k.kind != "gemm") continue;
+      EXPECT_EQ(k.takes_rows, b == 40) << b << ": " << k.schedule;
+      if (b == 5000) {
+        EXPECT_NE(k.schedule.find("slices"), std::string::npos) << k.schedule;
+      }
+    }
+  }
+}
+
 // Reductions over the batch along columns (sum(x, {0}), a mean over the batch and the next
 // axis) take the batch as their length: one source a bucket, in one split or several (the
 // splits chosen for the bucket's largest batch), compiled for sm_90a and sm_80.

@@ -275,6 +275,21 @@ void BM_LongRowsNegate(benchmark::State& state) {
 }
 BENCHMARK(BM_LongRowsNegate)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// bf16 softmax over rows of each length, 2^25 values (64 MB read, 64 MB written): where the
+// row schedules change (a block's registers, a cluster, shared memory), at a size whose
+// fixed costs weigh little (issue 13: 32000- and 131072-wide softmax).
+void BM_SoftmaxRowLength(benchmark::State& state) {
+  if (!bench::NeedGpu(state)) return;
+  const int64_t length = state.range(1);
+  Tensor x = randn({(int64_t{1} << 25) / length, length}, 1, DType::kBF16);
+  realize({x});
+  Measure(state, x.numel() * 4.0, [&] { realize({softmax(x, -1)}); });
+}
+BENCHMARK(BM_SoftmaxRowLength)
+    ->ArgsProduct({{1}, {4096, 16384, 32000, 32768, 65536, 131072, 262144}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 // The 10-op chain of the host-cost benchmarks.
 Tensor TenOpChain(const Tensor& x) {
   Tensor t = relu(tanh(x * 1.5 + 0.25) * x - 0.5);

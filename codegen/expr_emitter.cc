@@ -96,9 +96,17 @@ void ExprEmitter::Bind(const Node* node, const IndexExpr& idx, Value value) {
   memo_[{node, idx.Key()}] = std::move(value);
 }
 
+void ExprEmitter::ReadFrom(const Node* node, const IndexExpr& idx, std::string pointer,
+                           IndexExpr at) {
+  copies_[{node, idx.Key()}] = {std::move(pointer), std::move(at)};
+}
+
 Value ExprEmitter::Get(const Node* node, const IndexExpr& idx) {
   const auto key = std::make_pair(node, idx.Key());
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (auto it = copies_.find(key); it != copies_.end()) {
+    return memo_[key] = Load(node, it->second.first, it->second.second);
+  }
   if (outer_ != nullptr && !idx.PerLane()) return outer_->Get(node, idx);
   const std::string pointer = PointerName(kernel_, node);
   Value v = pointer.empty() ? Compute(node, idx) : Load(node, pointer, idx);

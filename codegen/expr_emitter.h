@@ -63,6 +63,9 @@ class ExprEmitter {
   Value Get(const Node* node, const IndexExpr& idx);
   // Declares that `node` at `idx` is `value` (reduction results, GEMM accumulators).
   void Bind(const Node* node, const IndexExpr& idx, Value value);
+  // Reads input `node` at `idx`, where a value needs it, from `pointer` at `at` instead: a
+  // copy of its values elsewhere (a row held in shared memory).
+  void ReadFrom(const Node* node, const IndexExpr& idx, std::string pointer, IndexExpr at);
   // Writes `value` (the value of `node` at `idx`) to `pointer`, for every lane that passes the
   // index's guard: in vectors of idx.vector_width lanes where the lanes are contiguous.
   void Store(const std::string& pointer, const Node* node, const IndexExpr& idx,
@@ -92,6 +95,8 @@ class ExprEmitter {
   std::string suffix_;
   const KernelSource& kernel_;
   absl::flat_hash_map<std::pair<const Node*, std::string>, Value> memo_;
+  absl::flat_hash_map<std::pair<const Node*, std::string>, std::pair<std::string, IndexExpr>>
+      copies_;  // ReadFrom's
   absl::flat_hash_map<std::string, int> names_;
 };
 

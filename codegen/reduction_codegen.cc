@@ -3,11 +3,12 @@
 // Staged (normalization, and reductions of rows up to FusionOptions::max_staged_row, or that
 // many per block of a cluster): one block (or cluster) per row; each thread holds its share
 // of the row in registers ("lanes"), so chained reductions (layer norm's mean, then
-// variance) and the row-wide epilogue (softmax's divide) read the input once. Streaming (longer
-// rows): a block per row that streams it, or, for rows of many chunks, two launches: stage 1
-// reduces chunks of each row into a workspace, stage 2 reduces the chunks in a fixed order and
-// applies the epilogue. Both orders are fixed, so the same input gives
-// the same bits (no atomics).
+// variance) and the row-wide epilogue (softmax's divide) read the input once. Held (many rows
+// longer than that, FusedKernel::held_row_bytes): a block per row, the row in its shared
+// memory (row_held.cc). Streaming (longer rows): a block per row that streams it, or, for rows of
+// many chunks, two launches: stage 1 reduces chunks of each row into a workspace, stage 2 reduces
+// the chunks in a fixed order and applies the epilogue. Both orders are fixed, so the same input
+// gives the same bits (no atomics).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -167,6 +168,9 @@ KernelSource GenerateReduction(const FusedKernel& kernel, const DynamicRows* row
   // A row that holds the batch is streamed whatever its length now: its length varies.
   if (rows != nullptr && StreamingTakesRows(kernel, layout, *rows)) {
     return Streaming(kernel, layout, std::move(ks), rows);
+  }
+  if (kernel.staged && kernel.held_row_bytes > 0 && layout.trailing) {
+    return RowHeld(kernel, layout, std::move(ks), rows);
   }
   return kernel.staged ? Staged(kernel, layout, std::move(ks), rows)
                        : Streaming(kernel, layout, std::move(ks));

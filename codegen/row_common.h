@@ -159,6 +159,11 @@ KernelSource Columns(const FusedKernel& k, const RowLayout& l, KernelSource ks,
 bool UsesColumnStaging(const FusedKernel& k, const RowLayout& l);
 KernelSource ColumnStaged(const FusedKernel& k, const RowLayout& l, KernelSource ks);
 
+// Normalizations over many rows too long for a block's registers (FusedKernel::
+// held_row_bytes): a block per row, the row's inputs held in its shared memory (row_held.cc).
+KernelSource RowHeld(const FusedKernel& k, const RowLayout& l, KernelSource ks,
+                     const DynamicRows* rows = nullptr);
+
 // Rows too long to stage: a block per row streaming it, or, for rows of many chunks, two
 // launches (chunks of rows, then the chunks in a fixed order).
 // Whether such a kernel takes its row's leading axis as the rows argument: a reduction of every

@@ -140,7 +140,8 @@ void PlaceReduction(PlannerState& s, const Node* n) {
   group.reduced_keep = ReducedShape(space, axes, true);
   group.reduced_drop = ReducedShape(space, axes, false);
   const int64_t row = space.numel() / std::max<int64_t>(1, group.reduced_keep.numel());
-  group.staged = row <= StagedLimit(s.options, space, axes, n->input(0).dtype());
+  group.held = s.held_rows.contains(n);
+  group.staged = group.held || row <= StagedLimit(s.options, space, axes, n->input(0).dtype());
   group.fits_block = row <= s.options.max_staged_row;
   group.deps = deps.All();
   const int g = NewGroup(s, std::move(group));

@@ -260,6 +260,7 @@ class KernelBuilder {
       // hold them: long columns keep their column schedule, but a plan that takes a varying
       // batch as an argument falls back to a block per row (codegen).
       kernel.staged = group.staged || (!group.row_members && group.fits_block);
+      kernel.held_row_bytes = group.held ? s_.options.held_row_bytes : 0;
       kernel.cluster_blocks = s_.options.cluster_blocks;
       kernel.column_cluster_blocks = s_.options.column_cluster_blocks;
       kernel.column_tile_columns = s_.options.column_tile_columns;

@@ -76,6 +76,9 @@ struct FusedKernel {
   std::vector<int64_t> reduced_axes;
   // Whether a whole row is held on chip (normalization needs it; long rows stream).
   bool staged = false;
+  // Above 0: a staged row is held in one block's shared memory, its inputs along the row
+  // taking at most this many bytes (FusionOptions::held_row_bytes).
+  int64_t held_row_bytes = 0;
   // The most blocks of a thread-block cluster that may share one staged row
   // (FusionOptions::cluster_blocks).
   int cluster_blocks = 1;

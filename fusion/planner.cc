@@ -4,18 +4,82 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "core/environment.h"
+#include "core/op_kind.h"
 #include "fusion/planner_state.h"
 
 namespace tessel {
 
-FusionPlan PlanFusion(const Program& program, const FusionOptions& options) {
+namespace {
+
+FusionPlan PlanHolding(const Program& program, const FusionOptions& options,
+                       absl::flat_hash_set<const Node*> held_rows) {
   fusion_internal::PlannerState state(program, options);
+  state.held_rows = std::move(held_rows);
   fusion_internal::AssignGroups(state);
   fusion_internal::ChooseWrites(state);
   // A dual GEMM computes a value other kernels read before: the writes are chosen again.
   if (fusion_internal::GroupGemms(state)) fusion_internal::ChooseWrites(state);
   return fusion_internal::BuildKernels(state);
+}
+
+// Whether reduction kernel `k` streams rows that one block's shared memory could hold
+// (FusionOptions::max_held_row): contiguous rows (the trailing axes reduced), many of them,
+// their inputs along the row within held_row_bytes.
+bool MayHoldRows(const FusedKernel& k, const FusionOptions& o) {
+  if (k.kind != KernelKind::kReduction || k.staged || k.reduced_axes.empty()) return false;
+  const int rank = k.row_space.rank(), reduced = static_cast<int>(k.reduced_axes.size());
+  int64_t length = 1;
+  for (int i = 0; i < reduced; ++i) {
+    if (k.reduced_axes[i] != rank - reduced + i) return false;
+    length *= k.row_space[rank - reduced + i];
+  }
+  const int64_t rows = k.row_space.numel() / std::max<int64_t>(length, 1);
+  if (length > o.max_held_row || (o.cluster_blocks > 1 && rows < o.cluster_rows_below)) {
+    return false;  // (few rows: a cluster holds each)
+  }
+  int64_t bytes = 0;
+  for (const Node* in : k.inputs) {
+    if (in->shape() == k.row_space) bytes += (length * DTypeSize(in->dtype()) + 15) / 16 * 16;
+  }
+  return bytes > 0 && bytes <= o.held_row_bytes;
+}
+
+// The first reductions of kernels whose rows a second plan should hold in shared memory:
+// rows that a kernel streams and a pointwise kernel then reads again to write values over the
+// same rows (a softmax or layer norm split in two, each reading the rows).
+absl::flat_hash_set<const Node*> RowsWorthHolding(const FusionPlan& plan, const FusionOptions& o) {
+  absl::flat_hash_set<const Node*> held;
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const FusedKernel& k = plan.kernels[i];
+    if (!MayHoldRows(k, o)) continue;
+    for (const FusedKernel& p : plan.kernels) {
+      const bool reads_k = std::find(p.depends_on.begin(), p.depends_on.end(),
+                                     static_cast<int>(i)) != p.depends_on.end();
+      const bool over_rows = std::any_of(p.outputs.begin(), p.outputs.end(),
+                                         [&](const Node* n) { return n->shape() == k.row_space; });
+      if (p.kind != KernelKind::kPointwise || !reads_k || !over_rows) continue;
+      for (const Node* n : k.nodes) {
+        if (GetOpInfo(n->op()).category == OpCategory::kReduce && !IsDegenerateReduction(*n) &&
+            !CombinesNothing(*n)) {
+          held.insert(n);  // the reduction that made the group
+          break;
+        }
+      }
+      break;
+    }
+  }
+  return held;
+}
+
+}  // namespace
+
+FusionPlan PlanFusion(const Program& program, const FusionOptions& options) {
+  FusionPlan plan = PlanHolding(program, options, {});
+  if (!options.fuse || options.held_row_bytes == 0) return plan;
+  absl::flat_hash_set<const Node*> held = RowsWorthHolding(plan, options);
+  return held.empty() ? plan : PlanHolding(program, options, std::move(held));
 }
 
 FusionOptions DefaultFusionOptions() {
@@ -47,8 +111,17 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
   // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
   // Read here, where plans are built, not in DefaultFusionOptions(), which every realize calls.
+  if (target.major >= 9) {
+    // Two blocks an SM of 96 KB (the H100's and H200's 227 KB): bf16 rows up to 49152.
+    options.max_held_row = 49152;
+    options.held_row_bytes = 96 * 1024;
+  }
   if (std::optional<int64_t> staged = EnvInteger("TESSEL_STAGED_ROW", 1, int64_t{1} << 40)) {
     options.max_staged_row = std::min(*staged, options.max_staged_row);
+    // At the fuzzer's sizes too: rows held in shared memory up to 3 N (streamed past them)
+    // from 8 rows (fewer: clusters).
+    options.max_held_row = std::min(3 * options.max_staged_row, options.max_held_row);
+    options.cluster_rows_below = std::min<int64_t>(8, options.cluster_rows_below);
   }
   return options;
 }

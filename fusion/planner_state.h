@@ -31,6 +31,7 @@ struct Group {
   Shape reduced_drop;
   bool staged = false;                     // rows held on chip: elementwise row members may join
   bool fits_block = false;                 // rows one block could hold (a kernel of reductions)
+  bool held = false;                       // staged in shared memory (FusionOptions::max_held_row)
   bool row_members = false;                // has elementwise members over whole rows
   std::vector<OnlineSum> online_sums;      // streaming groups: sums chained to a max, one pass
   std::vector<const Node*> members;        // producers first
@@ -69,6 +70,9 @@ struct PlannerState {
   // For floating nodes: the groups whose members their inline evaluation reads.
   std::vector<absl::flat_hash_set<int>> floating_deps;
   std::vector<Refusal> refusals;
+  // Reductions whose groups hold their rows in shared memory (FusionOptions::max_held_row),
+  // chosen from a first plan (planner.cc).
+  absl::flat_hash_set<const Node*> held_rows;
   // The exp and sub of online sums (OnlineSum): computed inside their group's pass, never
   // written (their group would read them from a kernel that reads the group).
   absl::flat_hash_set<const Node*> online_terms;

@@ -152,6 +152,10 @@ std::vector<Example> Examples(Device d) {
   e.push_back({"long_rows_bf16",
                "softmax over 64 rows of 131072 bf16: a cluster of blocks shares each row",
                {softmax(In({64, 131072}, DType::kBF16, d))}});
+  e.push_back({"held_rows_bf16",
+               "softmax over 1024 rows of 32000 bf16 (a vocabulary): a block per row, the row "
+               "held in shared memory",
+               {softmax(In({1024, 32000}, DType::kBF16, d))}});
   Tensor cube = In({64, 512, 4096}, DType::kBF16, d);
   e.push_back({"middle_mean",
                "mean(x, {1}) of 64 x 512 x 4096 bf16: a middle axis reduced",

@@ -482,6 +482,39 @@ TEST(CodegenTest, TransposesAreTiled) {
   EXPECT_EQ(oblong->launches.at(0).rows_grid.mul, 4);
 }
 
+// Many long rows held in shared memory (row_held.cc): the launch reserves the row's bytes, a
+// block a row, and with a changing batch the grid follows the rows argument.
+TEST(CodegenTest, HeldRowsReserveTheirRowAndTakeTheBatch) {
+  const Tensor x = Placeholder({777, 32000}, DType::kBF16);
+  const Tensor y = softmax(x, 1);
+  const FusionPlan plan =
+      PlanFusion(CollectProgram({&y.node()}), DefaultFusionOptions(Target{9, 0, true}));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  const codegen::KernelSource fixed = codegen::GenerateKernel(plan.kernels[0], Target{9, 0, true});
+  EXPECT_EQ(fixed.schedule,
+            "a block per row (256 threads), the row held in 64000 bytes of shared "
+            "memory");
+  ASSERT_EQ(fixed.launches.size(), 1u);
+  EXPECT_EQ(fixed.launches[0].shared_bytes, 64000);
+  EXPECT_EQ(fixed.launches[0].grid[0], 777);
+  codegen::DynamicRows rows;
+  for (const Node* n : plan.kernels[0].nodes) rows.nodes.insert(n);
+  for (const Node* n : plan.kernels[0].inputs) rows.nodes.insert(n);
+  rows.max = 1024;
+  const auto batch = codegen::GenerateWithRows(plan.kernels[0], Target{9, 0, true}, rows);
+  ASSERT_TRUE(batch.has_value());
+  EXPECT_TRUE(batch->takes_rows);
+  EXPECT_EQ(batch->launches.at(0).rows_grid.mul, 1);
+  EXPECT_NE(batch->source.find("// rows x 1 rows of 32000"), std::string::npos) << batch->source;
+  EXPECT_EQ(batch->source.find("777 rows"), std::string::npos) << batch->source;
+  if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
+  for (const codegen::KernelSource* k : {&fixed, &*batch}) {
+    absl::StatusOr<runtime::CompileOutput> out = backend::Compile(*k, Target{9, 0, true});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(out->log.find("spill"), std::string::npos) << out->log;
+  }
+}
+
 // After the threshold path's three launches (sample, filter, choose), the parts' launches
 // walk only the lines it left: a grid bounded per SM, not one block per part of every line.
 TEST(CodegenTest, PartsAfterAThresholdWalkTheLinesLeft) {

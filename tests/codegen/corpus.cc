@@ -291,6 +291,15 @@ std::vector<CorpusCase> Corpus() {
         // 8-byte values past half a block row: two blocks where clusters exist, one (as
         // before) elsewhere
         softmax(In({2, 10000}, DType::kF64)), argmax(In({2, 10000}), 1)}});
+  // Many rows longer than a block's registers, held in shared memory (row_held.cc): bf16
+  // and f32, an odd length (copies of a value at a time), two inputs along the row, one of
+  // them past the bytes held (read from memory where a sweep needs it), a layer norm's
+  // broadcast weight and bias, a chain after log_softmax.
+  const Tensor vocab = In({256, 32000}, DType::kBF16), rows24k = In({300, 24576});
+  c.push_back({"held_rows",
+               {softmax(vocab), layer_norm(In({256, 20001}), In({20001}), In({20001})),
+                softmax(In({256, 32768}, DType::kBF16)) * In({256, 32768}, DType::kBF16),
+                log_softmax(vocab) * 2.0, rows24k - mean(rows24k, {1}, true)}});
   // Cross-entropy's one-hot pick over streamed rows (one_hot_sum.cc): eq with i64 targets
   // beside the online logsumexp (256 rows: one block a row); the ne form of a mean with i32
   // targets over 4 rows of 140000 (past what clusters hold: rows in chunks); the where also a

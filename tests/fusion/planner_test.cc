@@ -136,6 +136,59 @@ TEST(PlannerTest, ClustersHoldLongRows) {
   unsetenv("TESSEL_CLUSTERS");
 }
 
+// Many rows too long for a block's registers: a normalization holds each row in one block's
+// shared memory (one kernel) where the rows' inputs fit its bytes; reductions alone still
+// stream their rows online (one read), as does anything that does not fit.
+TEST(PlannerTest, ManyLongRowsAreHeldInSharedMemory) {
+  FusionOptions held;
+  held.cluster_blocks = 8;
+  held.max_held_row = 49152;
+  held.held_row_bytes = 96 * 1024;
+  const Tensor x = Input({512, 32768}, DType::kBF16);
+  Planned p = PlanOf({softmax(x, 1)}, held);
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].held_row_bytes, held.held_row_bytes);
+  EXPECT_EQ(PlanOf({softmax(x, 1)}, FusionOptions{}).plan.kernels.size(), 2u);
+  // Two inputs along the row (a residual) of 40 KB each; a layer norm's three reductions.
+  const Tensor h = Input({512, 20000}, DType::kBF16);
+  p = PlanOf({layer_norm(h + Input({512, 20000}, DType::kBF16), Input({20000}), Input({20000}))},
+             held);
+  EXPECT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(PlanOf({log_softmax(Input({300, 20001}), 1)}, held).plan.kernels.size(), 1u);
+  // A reduction alone streams its rows online: one read, nothing to read again.
+  p = PlanOf({logsumexp(x, {1})}, held);
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].held_row_bytes, 0) << p.text;
+  EXPECT_FALSE(p.plan.kernels[0].online_sums.empty()) << p.text;
+  // Rows whose inputs take more than held_row_bytes (f32 of 32768: 128 KB; two bf16 inputs of
+  // 32768), or longer than max_held_row, stream as before; few rows are held by clusters.
+  EXPECT_EQ(PlanOf({softmax(Input({512, 32768}), 1)}, held).plan.kernels.size(), 2u);
+  EXPECT_EQ(PlanOf({softmax(x + Input({512, 32768}, DType::kBF16), 1)}, held).plan.kernels.size(),
+            2u);
+  EXPECT_EQ(PlanOf({softmax(Input({512, 65536}, DType::kBF16), 1)}, held).plan.kernels.size(), 2u);
+  p = PlanOf({softmax(Input({64, 32768}, DType::kBF16), 1)}, held);
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].held_row_bytes, 0);
+  // A value along the row that only the stores read joins (read once, from memory).
+  p = PlanOf({softmax(x, 1) * Input({512, 32768}, DType::kBF16)}, held);
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_EQ(p.plan.kernels[0].inputs.size(), 2u) << p.text;
+  // Rows over leading axes are not contiguous: never held.
+  for (const FusedKernel& k :
+       PlanOf({softmax(Input({32768, 512}, DType::kBF16), 0)}, held).plan.kernels) {
+    EXPECT_EQ(k.held_row_bytes, 0);
+  }
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).max_held_row, 49152);
+  EXPECT_EQ(DefaultFusionOptions(Target{8, 0, false}).held_row_bytes, 0);
+  setenv("TESSEL_STAGED_ROW", "64", 1);  // the fuzzer's sizes: held past 64, up to 192
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).max_held_row, 192);
+  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_rows_below, 8);
+  p = PlanOf({softmax(Input({8, 150}), 1)}, DefaultFusionOptions(Target{9, 0, true}));
+  ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
+  EXPECT_GT(p.plan.kernels[0].held_row_bytes, 0) << p.text;
+  unsetenv("TESSEL_STAGED_ROW");
+}
+
 TEST(PlannerTest, SiblingReductionsShareOnePass) {
   Tensor x = Input({1 << 20});
   Planned p = PlanOf({sum(x), sum(x * x), max(x)});

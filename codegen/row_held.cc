@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_common.h"
@@ -21,9 +22,8 @@ constexpr int kThreads = 256;
 // Vectors a thread and step: 32 bf16 values (the lab's steps).
 constexpr int kVectorsPerStep = 4;
 
-// The inputs read along the row that fit in the kernel's budget, in the kernel's order, each
-// `offset` bytes into the block's shared memory (`bytes` in all); the others are read from
-// memory at every sweep.
+// The inputs along the row held in the block's shared memory, each `offset` bytes into it
+// (`bytes` in all); the others are read from memory where a sweep needs them.
 struct HeldRow {
   struct Input {
     const Node* node;
@@ -33,14 +33,40 @@ struct HeldRow {
   int64_t bytes = 0;
 };
 
-HeldRow HeldInputs(const KernelSource& ks, const RowLayout& l, int64_t budget) {
+// The kernel's inputs that its reductions read (every sweep but the stores' may read them).
+absl::flat_hash_set<const Node*> ReadByReductions(const FusedKernel& k, const KernelSource& ks,
+                                                  const std::vector<Accumulator>& accs) {
+  const absl::flat_hash_set<const Node*> inputs(ks.inputs.begin(), ks.inputs.end());
+  const absl::flat_hash_set<const Node*> computed(k.nodes.begin(), k.nodes.end());
+  absl::flat_hash_set<const Node*> seen, read;
+  std::vector<const Node*> stack;
+  for (const Accumulator& a : accs) stack.push_back(&a.reduction->input(0));
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (inputs.contains(n)) {
+      read.insert(n);
+    } else if (computed.contains(n)) {
+      for (const NodePtr& in : n->inputs()) stack.push_back(in.get());
+    }
+  }
+  return read;
+}
+
+// Those the reductions read first, then the others, while they fit `budget`.
+HeldRow HeldInputs(const FusedKernel& k, const KernelSource& ks, const RowLayout& l,
+                   const std::vector<Accumulator>& accs) {
+  const absl::flat_hash_set<const Node*> first = ReadByReductions(k, ks, accs);
   HeldRow held;
-  for (const Node* n : ks.inputs) {
-    if (n->shape() != l.space) continue;
-    const int64_t bytes = (l.length * DTypeSize(n->dtype()) + 15) / 16 * 16;
-    if (held.bytes + bytes > budget) continue;
-    held.inputs.push_back({n, held.bytes});
-    held.bytes += bytes;
+  for (const bool by_reductions : {true, false}) {
+    for (const Node* n : ks.inputs) {
+      if (n->shape() != l.space || first.contains(n) != by_reductions) continue;
+      const int64_t bytes = (l.length * DTypeSize(n->dtype()) + 15) / 16 * 16;
+      if (held.bytes + bytes > k.held_row_bytes) continue;
+      held.inputs.push_back({n, held.bytes});
+      held.bytes += bytes;
+    }
   }
   return held;
 }
@@ -104,9 +130,9 @@ void Sweep(CodeWriter& w, const KernelSource& ks, const RowLayout& l, int vec, c
 
 KernelSource RowHeld(const FusedKernel& k, const RowLayout& l, KernelSource ks,
                      const DynamicRows* rows) {
-  const HeldRow held = HeldInputs(ks, l, k.held_row_bytes);
-  const int vec = VectorWidthFor(k, l);
   const std::vector<Accumulator> accs = Accumulators(k);
+  const HeldRow held = HeldInputs(k, ks, l, accs);
+  const int vec = VectorWidthFor(k, l);
   ks.takes_rows = rows != nullptr;
   ks.schedule = absl::StrCat("a block per row (", kThreads, " threads), the row held in ",
                              held.bytes, " bytes of shared memory");

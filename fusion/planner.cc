@@ -35,10 +35,9 @@ bool MayHoldRows(const FusedKernel& k, const FusionOptions& o) {
     if (k.reduced_axes[i] != rank - reduced + i) return false;
     length *= k.row_space[rank - reduced + i];
   }
+  // Few rows leave SMs idle at a block a row: clusters (sm_90) or streamed chunks take them.
   const int64_t rows = k.row_space.numel() / std::max<int64_t>(length, 1);
-  if (length > o.max_held_row || (o.cluster_blocks > 1 && rows < o.cluster_rows_below)) {
-    return false;  // (few rows: a cluster holds each)
-  }
+  if (length > o.max_held_row || rows < o.cluster_rows_below) return false;
   int64_t bytes = 0;
   for (const Node* in : k.inputs) {
     if (in->shape() == k.row_space) bytes += (length * DTypeSize(in->dtype()) + 15) / 16 * 16;
@@ -79,7 +78,10 @@ FusionPlan PlanFusion(const Program& program, const FusionOptions& options) {
   FusionPlan plan = PlanHolding(program, options, {});
   if (!options.fuse || options.held_row_bytes == 0) return plan;
   absl::flat_hash_set<const Node*> held = RowsWorthHolding(plan, options);
-  return held.empty() ? plan : PlanHolding(program, options, std::move(held));
+  if (held.empty()) return plan;
+  // Kept where the rows' readers joined (a cut chain may leave them a kernel of their own).
+  FusionPlan holding = PlanHolding(program, options, std::move(held));
+  return holding.kernels.size() < plan.kernels.size() ? holding : plan;
 }
 
 FusionOptions DefaultFusionOptions() {
@@ -111,17 +113,15 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
   // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
   // Read here, where plans are built, not in DefaultFusionOptions(), which every realize calls.
-  if (target.major >= 9) {
-    // Two blocks an SM of 96 KB (the H100's and H200's 227 KB): bf16 rows up to 49152.
+  if (target.major == 9 || target.major == 10) {
+    // Two blocks an SM of 96 KB (227 KB: H100, H200, B200): bf16 rows up to 49152.
     options.max_held_row = 49152;
     options.held_row_bytes = 96 * 1024;
   }
   if (std::optional<int64_t> staged = EnvInteger("TESSEL_STAGED_ROW", 1, int64_t{1} << 40)) {
     options.max_staged_row = std::min(*staged, options.max_staged_row);
-    // At the fuzzer's sizes too: rows held in shared memory up to 3 N (streamed past them)
-    // from 8 rows (fewer: clusters).
+    // At the fuzzer's sizes too: many rows held in shared memory up to 3 N, streamed past.
     options.max_held_row = std::min(3 * options.max_staged_row, options.max_held_row);
-    options.cluster_rows_below = std::min<int64_t>(8, options.cluster_rows_below);
   }
   return options;
 }

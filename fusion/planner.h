@@ -61,13 +61,12 @@ struct FusionOptions {
   // idle them (4096 rows of 32000 bf16 cross-entropy: 83% streamed against 22%). Columns
   // have no streamed kernel: held by clusters at any count.
   int64_t cluster_rows_below = 256;
-  // A normalization over many rows (at least cluster_rows_below, or where clusters do not
-  // exist) of up to max_held_row values, which would otherwise stream its reductions and
-  // then read the rows again in a kernel of its own, holds each row in one block's shared
-  // memory instead, where the row's inputs take at most held_row_bytes (0: never): copied
-  // in once, every reduction and the stores read them there (codegen/row_held.cc). H200,
-  // bf16 softmax over 1024 rows of 32768: 45% of copy as two kernels (bench/RESULTS.md,
-  // fifty-fifth session).
+  // A normalization over many rows (at least cluster_rows_below) of up to max_held_row values,
+  // which would otherwise stream its reductions and then read the rows again in a kernel of its
+  // own, holds each row in one block's shared memory instead, where the row's inputs take at most
+  // held_row_bytes (0: never): copied in once, every reduction and the stores read them there
+  // (codegen/row_held.cc). H200, bf16 softmax over 1024 rows of 32768: 45% of copy as two kernels
+  // (bench/RESULTS.md, fifty-fifth session).
   int64_t max_held_row = 0;
   int64_t held_row_bytes = 0;
   // A floating value needed by several kernels is recomputed in each when its inline cone

@@ -507,6 +507,21 @@ TEST(CodegenTest, HeldRowsReserveTheirRowAndTakeTheBatch) {
   EXPECT_EQ(batch->launches.at(0).rows_grid.mul, 1);
   EXPECT_NE(batch->source.find("// rows x 1 rows of 32000"), std::string::npos) << batch->source;
   EXPECT_EQ(batch->source.find("777 rows"), std::string::npos) << batch->source;
+  // Where two inputs along the row do not both fit, the one the reductions read is held (the
+  // other is read once, by the stores).
+  const Tensor scale = Placeholder({777, 32000}, DType::kBF16);
+  const Tensor logits = Placeholder({777, 32000}, DType::kBF16);
+  const Tensor doubled = scale * 2.0;  // recorded first: the kernel reads scale first
+  const Tensor scaled = doubled * softmax(logits, 1);
+  const std::vector<codegen::KernelSource> both =
+      codegen::PlanAndGenerate({&scaled.node()}, Target{9, 0, true}).kernels;
+  ASSERT_EQ(both.size(), 1u);
+  ASSERT_EQ(both[0].inputs.size(), 2u);
+  const int held = both[0].inputs[0] == &logits.node() ? 0 : 1;
+  EXPECT_EQ(held, 1);  // (the kernel lists the other first: the test tells the order apart)
+  EXPECT_NE(both[0].source.find(absl::StrCat("// in", held, "'s row")), std::string::npos);
+  EXPECT_EQ(both[0].source.find(absl::StrCat("// in", 1 - held, "'s row")), std::string::npos);
+  EXPECT_EQ(both[0].launches.at(0).shared_bytes, 64000);
   if (!runtime::NvrtcVersion().ok()) GTEST_SKIP() << "NVRTC is not installed";
   for (const codegen::KernelSource* k : {&fixed, &*batch}) {
     absl::StatusOr<runtime::CompileOutput> out = backend::Compile(*k, Target{9, 0, true});

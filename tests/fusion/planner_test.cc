@@ -180,13 +180,22 @@ TEST(PlannerTest, ManyLongRowsAreHeldInSharedMemory) {
   }
   EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).max_held_row, 49152);
   EXPECT_EQ(DefaultFusionOptions(Target{8, 0, false}).held_row_bytes, 0);
-  setenv("TESSEL_STAGED_ROW", "64", 1);  // the fuzzer's sizes: held past 64, up to 192
-  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).max_held_row, 192);
-  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).cluster_rows_below, 8);
-  p = PlanOf({softmax(Input({8, 150}), 1)}, DefaultFusionOptions(Target{9, 0, true}));
+  EXPECT_EQ(DefaultFusionOptions(Target{12, 0, true}).held_row_bytes, 0);  // 99 KB a block
+  // Without clusters, few rows still stream: a block a row would leave SMs idle.
+  FusionOptions no_clusters = held;
+  no_clusters.cluster_blocks = 1;
+  EXPECT_EQ(PlanOf({softmax(Input({4, 32000}, DType::kBF16), 1)}, no_clusters).plan.kernels.size(),
+            2u);
+  EXPECT_EQ(PlanOf({softmax(x, 1)}, no_clusters).plan.kernels.size(), 1u);
+  // The fuzzer's sizes (TESSEL_STAGED_ROW=64): many rows held past 64 values, up to 192.
+  setenv("TESSEL_STAGED_ROW", "64", 1);
+  const FusionOptions small = DefaultFusionOptions(Target{9, 0, true});
+  unsetenv("TESSEL_STAGED_ROW");
+  EXPECT_EQ(small.max_held_row, 192);
+  p = PlanOf({softmax(Input({300, 150}), 1)}, small);
   ASSERT_EQ(p.plan.kernels.size(), 1u) << p.text;
   EXPECT_GT(p.plan.kernels[0].held_row_bytes, 0) << p.text;
-  unsetenv("TESSEL_STAGED_ROW");
+  EXPECT_EQ(PlanOf({softmax(Input({300, 193}), 1)}, small).plan.kernels.size(), 2u);
 }
 
 TEST(PlannerTest, SiblingReductionsShareOnePass) {

@@ -162,9 +162,10 @@ TEST_F(GpuTest, ClusterRows) {
 }
 
 // Many rows too long for a block's registers, each held in one block's shared memory (sm_90:
-// codegen/row_held.cc), against the CPU: bf16 and f32, an odd length (copies of a value at a
-// time) and ragged sweeps, a layer norm's weight and bias, two inputs along the row (one read
-// from memory by the stores), a chain after log_softmax, a rows argument (a changing batch).
+// codegen/row_held.cc), against the CPU: bf16, f16 and f32, an odd length (copies of a value
+// at a time) and ragged sweeps, a value a row beside the rows, a layer norm's weight and bias,
+// two inputs along the row (one read from memory by the stores), a chain after log_softmax, a
+// rows argument (a changing batch).
 TEST_F(GpuTest, HeldRows) {
   Compare(
       [](Device d) {
@@ -172,13 +173,18 @@ TEST_F(GpuTest, HeldRows) {
         const Tensor odd = Data({256, 20001}, 4, DType::kF32, d);
         const Tensor rows = Data({300, 24576}, 5, DType::kF32, d);
         return std::vector<Tensor>{
-            softmax(vocab, 1), log_softmax(vocab, 1) * 2.0,
+            softmax(vocab, 1),
+            log_softmax(vocab, 1) * 2.0,
+            max(vocab, {1}),  // a value a row beside the rows
+            softmax(Data({256, 40000}, 11, DType::kF16, d), 1),
             layer_norm(odd, Data({20001}, 6, DType::kF32, d), Data({20001}, 7, DType::kF32, d)),
             rows - mean(rows, {1}, true),
             softmax(Data({256, 32768}, 8, DType::kBF16, d), 1) *
                 Data({256, 32768}, 9, DType::kBF16, d)};
       },
       Bound(DType::kBF16), 1e-3);
+  const Tensor vocab = Data({257, 32000}, 3, DType::kBF16, Device::kCUDA);
+  EXPECT_NE(explain({softmax(vocab, 1)}).find("the row held in 64000 bytes"), std::string::npos);
   for (int64_t batch : {256, 300, 280}) {  // sizes of one bucket: one plan takes them all
     Compare(
         [&](Device d) {

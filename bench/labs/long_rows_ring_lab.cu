@@ -2,18 +2,23 @@
 // bench/RESULTS.md, fiftieth session). There, a kernel that only loads and stores the same
 // 32 MB reached 89% of the copy; the generated one (clusters of 8 blocks of 1024 threads, a
 // row's part in registers, two waves) loses the rest waiting: each block's loads, its
-// reductions and the cluster's exchange run one after another, and nothing is in flight
-// while a block reduces. The question: do persistent clusters that walk rows, each block
-// streaming its parts into a ring of shared memory by bulk copies (cp.async.bulk, the next
-// rows in flight while this one is reduced and written), reach the copy?
+// reductions and the cluster's exchange run one after another. Variants (fifty-fifth session,
+// bench/RESULTS.md has their figures):
 //   generated: the kernel tessel emits today (the .sh script's dump), launched as generated.
-//   ring<C, T>: clusters of C blocks of T threads, a block's part of a row in 16 KB chunks;
-//     a block holds up to kRing chunks (the next rows' parts loaded while it works on this
-//     one); per row one exchange of (max, sum of exp(x - max)) pairs through distributed
-//     shared memory; each value's exp kept in registers from the sum to the store.
+//   trimmed<pack, fma, math>: the generated scheme with fewer instructions (outputs packed by
+//     pairs, exp by one FFMA), or its loads and stores alone.
+//   ring<C, T, kPart, kRing, kExchange>: persistent clusters of C blocks walking rows, each
+//     block's parts streamed into a ring of kRing 16 KB chunks of shared memory by bulk
+//     copies (the next rows in flight while this one is reduced); one exchange of (max, sum)
+//     pairs a row through distributed shared memory (none: each block's own, wrong results).
+//   held<C, T, kPart>: a row held in the shared memory of a cluster of C blocks (one block a
+//     row where C is 1), folded into online pairs as its chunks land, read again to store.
+//   twophase<T, kUnit>: persistent blocks, pairs of units counted per row, then each unit read
+//     again (from L2) and stored.
 // Prints each variant's time, its share of a float4 copy of the same bytes, and the largest
 // difference from the generated kernel's result (or, for shapes tessel has no dump of here,
-// from a plain reference kernel).
+// from a plain reference kernel). The butterflies and launches were moved into helpers after
+// the measured runs.
 // Build: bench/labs/long_rows_ring_lab.sh; run dist/lab/long_rows_ring_lab.
 #include <cuda_bf16.h>
 
@@ -64,9 +69,14 @@ __device__ __forceinline__ void cluster_wait() {
 }
 __device__ __forceinline__ float2 remote_pair(const float2* slot, unsigned rank) {
   unsigned remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(slot)), "r"(rank));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(smem_addr(slot)), "r"(rank));
   float2 v;
-  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(remote) : "memory");
+  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];"
+               : "=f"(v.x), "=f"(v.y)
+               : "r"(remote)
+               : "memory");
   return v;
 }
 __device__ __forceinline__ unsigned cluster_rank() {
@@ -81,17 +91,34 @@ __device__ __forceinline__ float2 merge(float2 a, float2 b) {
   if (m == __int_as_float(0xff800000)) return make_float2(m, 0.0f);
   return make_float2(m, a.y * tessel_exp_term(a.x - m) + b.y * tessel_exp_term(b.x - m));
 }
+// The pairs of `width` consecutive lanes merged (a butterfly: every lane gets the result).
+__device__ __forceinline__ float2 warp_merge(float2 p, int width = 32) {
+  for (int d = width / 2; d > 0; d >>= 1) {
+    p = merge(p, make_float2(__shfl_xor_sync(~0u, p.x, d), __shfl_xor_sync(~0u, p.y, d)));
+  }
+  return p;
+}
+// The block's pairs merged, in every lane of warp 0 (after a barrier: `warp_pairs` holds T / 32).
+template <int T>
+__device__ __forceinline__ float2 block_merge(float2 p, float2* warp_pairs) {
+  p = warp_merge(p);
+  if ((threadIdx.x & 31) == 0) warp_pairs[threadIdx.x >> 5] = p;
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  return warp_merge(lane < T / 32 ? warp_pairs[lane]
+                                  : make_float2(__int_as_float(0xff800000), 0.0f));
+}
 
 // Rows of `len` in clusters of C blocks of T threads: block `rank` holds values [rank * part,
 // (rank + 1) * part) of each row the cluster takes (rows cluster, cluster + clusters, ...).
 // kRing: the chunks a block holds; kExchange false: each block's own pair (wrong results: the
 // cluster's exchange's cost).
 template <int C, int T, int kPart, int kRing, bool kExchange>
-__global__ void __launch_bounds__(T, 1) ring(const bf16* __restrict__ x, bf16* __restrict__ y,
-                                             int rows, int len) {
-  constexpr int kChunks = kPart / kChunk;        // a part's chunks
-  constexpr int kVecs = kPart / (8 * T);         // a thread's 8-value vectors of a part
-  constexpr int kRowsHeld = kRing / kChunks;     // rows in flight
+__global__ void __launch_bounds__(T, 1)
+    ring(const bf16* __restrict__ x, bf16* __restrict__ y, int rows, int len) {
+  constexpr int kChunks = kPart / kChunk;     // a part's chunks
+  constexpr int kVecs = kPart / (8 * T);      // a thread's 8-value vectors of a part
+  constexpr int kRowsHeld = kRing / kChunks;  // rows in flight
   static_assert(kPart % kChunk == 0 && kPart % (8 * T) == 0 && kRowsHeld >= 1);
   extern __shared__ __align__(128) unsigned char ring_smem[];
   bf16* chunks = reinterpret_cast<bf16*>(ring_smem);
@@ -149,19 +176,9 @@ __global__ void __launch_bounds__(T, 1) ring(const bf16* __restrict__ x, bf16* _
       e[k] = tessel_exp_term(e[k] - h);
       s += e[k];
     }
-    float2 p = make_float2(m, s);
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      p = merge(p, make_float2(__shfl_xor_sync(~0u, p.x, d), __shfl_xor_sync(~0u, p.y, d)));
-    }
-    if (lane == 0) warp_pairs[warp] = p;
-    __syncthreads();  // every thread has read this row's chunks: thread 0 may refill them
+    // (its barrier: every thread has read this row's chunks, thread 0 may refill them)
+    const float2 b = block_merge<T>(make_float2(m, s), warp_pairs);
     if (warp == 0) {
-      float2 b = lane < T / 32 ? warp_pairs[lane] : make_float2(__int_as_float(0xff800000), 0.0f);
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) {
-        b = merge(b, make_float2(__shfl_xor_sync(~0u, b.x, d), __shfl_xor_sync(~0u, b.y, d)));
-      }
       if (lane == 0) slot[i & 1] = b;
       if (lane == 0 && i + kRowsHeld < my_rows) request(i + kRowsHeld);
     }
@@ -170,12 +187,10 @@ __global__ void __launch_bounds__(T, 1) ring(const bf16* __restrict__ x, bf16* _
       cluster_wait();
     }
     if (warp == 0) {
-      float2 r = lane < C ? (kExchange ? remote_pair(&slot[i & 1], lane) : slot[i & 1])
-                          : make_float2(__int_as_float(0xff800000), 0.0f);
-#pragma unroll
-      for (int d = C / 2; d > 0; d >>= 1) {
-        r = merge(r, make_float2(__shfl_xor_sync(~0u, r.x, d), __shfl_xor_sync(~0u, r.y, d)));
-      }
+      const float2 r =
+          warp_merge(lane < C ? (kExchange ? remote_pair(&slot[i & 1], lane) : slot[i & 1])
+                              : make_float2(__int_as_float(0xff800000), 0.0f),
+                     C);
       if (lane == 0) merged = r;
     }
     __syncthreads();
@@ -186,7 +201,8 @@ __global__ void __launch_bounds__(T, 1) ring(const bf16* __restrict__ x, bf16* _
     for (int v = 0; v < kVecs; ++v) {
       tessel_vec<bf16_t, 8> vec;
 #pragma unroll
-      for (int j = 0; j < 8; ++j) vec.v[j] = tessel_float_to_bf16(tessel_round_bf16(e[8 * v + j] * scale));
+      for (int j = 0; j < 8; ++j)
+        vec.v[j] = tessel_float_to_bf16(tessel_round_bf16(e[8 * v + j] * scale));
       tessel_store_vec<bf16_t, 8>(reinterpret_cast<bf16_t*>(out) + (v * T + tid) * 8, vec);
     }
   }
@@ -201,8 +217,8 @@ __global__ void __launch_bounds__(T, 1) ring(const bf16* __restrict__ x, bf16* _
 // its exp(x - max) / sum packed by pairs and stored. No value is held in registers across
 // the exchange: the block's registers do not bound the part, its shared memory does.
 template <int C, int T, int kPart>
-__global__ void __launch_bounds__(T, 1) held(const bf16* __restrict__ x, bf16* __restrict__ y,
-                                             int len) {
+__global__ void __launch_bounds__(T, 1)
+    held(const bf16* __restrict__ x, bf16* __restrict__ y, int len) {
   constexpr int kChunks = kPart / kChunk;
   constexpr int kPerThread = kChunk / (8 * T);  // vectors of 8 a thread, a chunk
   static_assert(kPart % kChunk == 0 && kChunk % (8 * T) == 0);
@@ -245,19 +261,8 @@ __global__ void __launch_bounds__(T, 1) held(const bf16* __restrict__ x, bf16* _
       m = nm;
     }
   }
-  float2 p = make_float2(m, s);
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) {
-    p = merge(p, make_float2(__shfl_xor_sync(~0u, p.x, d), __shfl_xor_sync(~0u, p.y, d)));
-  }
-  if (lane == 0) warp_pairs[warp] = p;
-  __syncthreads();
+  const float2 b = block_merge<T>(make_float2(m, s), warp_pairs);
   if (warp == 0) {
-    float2 b = lane < T / 32 ? warp_pairs[lane] : make_float2(ninf, 0.0f);
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      b = merge(b, make_float2(__shfl_xor_sync(~0u, b.x, d), __shfl_xor_sync(~0u, b.y, d)));
-    }
     if (lane == 0) slot = b;
     if (C == 1 && lane == 0) merged = b;
   }
@@ -265,11 +270,7 @@ __global__ void __launch_bounds__(T, 1) held(const bf16* __restrict__ x, bf16* _
     cluster_arrive();
     cluster_wait();
     if (warp == 0) {
-      float2 r = lane < C ? remote_pair(&slot, lane) : make_float2(ninf, 0.0f);
-#pragma unroll
-      for (int d = C / 2; d > 0; d >>= 1) {
-        r = merge(r, make_float2(__shfl_xor_sync(~0u, r.x, d), __shfl_xor_sync(~0u, r.y, d)));
-      }
+      const float2 r = warp_merge(lane < C ? remote_pair(&slot, lane) : make_float2(ninf, 0.0f), C);
       if (lane == 0) merged = r;
     }
     cluster_arrive();  // this block's reads of the others' slots are done
@@ -302,9 +303,9 @@ __global__ void __launch_bounds__(T, 1) held(const bf16* __restrict__ x, bf16* _
 // pairs, reads the unit again (from L2, where the input fits) and writes it. Counters only
 // grow: a launch waits for `epoch` times the units of a row.
 template <int T, int kUnit>
-__global__ void __launch_bounds__(T) twophase(const bf16* __restrict__ x, bf16* __restrict__ y,
-                                              int rows, int len, float2* pairs,
-                                              unsigned* counts, unsigned epoch) {
+__global__ void __launch_bounds__(T)
+    twophase(const bf16* __restrict__ x, bf16* __restrict__ y, int rows, int len, float2* pairs,
+             unsigned* counts, unsigned epoch) {
   constexpr int kVecs = kUnit / (8 * T);
   static_assert(kUnit % (8 * T) == 0);
   __shared__ float2 warp_pairs[T / 32];
@@ -317,7 +318,8 @@ __global__ void __launch_bounds__(T) twophase(const bf16* __restrict__ x, bf16* 
     float v[kVecs * 8];
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
-      const auto q = tessel_load_vec<unsigned, 4>(reinterpret_cast<const unsigned*>(in + (k * T + tid) * 8));
+      const auto q =
+          tessel_load_vec<unsigned, 4>(reinterpret_cast<const unsigned*>(in + (k * T + tid) * 8));
 #pragma unroll
       for (int j = 0; j < 8; ++j) v[8 * k + j] = tessel_bf16_lane(q.v, j);
     }
@@ -328,22 +330,12 @@ __global__ void __launch_bounds__(T) twophase(const bf16* __restrict__ x, bf16* 
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < kVecs * 8; ++k) s += tessel_exp_term(v[k] - h);
-    float2 p = make_float2(m, s);
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      p = merge(p, make_float2(__shfl_xor_sync(~0u, p.x, d), __shfl_xor_sync(~0u, p.y, d)));
-    }
-    if (lane == 0) warp_pairs[warp] = p;
-    __syncthreads();
+    const float2 b = block_merge<T>(make_float2(m, s), warp_pairs);
     if (warp == 0) {
-      float2 b = lane < T / 32 ? warp_pairs[lane] : make_float2(ninf, 0.0f);
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) {
-        b = merge(b, make_float2(__shfl_xor_sync(~0u, b.x, d), __shfl_xor_sync(~0u, b.y, d)));
-      }
       if (lane == 0) {
         pairs[u] = b;
-        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counts + u / units_row) : "memory");
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counts + u / units_row)
+                     : "memory");
       }
     }
     __syncthreads();
@@ -354,20 +346,23 @@ __global__ void __launch_bounds__(T) twophase(const bf16* __restrict__ x, bf16* 
       if (lane == 0) {
         unsigned c;
         do {
-          asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(c) : "l"(counts + row) : "memory");
+          asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                       : "=r"(c)
+                       : "l"(counts + row)
+                       : "memory");
         } while (c < epoch * units_row);
       }
       __syncwarp();
       float2 r = make_float2(ninf, 0.0f);
       for (int k = lane; k < units_row; k += 32) {
         float2 q;
-        asm volatile("ld.relaxed.gpu.global.v2.f32 {%0, %1}, [%2];" : "=f"(q.x), "=f"(q.y) : "l"(pairs + (long long)row * units_row + k) : "memory");
+        asm volatile("ld.relaxed.gpu.global.v2.f32 {%0, %1}, [%2];"
+                     : "=f"(q.x), "=f"(q.y)
+                     : "l"(pairs + (long long)row * units_row + k)
+                     : "memory");
         r = merge(r, q);
       }
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) {
-        r = merge(r, make_float2(__shfl_xor_sync(~0u, r.x, d), __shfl_xor_sync(~0u, r.y, d)));
-      }
+      r = warp_merge(r);
       if (lane == 0) merged = r;
     }
     __syncthreads();
@@ -377,10 +372,13 @@ __global__ void __launch_bounds__(T) twophase(const bf16* __restrict__ x, bf16* 
     bf16* out = y + (long long)u * kUnit;
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
-      const auto q = tessel_load_vec<unsigned, 4>(reinterpret_cast<const unsigned*>(in + (k * T + tid) * 8));
+      const auto q =
+          tessel_load_vec<unsigned, 4>(reinterpret_cast<const unsigned*>(in + (k * T + tid) * 8));
       tessel_vec<bf16_t, 8> vec;
 #pragma unroll
-      for (int j = 0; j < 8; ++j) vec.v[j] = tessel_float_to_bf16(tessel_round_bf16(tessel_exp_term(tessel_bf16_lane(q.v, j) - g.x) * rcp));
+      for (int j = 0; j < 8; ++j)
+        vec.v[j] = tessel_float_to_bf16(
+            tessel_round_bf16(tessel_exp_term(tessel_bf16_lane(q.v, j) - g.x) * rcp));
       tessel_store_vec<bf16_t, 8>(reinterpret_cast<bf16_t*>(out) + (k * T + tid) * 8, vec);
     }
     __syncthreads();  // `merged` is read by all before the next unit's
@@ -405,7 +403,8 @@ __global__ void __launch_bounds__(1024) __cluster_dims__(8, 1, 1)
   float e[16];
 #pragma unroll
   for (int k = 0; k < 16; k += 8) {
-    const auto vec = tessel_load_vec<unsigned, 4>((const unsigned*)(in0 + (row * 131072 + (start + col(k)))));
+    const auto vec =
+        tessel_load_vec<unsigned, 4>((const unsigned*)(in0 + (row * 131072 + (start + col(k)))));
 #pragma unroll
     for (int j = 0; j < 8; ++j) e[k + j] = tessel_bf16_lane(vec.v, j);
   }
@@ -414,15 +413,20 @@ __global__ void __launch_bounds__(1024) __cluster_dims__(8, 1, 1)
     float acc0 = __int_as_float(0xff800000);
 #pragma unroll
     for (int k = 0; k < 16; ++k) acc0 = tessel_max(acc0, e[k]);
-    const float max0 = tessel_cluster_reduce<8>(tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f32), tessel_max_op(), slot_acc0, 1);
+    const float max0 = tessel_cluster_reduce<8>(
+        tessel_block_reduce(acc0, tessel_max_op(), __int_as_float(0xff800000), scratch_f32),
+        tessel_max_op(), slot_acc0, 1);
     const float shift = max0 * 1.4426950408889634f;
     float acc1 = 0.0f;
 #pragma unroll
     for (int k = 0; k < 16; ++k) {
-      e[k] = kFma ? tessel_exp2_ftz(fmaf(e[k], 1.4426950408889634f, -shift)) : tessel_exp_term(e[k] - max0);
+      e[k] = kFma ? tessel_exp2_ftz(fmaf(e[k], 1.4426950408889634f, -shift))
+                  : tessel_exp_term(e[k] - max0);
       acc1 += e[k];
     }
-    const float sum0 = tessel_cluster_reduce<8>(tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32), tessel_sum_op(), slot_acc1, 1);
+    const float sum0 =
+        tessel_cluster_reduce<8>(tessel_block_reduce(acc1, tessel_sum_op(), 0.0f, scratch_f32),
+                                 tessel_sum_op(), slot_acc1, 1);
     tessel_cluster_arrive();
     rcp0 = __frcp_rn(sum0);
   }
@@ -431,12 +435,14 @@ __global__ void __launch_bounds__(1024) __cluster_dims__(8, 1, 1)
     if (kPack || !kMath) {
       tessel_vec<unsigned, 4> vec;
 #pragma unroll
-      for (int j = 0; j < 4; ++j) vec.v[j] = tessel_pack_bf16(e[k + 2 * j] * rcp0, e[k + 2 * j + 1] * rcp0);
+      for (int j = 0; j < 4; ++j)
+        vec.v[j] = tessel_pack_bf16(e[k + 2 * j] * rcp0, e[k + 2 * j + 1] * rcp0);
       tessel_store_vec<unsigned, 4>((unsigned*)(out0 + (row * 131072 + (start + col(k)))), vec);
     } else {
       tessel_vec<bf16_t, 8> vec;
 #pragma unroll
-      for (int j = 0; j < 8; ++j) vec.v[j] = tessel_float_to_bf16(tessel_round_bf16(e[k + j] * rcp0));
+      for (int j = 0; j < 8; ++j)
+        vec.v[j] = tessel_float_to_bf16(tessel_round_bf16(e[k + j] * rcp0));
       tessel_store_vec<bf16_t, 8>(out0 + (row * 131072 + (start + col(k))), vec);
     }
   }
@@ -478,39 +484,59 @@ float max_diff(const bf16* a, const bf16* b, long long n) {
   float d = 0;
   for (long long i = 0; i < n; ++i) {
     const float u = __bfloat162float(ha[i]), v = __bfloat162float(hb[i]);
-    d = std::max(d, std::isnan(u) != std::isnan(v) ? INFINITY : std::fabs(u - v) / std::max(1e-30f, std::fabs(u)));
+    d = std::max(d, std::isnan(u) != std::isnan(v)
+                        ? INFINITY
+                        : std::fabs(u - v) / std::max(1e-30f, std::fabs(u)));
   }
   return d;
+}
+
+// A cluster launch of `kernel` (C blocks a cluster of T threads, `smem` dynamic bytes);
+// `attr` keeps the cluster's attribute alive as long as the config.
+template <typename Kernel>
+cudaLaunchConfig_t cluster_config(Kernel kernel, int C, int T, int smem,
+                                  cudaLaunchAttribute* attr) {
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  if (C > 8) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = C;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.blockDim = dim3(T);
+  config.dynamicSmemBytes = smem;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  return config;
+}
+
+// One variant's line: its time, GB/s, share of the copy (scaled to its bytes) and largest
+// relative difference from lab.ref.
+void report(const Bf16Lab& lab, const char* what, int rows, int len, float ms) {
+  const double bytes = 4.0 * rows * len;
+  printf("%s %d x %d: %.4f ms, %.1f GB/s, %.1f%% of copy, max rel diff %.3g\n", what, rows, len, ms,
+         bytes / ms / 1e6, 100.0 * lab.copy_ms * bytes / (4.0 * 64 * 131072) / ms,
+         max_diff(lab.ref, lab.y, (long long)rows * len));
 }
 
 template <int C, int T, int kPart, int kRing = 12, bool kExchange = true>
 void run_ring(const Bf16Lab& lab, int rows, int len) {
   auto kernel = ring<C, T, kPart, kRing, kExchange>;
   const int smem = kRing * kChunk * 2;
-  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  if (C > 8) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = C;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  config.blockDim = dim3(T);
-  config.dynamicSmemBytes = smem;
-  config.attrs = attr;
-  config.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  cudaLaunchConfig_t config = cluster_config(kernel, C, T, smem, &attr);
   config.gridDim = dim3(C * 256);
-  int clusters = 0;
+  int clusters = 0, per_sm = 0;
   CK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, smem));
   clusters = std::min(clusters, rows);
   config.gridDim = dim3(C * clusters);
-  const float ms = time_it([&] { CK(cudaLaunchKernelEx(&config, kernel, lab.x, lab.y, rows, len)); });
-  const double bytes = 4.0 * rows * len;
-  int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, smem));
-  printf("ring<%d, %d, ring %d%s> %d x %d: %d clusters (%d blocks an SM), %.4f ms, %.1f GB/s, %.1f%% of copy, max rel diff %.3g\n",
-         C, T, kRing, kExchange ? "" : ", local", rows, len, clusters, per_sm, ms, bytes / ms / 1e6, 100.0 * lab.copy_ms * bytes / (4.0 * 64 * 131072) / ms,
-         max_diff(lab.ref, lab.y, (long long)rows * len));
+  const float ms =
+      time_it([&] { CK(cudaLaunchKernelEx(&config, kernel, lab.x, lab.y, rows, len)); });
+  char what[128];
+  snprintf(what, sizeof(what), "ring<%d, %d, ring %d%s> (%d clusters, %d blocks an SM)", C, T,
+           kRing, kExchange ? "" : ", local", clusters, per_sm);
+  report(lab, what, rows, len, ms);
 }
 
 template <int T, int kUnit>
@@ -529,38 +555,36 @@ void run_twophase(const Bf16Lab& lab, int rows, int len) {
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, 0));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const int grid = std::min(per_sm * sms, rows * (len / kUnit));
-  const float ms = time_it([&] { kernel<<<grid, T>>>(lab.x, lab.y, rows, len, pairs, counts, ++epoch); });
+  const float ms =
+      time_it([&] { kernel<<<grid, T>>>(lab.x, lab.y, rows, len, pairs, counts, ++epoch); });
   CK(cudaGetLastError());
-  const double bytes = 4.0 * rows * len;
-  printf("twophase<%d, %d> %d x %d: %d blocks (%d an SM), %.4f ms, %.1f GB/s, %.1f%% of copy, max rel diff %.3g\n",
-         T, kUnit, rows, len, grid, per_sm, ms, bytes / ms / 1e6,
-         100.0 * lab.copy_ms * bytes / (4.0 * 64 * 131072) / ms, max_diff(lab.ref, lab.y, (long long)rows * len));
+  char what[128];
+  snprintf(what, sizeof(what), "twophase<%d, %d> (%d blocks, %d an SM)", T, kUnit, grid, per_sm);
+  report(lab, what, rows, len, ms);
 }
 
 template <int C, int T, int kPart>
 void run_held(const Bf16Lab& lab, int rows, int len) {
   auto kernel = held<C, T, kPart>;
   const int smem = kPart * 2;
-  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  if (C > 8) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = C;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  config.blockDim = dim3(T);
-  config.dynamicSmemBytes = smem;
-  config.attrs = attr;
-  config.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  cudaLaunchConfig_t config = cluster_config(kernel, C, T, smem, &attr);
   config.gridDim = dim3(C * rows);
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, smem));
   const float ms = time_it([&] { CK(cudaLaunchKernelEx(&config, kernel, lab.x, lab.y, len)); });
-  const double bytes = 4.0 * rows * len;
-  printf("held<%d, %d> %d x %d: %d blocks (%d an SM), %.4f ms, %.1f GB/s, %.1f%% of copy, max rel diff %.3g\n",
-         C, T, rows, len, C * rows, per_sm, ms, bytes / ms / 1e6,
-         100.0 * lab.copy_ms * bytes / (4.0 * 64 * 131072) / ms, max_diff(lab.ref, lab.y, (long long)rows * len));
+  char what[128];
+  snprintf(what, sizeof(what), "held<%d, %d> (%d blocks, %d an SM)", C, T, C * rows, per_sm);
+  report(lab, what, rows, len, ms);
+}
+
+// Rows held by clusters of C blocks of kPart values: 512 and 256 threads a block, and twice
+// the blocks of half the part.
+template <int C, int kPart>
+void run_held_variants(const Bf16Lab& lab, int rows, int len) {
+  run_held<C, 512, kPart>(lab, rows, len);
+  run_held<C, 256, kPart>(lab, rows, len);
+  run_held<2 * C, 512, kPart / 2>(lab, rows, len);
 }
 
 int main() {
@@ -576,14 +600,17 @@ int main() {
   CK(cudaFree(lab.y));
   CK(cudaMalloc(&lab.y, kMax * 2));
   const float gen = time_it([&] {
-    GENERATED<<<512, 1024>>>(reinterpret_cast<const bf16_t*>(lab.x), reinterpret_cast<bf16_t*>(lab.ref));
+    GENERATED<<<512, 1024>>>(reinterpret_cast<const bf16_t*>(lab.x),
+                             reinterpret_cast<bf16_t*>(lab.ref));
   });
-  printf("generated 64 x 131072: %.4f ms, %.1f GB/s, %.1f%% of copy\n", gen, 4.0 * 64 * 131072 / gen / 1e6,
-         100.0 * lab.copy_ms / gen);
+  printf("generated 64 x 131072: %.4f ms, %.1f GB/s, %.1f%% of copy\n", gen,
+         4.0 * 64 * 131072 / gen / 1e6, 100.0 * lab.copy_ms / gen);
   const auto variant = [&](const char* name, auto kernel) {
-    const float ms = time_it([&] { kernel<<<512, 1024>>>(reinterpret_cast<const bf16_t*>(lab.x), reinterpret_cast<bf16_t*>(lab.y)); });
-    printf("%s 64 x 131072: %.4f ms, %.1f GB/s, %.1f%% of copy, max rel diff %.3g\n", name, ms, 4.0 * 64 * 131072 / ms / 1e6,
-           100.0 * lab.copy_ms / ms, max_diff(lab.ref, lab.y, 64ll * 131072));
+    const float ms = time_it([&] {
+      kernel<<<512, 1024>>>(reinterpret_cast<const bf16_t*>(lab.x),
+                            reinterpret_cast<bf16_t*>(lab.y));
+    });
+    report(lab, name, 64, 131072, ms);
   };
   variant("trimmed<pack>", trimmed<true, false, true>);
   variant("trimmed<pack, fma>", trimmed<true, true, true>);
@@ -595,28 +622,11 @@ int main() {
     reference<<<rows, 1024>>>(lab.x, lab.ref, len);
     CK(cudaDeviceSynchronize());
     run_twophase<256, 8192>(lab, rows, len);
-    if (len == 16384) {
-      run_held<1, 512, 16384>(lab, rows, len);
-      run_held<1, 256, 16384>(lab, rows, len);
-      run_held<2, 512, 8192>(lab, rows, len);
-    } else if (len == 32768) {
-      run_held<1, 512, 32768>(lab, rows, len);
-      run_held<1, 256, 32768>(lab, rows, len);
-      run_held<2, 512, 16384>(lab, rows, len);
-      run_held<2, 256, 16384>(lab, rows, len);
-    } else if (len == 65536) {
-      run_held<2, 512, 32768>(lab, rows, len);
-      run_held<2, 256, 32768>(lab, rows, len);
-      run_held<4, 512, 16384>(lab, rows, len);
-    } else if (len == 131072) {
-      run_held<4, 512, 32768>(lab, rows, len);
-      run_held<4, 256, 32768>(lab, rows, len);
-      run_held<8, 512, 16384>(lab, rows, len);
-    } else {
-      run_held<8, 512, 32768>(lab, rows, len);
-      run_held<8, 256, 32768>(lab, rows, len);
-      run_held<16, 512, 16384>(lab, rows, len);
-    }
+    if (len == 16384) run_held_variants<1, 16384>(lab, rows, len);
+    if (len == 32768) run_held_variants<1, 32768>(lab, rows, len);
+    if (len == 65536) run_held_variants<2, 32768>(lab, rows, len);
+    if (len == 131072) run_held_variants<4, 32768>(lab, rows, len);
+    if (len == 262144) run_held_variants<8, 32768>(lab, rows, len);
   }
   return 0;
 }

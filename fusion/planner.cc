@@ -110,14 +110,14 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   const std::optional<std::string> merge = EnvChoice("TESSEL_SPLIT_MERGE", {"last", "launch"});
   if (merge == "last") options.split_merge = SplitMerge::kLast;
   if (merge == "launch") options.split_merge = SplitMerge::kLaunch;
-  // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
-  // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
-  // Read here, where plans are built, not in DefaultFusionOptions(), which every realize calls.
   if (target.major == 9 || target.major == 10) {
     // Two blocks an SM of 96 KB (227 KB: H100, H200, B200): bf16 rows up to 49152.
     options.max_held_row = 49152;
     options.held_row_bytes = 96 * 1024;
   }
+  // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
+  // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).
+  // Read here, where plans are built, not in DefaultFusionOptions(), which every realize calls.
   if (std::optional<int64_t> staged = EnvInteger("TESSEL_STAGED_ROW", 1, int64_t{1} << 40)) {
     options.max_staged_row = std::min(*staged, options.max_staged_row);
     // At the fuzzer's sizes too: many rows held in shared memory up to 3 N, streamed past.

@@ -374,6 +374,7 @@ Outcome DiffRound(const std::vector<Statement>& program, uint64_t data_seed,
 GeneratorOptions GeneratorFor(const CheckOptions& options) {
   GeneratorOptions g;
   g.one_hot_picks = options.staged_row > 0;
+  g.staged_row = options.staged_row;
   return g;
 }
 

@@ -172,16 +172,17 @@ int Generator::RandomAxis(int rank) {
 void Generator::Step() {
   using StepFn = void (Generator::*)();
   static const std::vector<StepFn> steps = {
-      &Generator::Unary,      &Generator::Binary,        &Generator::WithScalar,
-      &Generator::Compare,    &Generator::Cast,          &Generator::Reduce,
-      &Generator::Normalize,  &Generator::View,          &Generator::Concat,
-      &Generator::Matmul,     &Generator::Create,        &Generator::RealizeMid,
-      &Generator::Index,      &Generator::Scan,          &Generator::Sort,
-      &Generator::Scatter,    &Generator::Attention,     &Generator::Projections,
-      &Generator::OneHotPick, &Generator::WeightGradient};
+      &Generator::Unary,      &Generator::Binary,         &Generator::WithScalar,
+      &Generator::Compare,    &Generator::Cast,           &Generator::Reduce,
+      &Generator::Normalize,  &Generator::View,           &Generator::Concat,
+      &Generator::Matmul,     &Generator::Create,         &Generator::RealizeMid,
+      &Generator::Index,      &Generator::Scan,           &Generator::Sort,
+      &Generator::Scatter,    &Generator::Attention,      &Generator::Projections,
+      &Generator::OneHotPick, &Generator::WeightGradient, &Generator::ManyLongRows};
   // (A trailing weight of 0 leaves every other step's draw as it was.)
+  const int picks = o_.one_hot_picks ? 3 : 0, long_rows = o_.staged_row > 0 ? 15 : 0;
   const int which = rng_.Weighted(
-      {16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6, o_.one_hot_picks ? 3 : 0, 3});
+      {16, 15, 10, 7, 5, 11, 8, 15, 4, 7, 3, 3, 5, 3, 3, 2, 2, 6, picks, 3, long_rows});
   try {
     (this->*steps[which])();
   } catch (const InternalError&) {

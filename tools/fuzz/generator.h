@@ -25,6 +25,9 @@ struct GeneratorOptions {
   // a step of its own: campaigns whose rows stream at small sizes take it (--staged_row), the
   // others keep their programs as they were.
   bool one_hot_picks = false;
+  // The campaign's --staged_row (0: none): a step normalizes many rows just past it, which a
+  // block holds in shared memory (codegen/row_held.cc) or streams.
+  int64_t staged_row = 0;
 };
 
 std::string GenerateProgram(uint64_t seed, const GeneratorOptions& options = {});

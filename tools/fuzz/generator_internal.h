@@ -72,6 +72,7 @@ class Generator {
   Tensor Operand(DType dtype, Shape::Dims batch, int64_t rows, int64_t cols, bool transposed);
   void OneHotPick();
   void WeightGradient();
+  void ManyLongRows();
 
   Rng rng_;
   GeneratorOptions o_;

@@ -276,4 +276,35 @@ void Generator::WeightGradient() {
   if (rng_.Chance(0.3)) Add(mean(Use(dy) * Use(dy)));
 }
 
+// Normalizations over many rows just longer than the campaign's --staged_row (a vocabulary's
+// softmax at the fuzzer's sizes): a block holds each row in shared memory where its inputs
+// fit (codegen/row_held.cc), else the rows stream; what the rows' readers write goes back
+// over them (softmax, log_softmax, layer norm, a centering, a second input by the stores).
+void Generator::ManyLongRows() {
+  const int64_t n = o_.staged_row;
+  // Mostly rows a block holds (up to 3 n at the campaign's sizes, fusion/planner.cc), some
+  // past them.
+  const int64_t length = rng_.Chance(0.8) ? rng_.Between(n + 1, 3 * n) : rng_.Between(3 * n, 4 * n);
+  const Tensor x = NewInput(RandomFloat(), Fit(Shape{rng_.Between(256, 520), length}));
+  Use(x);
+  const int64_t last = x.shape()[1];
+  switch (rng_.Weighted({30, 20, 20, 15, 15})) {
+    case 0:
+      return Add(softmax(x, -1));
+    case 1:
+      return Add(log_softmax(x, 1) * 2.0);
+    case 2: {
+      const DType p = rng_.Chance(0.5) ? x.dtype() : DType::kF32;
+      const bool params = rng_.Chance(0.6);
+      return Add(layer_norm(x, params ? Use(NewInput(p, Shape{last})) : Tensor(),
+                            params ? Use(NewInput(p, Shape{last})) : Tensor()));
+    }
+    case 3:
+      return Add(x - mean(x, {1}, true));
+    default:
+      Add(softmax(x, -1) * Use(NewInput(x.dtype(), x.shape())));
+      if (rng_.Chance(0.5)) Add(max(x, {1}));  // a value a row beside the rows
+  }
+}
+
 }  // namespace tessel::fuzz::internal

@@ -62,7 +62,7 @@ HeldRow HeldInputs(const FusedKernel& k, const KernelSource& ks, const RowLayout
   for (const bool by_reductions : {true, false}) {
     for (const Node* n : ks.inputs) {
       if (n->shape() != l.space || first.contains(n) != by_reductions) continue;
-      const int64_t bytes = (l.length * DTypeSize(n->dtype()) + 15) / 16 * 16;
+      const int64_t bytes = HeldRowBytes(l.length, n->dtype());
       if (held.bytes + bytes > k.held_row_bytes) continue;
       held.inputs.push_back({n, held.bytes});
       held.bytes += bytes;

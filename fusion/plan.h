@@ -122,6 +122,12 @@ bool ReadsColumns(const Shape& space, const std::vector<int64_t>& axes);
 // Values one block holds in registers when it stages rows or columns (1024 threads x 16),
 // half as many 8-byte values: what the planner stages and the code generator lays out.
 inline int64_t BlockValues(bool wide) { return wide ? 8192 : 16384; }
+// The shared-memory bytes a row of `length` values of `dtype` takes when a block holds it
+// (FusionOptions::held_row_bytes): whole 16-byte copies, so that the next row held starts
+// aligned.
+inline int64_t HeldRowBytes(int64_t length, DType dtype) {
+  return (length * DTypeSize(dtype) + 15) / 16 * 16;
+}
 // Columns one block of a cluster holds of a long column group, by the reduced values'
 // dtype: 32 bytes of each row (one memory sector), at most a warp.
 inline int ColumnWidth(DType dtype) {

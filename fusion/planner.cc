@@ -40,7 +40,7 @@ bool MayHoldRows(const FusedKernel& k, const FusionOptions& o) {
   if (length > o.max_held_row || rows < o.cluster_rows_below) return false;
   int64_t bytes = 0;
   for (const Node* in : k.inputs) {
-    if (in->shape() == k.row_space) bytes += (length * DTypeSize(in->dtype()) + 15) / 16 * 16;
+    if (in->shape() == k.row_space) bytes += HeldRowBytes(length, in->dtype());
   }
   return bytes > 0 && bytes <= o.held_row_bytes;
 }

@@ -275,18 +275,20 @@ void BM_LongRowsNegate(benchmark::State& state) {
 }
 BENCHMARK(BM_LongRowsNegate)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// bf16 softmax over rows of each length, 2^25 values (64 MB read, 64 MB written): where the
-// row schedules change (a block's registers, a cluster, shared memory), at a size whose
-// fixed costs weigh little (issue 13: 32000- and 131072-wide softmax).
+// Softmax over rows of each length, 2^25 values (the last argument: 16 bf16, 64 MB read and
+// 64 MB written; 32 f32): where the row schedules change (a block's registers, a cluster,
+// shared memory), at a size whose fixed costs weigh little (issue 13: 32000- and 131072-wide
+// softmax).
 void BM_SoftmaxRowLength(benchmark::State& state) {
   if (!bench::NeedGpu(state)) return;
+  const DType dtype = state.range(2) == 16 ? DType::kBF16 : DType::kF32;
   const int64_t length = state.range(1);
-  Tensor x = randn({(int64_t{1} << 25) / length, length}, 1, DType::kBF16);
+  Tensor x = randn({(int64_t{1} << 25) / length, length}, 1, dtype);
   realize({x});
-  Measure(state, x.numel() * 4.0, [&] { realize({softmax(x, -1)}); });
+  Measure(state, x.numel() * 2.0 * DTypeSize(dtype), [&] { realize({softmax(x, -1)}); });
 }
 BENCHMARK(BM_SoftmaxRowLength)
-    ->ArgsProduct({{1}, {4096, 16384, 32000, 32768, 65536, 131072, 262144}})
+    ->ArgsProduct({{1}, {4096, 16384, 24576, 32000, 32768, 65536, 131072, 262144}, {16, 32}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -54,16 +54,22 @@ absl::flat_hash_set<const Node*> ReadByReductions(const FusedKernel& k, const Ke
   return read;
 }
 
-// Those the reductions read first, then the others, while they fit `budget`.
+// Those the reductions read first, while they fit the kernel's held_row_bytes; then those
+// only the stores read, while the block keeps to kStoresOnlyBytes (two blocks an SM on sm_90):
+// a value read once gains only its copy's head start from being held, not an SM's blocks.
+constexpr int64_t kStoresOnlyBytes = 96 * 1024;
+
 HeldRow HeldInputs(const FusedKernel& k, const KernelSource& ks, const RowLayout& l,
                    const std::vector<Accumulator>& accs) {
   const absl::flat_hash_set<const Node*> first = ReadByReductions(k, ks, accs);
   HeldRow held;
   for (const bool by_reductions : {true, false}) {
+    const int64_t budget =
+        by_reductions ? k.held_row_bytes : std::min(k.held_row_bytes, kStoresOnlyBytes);
     for (const Node* n : ks.inputs) {
       if (n->shape() != l.space || first.contains(n) != by_reductions) continue;
       const int64_t bytes = HeldRowBytes(l.length, n->dtype());
-      if (held.bytes + bytes > k.held_row_bytes) continue;
+      if (held.bytes + bytes > budget) continue;
       held.inputs.push_back({n, held.bytes});
       held.bytes += bytes;
     }
@@ -101,29 +107,40 @@ void CopyRows(CodeWriter& w, const KernelSource& ks, const RowLayout& l, const H
 
 // One sweep of the row: `body` emits a step's work through an emitter whose lanes are the
 // step's (`col(k)`), that reads the held inputs from shared memory and knows the reductions
-// finished so far.
+// finished so far. Whole steps first, with no lane guards (a guard a lane costs a compare an
+// element), then the row's last, partial step, guarded.
 template <typename Body>
 void Sweep(CodeWriter& w, const KernelSource& ks, const RowLayout& l, int vec, const HeldRow& held,
            const std::vector<std::pair<const Node*, Value>>& reduced, Body body) {
   const int lanes = vec * kVectorsPerStep;
-  const int64_t step = int64_t{kThreads} * lanes;
-  w.Line("for (index_t base = 0; base < ", l.length, "; base += ", step, ") {");
-  CodeWriter::Scope loop(&w, "}");
-  w.Line("auto col = [&](int k) -> index_t { return base + (index_t)((k / ", vec, ") * ", kThreads,
-         " + threadIdx.x) * ", vec, " + k % ", vec, "; };");
-  const std::string guard = l.length % step == 0 ? "" : absl::StrCat("col(k) < ", l.length);
-  const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
-  ExprEmitter e(&w, lanes, ks);
-  e.SuffixNames("_s");  // never hides a finished reduction's name
-  for (size_t i = 0; i < held.inputs.size(); ++i) {
-    IndexExpr at = idx;
-    at.linear = "col(k)";
-    e.ReadFrom(held.inputs[i].node, idx, HeldName(i), at);
+  const int64_t step = int64_t{kThreads} * lanes, whole = l.length / step * step;
+  auto emit = [&](const std::string& guard) {
+    w.Line("auto col = [&](int k) -> index_t { return base + (index_t)((k / ", vec, ") * ",
+           kThreads, " + threadIdx.x) * ", vec, " + k % ", vec, "; };");
+    const IndexExpr idx = RowIndex(l, "row", "col(k)", vec, guard);
+    ExprEmitter e(&w, lanes, ks);
+    e.SuffixNames("_s");  // never hides a finished reduction's name
+    for (size_t i = 0; i < held.inputs.size(); ++i) {
+      IndexExpr at = idx;
+      at.linear = "col(k)";
+      e.ReadFrom(held.inputs[i].node, idx, HeldName(i), at);
+    }
+    for (const auto& [node, value] : reduced) {
+      e.Bind(node, ReducedIndex(l, node->shape(), "row"), value);
+    }
+    body(e, idx, lanes, guard);
+  };
+  if (whole > 0) {
+    w.Line("for (index_t base = 0; base < ", whole, "; base += ", step, ") {");
+    CodeWriter::Scope loop(&w, "}");
+    emit("");
   }
-  for (const auto& [node, value] : reduced) {
-    e.Bind(node, ReducedIndex(l, node->shape(), "row"), value);
+  if (whole < l.length) {
+    w.Line("{  // the last ", l.length - whole, " values");
+    CodeWriter::Scope tail(&w, "}");
+    w.Line("const index_t base = ", whole, ";");
+    emit(absl::StrCat("col(k) < ", l.length));
   }
-  body(e, idx, lanes, guard);
 }
 
 }  // namespace

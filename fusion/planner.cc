@@ -111,9 +111,13 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   if (merge == "last") options.split_merge = SplitMerge::kLast;
   if (merge == "launch") options.split_merge = SplitMerge::kLaunch;
   if (target.major == 9 || target.major == 10) {
-    // Two blocks an SM of 96 KB (227 KB: H100, H200, B200): bf16 rows up to 49152.
-    options.max_held_row = 49152;
-    options.held_row_bytes = 96 * 1024;
+    // Up to 200 KB of a block's 227 KB (H100, H200, B200): bf16 rows up to 102400. Past 96 KB
+    // one block an SM, its copy and sweeps one after another, still beats streaming the rows
+    // twice: H200, bf16 softmax over 512 rows of 65536, 55% of copy against 43% (three
+    // kernels); rows of at most 96 KB run two or more blocks an SM (bench/RESULTS.md, fifty-sixth
+    // session).
+    options.max_held_row = 102400;
+    options.held_row_bytes = 200 * 1024;
   }
   // TESSEL_STAGED_ROW=N (1 to 16384) holds rows of at most N values on chip, so that the
   // streamed kernels run at the small sizes a fuzzer's programs have (tools/fuzz --staged_row).

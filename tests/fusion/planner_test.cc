@@ -178,7 +178,13 @@ TEST(PlannerTest, ManyLongRowsAreHeldInSharedMemory) {
        PlanOf({softmax(Input({32768, 512}, DType::kBF16), 0)}, held).plan.kernels) {
     EXPECT_EQ(k.held_row_bytes, 0);
   }
-  EXPECT_EQ(DefaultFusionOptions(Target{9, 0, true}).max_held_row, 49152);
+  // Hopper holds up to 200 KB a row: one block an SM past 96 KB.
+  const FusionOptions hopper = DefaultFusionOptions(Target{9, 0, true});
+  EXPECT_EQ(hopper.max_held_row, 102400);
+  EXPECT_EQ(PlanOf({softmax(Input({512, 65536}, DType::kBF16), 1)}, hopper).plan.kernels.size(),
+            1u);
+  EXPECT_EQ(PlanOf({softmax(Input({512, 50001}), 1)}, hopper).plan.kernels.size(), 1u);
+  EXPECT_GT(PlanOf({softmax(Input({512, 51300}), 1)}, hopper).plan.kernels.size(), 1u);
   EXPECT_EQ(DefaultFusionOptions(Target{8, 0, false}).held_row_bytes, 0);
   EXPECT_EQ(DefaultFusionOptions(Target{12, 0, true}).held_row_bytes, 0);  // 99 KB a block
   // Without clusters, few rows still stream: a block a row would leave SMs idle.

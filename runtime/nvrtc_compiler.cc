@@ -2,12 +2,15 @@
 
 #include <nvrtc.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "absl/algorithm/container.h"
+#include "absl/base/call_once.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -39,9 +42,48 @@ struct Nvrtc {
 #undef TESSEL_DECLARE
 };
 
+// Where tools/install_nvrtc.sh puts a newer NVRTC than the toolkit's (PyPI's
+// nvidia-cuda-nvrtc): $XDG_DATA_HOME/tessel/nvrtc where that is an absolute path, else
+// ~/.local/share/tessel/nvrtc.
+std::string InstalledNvrtc() {
+  std::optional<std::string> root = EnvString("XDG_DATA_HOME");
+  if (!root || !absl::StartsWith(*root, "/")) {
+    const std::optional<std::string> home = EnvString("HOME");
+    if (!home) return "";
+    root = absl::StrCat(*home, "/.local/share");
+  }
+  return absl::StrCat(*root, "/tessel/nvrtc/nvidia/cu13/lib/libnvrtc.so.13");
+}
+
+// The library: TESSEL_NVRTC (a path) where set, else the one tools/install_nvrtc.sh
+// installed, else the toolkit's.
+absl::StatusOr<void*> OpenNvrtc() {
+  if (const std::optional<std::string> path = EnvString("TESSEL_NVRTC")) {
+    return OpenLibrary({*path});
+  }
+  std::vector<std::string> names = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                                    "/usr/local/cuda/lib64/libnvrtc.so"};
+  if (const std::string installed = InstalledNvrtc(); !installed.empty()) {
+    names.insert(names.begin(), installed);
+  }
+  return OpenLibrary(names);
+}
+
+// NVRTC 13.0's assembler (ptxas 13.0.88) miscompiles some kernels: a store's predicate is
+// recomputed from a register it has already reused, and the store is skipped (fuzz seed
+// 80945064, a column normalization: bench/RESULTS.md, fifty-sixth session). 13.5 compiles
+// the same kernel correctly. Said once, where a program first compiles.
+void WarnOfKnownMiscompiles(const Nvrtc& n) {
+  int major = 0, minor = 0;
+  n.nvrtcVersion(&major, &minor);
+  if (major != 13 || minor != 0 || EnvString("TESSEL_NVRTC")) return;
+  std::fprintf(stderr,
+               "tessel: NVRTC 13.0 miscompiles some kernels (a skipped store); 13.1 or later "
+               "does not: tools/install_nvrtc.sh installs one, or set TESSEL_NVRTC\n");
+}
+
 absl::StatusOr<Nvrtc> Load() {
-  TESSEL_ASSIGN_OR_RETURN(void* lib, OpenLibrary({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-                                                  "/usr/local/cuda/lib64/libnvrtc.so"}));
+  TESSEL_ASSIGN_OR_RETURN(void* lib, OpenNvrtc());
   Nvrtc n;
 #define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(LoadSymbol(lib, #name, &n.name));
   TESSEL_NVRTC_FUNCTIONS(TESSEL_LOAD)
@@ -111,6 +153,8 @@ absl::StatusOr<std::string> NvrtcVersion() {
 absl::StatusOr<CompileOutput> CompileCuda(const CompileUnit& unit, const Target& target) {
   const absl::string_view source = unit.source, name = unit.name;
   TESSEL_ASSIGN_OR_RETURN(const Nvrtc* n, GetNvrtc());
+  static absl::once_flag warned;
+  absl::call_once(warned, WarnOfKnownMiscompiles, *n);
   nvrtcProgram program;
   const std::string src(source), file = absl::StrCat(name, ".cu");
   std::vector<std::string> texts, names;

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "absl/algorithm/container.h"
-#include "absl/base/call_once.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -56,10 +55,15 @@ std::string InstalledNvrtc() {
 }
 
 // The library: TESSEL_NVRTC (a path) where set, else the one tools/install_nvrtc.sh
-// installed, else the toolkit's.
+// installed (even where the toolkit's is newer: README says to remove it then), else the
+// toolkit's.
 absl::StatusOr<void*> OpenNvrtc() {
   if (const std::optional<std::string> path = EnvString("TESSEL_NVRTC")) {
-    return OpenLibrary({*path});
+    absl::StatusOr<void*> lib = OpenLibrary({*path});
+    // A setting that names no library is an error, not a quiet fall back to the CPU.
+    if (!lib.ok())
+      return absl::InvalidArgumentError(absl::StrCat("TESSEL_NVRTC: ", lib.status().message()));
+    return lib;
   }
   std::vector<std::string> names = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
                                     "/usr/local/cuda/lib64/libnvrtc.so"};
@@ -72,14 +76,15 @@ absl::StatusOr<void*> OpenNvrtc() {
 // NVRTC 13.0's assembler (ptxas 13.0.88) miscompiles some kernels: a store's predicate is
 // recomputed from a register it has already reused, and the store is skipped (fuzz seed
 // 80945064, a column normalization: bench/RESULTS.md, fifty-sixth session). 13.5 compiles
-// the same kernel correctly. Said once, where a program first compiles.
+// the same kernel correctly. Said once, where the library loads (cached kernels too were
+// compiled by it).
 void WarnOfKnownMiscompiles(const Nvrtc& n) {
   int major = 0, minor = 0;
   n.nvrtcVersion(&major, &minor);
-  if (major != 13 || minor != 0 || EnvString("TESSEL_NVRTC")) return;
+  if (major != 13 || minor != 0) return;
   std::fprintf(stderr,
-               "tessel: NVRTC 13.0 miscompiles some kernels (a skipped store); 13.1 or later "
-               "does not: tools/install_nvrtc.sh installs one, or set TESSEL_NVRTC\n");
+               "tessel: NVRTC 13.0 miscompiles some kernels (a skipped store); 13.5 does not: "
+               "tools/install_nvrtc.sh installs it, or set TESSEL_NVRTC\n");
 }
 
 absl::StatusOr<Nvrtc> Load() {
@@ -88,6 +93,7 @@ absl::StatusOr<Nvrtc> Load() {
 #define TESSEL_LOAD(name) TESSEL_RETURN_IF_ERROR(LoadSymbol(lib, #name, &n.name));
   TESSEL_NVRTC_FUNCTIONS(TESSEL_LOAD)
 #undef TESSEL_LOAD
+  WarnOfKnownMiscompiles(n);
   return n;
 }
 
@@ -153,8 +159,6 @@ absl::StatusOr<std::string> NvrtcVersion() {
 absl::StatusOr<CompileOutput> CompileCuda(const CompileUnit& unit, const Target& target) {
   const absl::string_view source = unit.source, name = unit.name;
   TESSEL_ASSIGN_OR_RETURN(const Nvrtc* n, GetNvrtc());
-  static absl::once_flag warned;
-  absl::call_once(warned, WarnOfKnownMiscompiles, *n);
   nvrtcProgram program;
   const std::string src(source), file = absl::StrCat(name, ".cu");
   std::vector<std::string> texts, names;

@@ -507,8 +507,8 @@ TEST(CodegenTest, HeldRowsReserveTheirRowAndTakeTheBatch) {
   EXPECT_EQ(batch->launches.at(0).rows_grid.mul, 1);
   EXPECT_NE(batch->source.find("// rows x 1 rows of 32000"), std::string::npos) << batch->source;
   EXPECT_EQ(batch->source.find("777 rows"), std::string::npos) << batch->source;
-  // Where two inputs along the row do not both fit, the one the reductions read is held (the
-  // other is read once, by the stores).
+  // Of two inputs along the row, the one the reductions read is held; the other, read once by
+  // the stores, is held only within kStoresOnlyBytes (96 KB), so it is read from memory.
   const Tensor scale = Placeholder({777, 32000}, DType::kBF16);
   const Tensor logits = Placeholder({777, 32000}, DType::kBF16);
   const Tensor doubled = scale * 2.0;  // recorded first: the kernel reads scale first

@@ -18,4 +18,5 @@ for v in "${variants[@]}"; do
   git checkout -q -- codegen tests/codegen/golden
   git clean -fdq tests/codegen/golden
 done
+bazel build -c opt //bench:gpu_bench //tests/gpu:gpu_test //tools/fuzz:fuzz  # main's again
 du -sh dist

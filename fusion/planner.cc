@@ -111,12 +111,11 @@ FusionOptions DefaultFusionOptions(const Target& target) {
   if (merge == "last") options.split_merge = SplitMerge::kLast;
   if (merge == "launch") options.split_merge = SplitMerge::kLaunch;
   if (target.major == 9 || target.major == 10) {
-    // Up to 200 KB of a block's 227 KB (H100, H200, B200; measured on the H200 only): bf16 rows
-    // up to 102400. Past 96 KB
-    // one block an SM, its copy and sweeps one after another, still beats streaming the rows
-    // twice: H200, bf16 softmax over 512 rows of 65536, 55% of copy against 43% (three
-    // kernels); rows of at most 96 KB run two or more blocks an SM (bench/RESULTS.md, fifty-sixth
-    // session).
+    // Up to 200 KB of a block's 227 KB (H100, H200, B200; measured on the H200 only): bf16
+    // rows up to 102400. Past 96 KB one block an SM, its copy and sweeps one after another,
+    // still beats streaming the rows twice: bf16 softmax over 512 rows of 65536, 55% of copy
+    // against 43% (three kernels), f32 over 1024 rows of 32768 87% against 48%; rows of at
+    // most 96 KB run two or more blocks an SM (bench/RESULTS.md, fifty-sixth session).
     options.max_held_row = 102400;
     options.held_row_bytes = 200 * 1024;
   }

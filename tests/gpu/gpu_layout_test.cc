@@ -3,8 +3,8 @@
 // a cluster, transposes through shared memory, and rows too long to stage. Part of the
 // `gpu_test` binary; needs a GPU (Bazel tag "gpu").
 #include <cmath>
-#include <cstdlib>
 
+#include "core/environment.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tessel.h"
@@ -80,7 +80,7 @@ Tensor ColumnStandardized(const Tensor& x) {
 // TESSEL_TEST_KNOWN_MISCOMPILES=1 (which shows it fail).
 TEST_F(GpuTest, ColumnNormalizationOfFlags) {
   if (runtime::NvrtcVersion().value_or("") == "13.0" &&
-      std::getenv("TESSEL_TEST_KNOWN_MISCOMPILES") == nullptr) {
+      !EnvSwitch("TESSEL_TEST_KNOWN_MISCOMPILES", false)) {
     GTEST_SKIP() << "NVRTC 13.0 miscompiles this kernel (tools/install_nvrtc.sh)";
   }
   Compare(
